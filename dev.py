@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+"""Set up the development environment and run things in it. Standard library only.
+
+    python3 dev.py demo     # create .venv with every package, then run the demo
+    python3 dev.py test     # the test suite (sets up first when needed); extra args go to pytest
+    python3 dev.py bench    # the stdio benchmark against the official SDK
+    python3 dev.py setup    # only (re)build .venv
+
+The environment is rebuilt only when a pyproject.toml changed since the last setup.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+import tomllib
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+VENV = ROOT / ".venv"
+STAMP = VENV / ".plainmcp-setup"
+BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
+
+
+def _projects() -> list[Path]:
+    """Every package directory: packages/* and servers/* that have a pyproject.toml."""
+    return sorted(p.parent for group in ("packages", "servers") for p in (ROOT / group).glob("*/pyproject.toml"))
+
+
+def _fingerprint() -> str:
+    digest = hashlib.sha256(sys.version.encode())
+    for path in [ROOT / "pyproject.toml", *(p / "pyproject.toml" for p in _projects())]:
+        digest.update(str(path.relative_to(ROOT)).encode() + path.read_bytes())
+    return digest.hexdigest()
+
+
+def setup() -> None:
+    fingerprint = _fingerprint()
+    if STAMP.exists() and STAMP.read_text() == fingerprint:
+        return
+    print(f"dev.py: setting up {VENV.relative_to(ROOT)} ...", file=sys.stderr, flush=True)
+    if not (BIN / "python").exists():
+        venv.EnvBuilder(with_pip=True, clear=True).create(VENV)
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    tools = config["tool"]["hatch"]["envs"]["default"]["dependencies"]
+    pip = [str(BIN / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
+    editables = [arg for project in _projects() for arg in ("-e", str(project))]
+    subprocess.run([*pip, *tools, *editables], check=True)
+    STAMP.write_text(fingerprint)
+
+
+def main(argv: list[str]) -> int:
+    command, rest = (argv[0], argv[1:]) if argv else ("test", [])
+    if command not in {"setup", "test", "demo", "bench"}:
+        print(__doc__, file=sys.stderr)
+        return 2
+    setup()
+    python = str(BIN / "python")
+    if command == "test":
+        return subprocess.run([python, "-m", "pytest", *rest], cwd=ROOT).returncode
+    if command == "demo":
+        return subprocess.run([str(BIN / "plainmcp"), "demo", *rest], cwd=ROOT).returncode
+    if command == "bench":
+        return subprocess.run([python, str(ROOT / "bench" / "stdio_bench.py"), *rest], cwd=ROOT).returncode
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

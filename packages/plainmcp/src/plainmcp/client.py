@@ -1,0 +1,326 @@
+"""The client side: the same session engine, speaking to a server.
+
+Used by the tests, the ``plainmcp`` command and anyone scripting a server::
+
+    async with connect_stdio(["plainmcp-sqlite", "--db", "x.db"]) as client:
+        tools = await client.list_all_tools()
+        result = await client.call_tool("query", {"sql": "select 1"})
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import asynccontextmanager
+from typing import Any
+
+import anyio
+from anyio.abc import ObjectReceiveStream, ObjectSendStream
+
+from . import protocol
+from .errors import ErrorCode, MCPError, method_not_found
+from .jsonrpc import Decoded, Notification, Request
+from .session import InFlight, Outbound, Session
+from .versions import LATEST_LEGACY
+
+logger = logging.getLogger(__name__)
+
+#: Requests that change nothing on the server, and so may be retried after a timeout.
+IDEMPOTENT_METHODS = frozenset(
+    {
+        protocol.PING,
+        protocol.TOOLS_LIST,
+        protocol.RESOURCES_LIST,
+        protocol.RESOURCES_TEMPLATES_LIST,
+        protocol.RESOURCES_READ,
+        protocol.PROMPTS_LIST,
+        protocol.PROMPTS_GET,
+        protocol.COMPLETION_COMPLETE,
+        protocol.LOGGING_SET_LEVEL,
+        protocol.RESOURCES_SUBSCRIBE,
+        protocol.RESOURCES_UNSUBSCRIBE,
+    }
+)
+
+RequestCallback = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
+NotificationCallback = Callable[[Notification], Awaitable[None] | None]
+
+
+class Client:
+    """An MCP client over a pair of streams. Use :func:`connect_stdio` or
+    :func:`plainmcp.testing.connect_in_memory` rather than constructing one directly.
+
+    Args:
+        sampling: answers ``sampling/createMessage``; declaring it declares the capability.
+        elicitation: answers ``elicitation/create``; declares the capability.
+        roots: the roots to offer (``[{"uri": "file:///...", "name": ...}]``); declares ``roots``.
+        on_notification: called for every notification from the server (logs, list changes, ...).
+        request_timeout: default seconds per request.
+        retries: how often an idempotent request is retried after a timeout.
+    """
+
+    def __init__(
+        self,
+        read_stream: ObjectReceiveStream[Decoded],
+        write_stream: ObjectSendStream[Outbound],
+        *,
+        client_info: dict[str, Any] | None = None,
+        protocol_version: str = LATEST_LEGACY,
+        sampling: RequestCallback | None = None,
+        elicitation: RequestCallback | None = None,
+        roots: list[dict[str, Any]] | None = None,
+        on_notification: NotificationCallback | None = None,
+        request_timeout: float | None = 30.0,
+        retries: int = 2,
+        backoff: float = 0.1,
+    ) -> None:
+        self.session = Session(read_stream, write_stream, self, request_timeout=request_timeout)
+        self.client_info = client_info or {"name": "plainmcp-client", "version": _version()}
+        self.requested_version = protocol_version
+        self._sampling = sampling
+        self._elicitation = elicitation
+        self.roots = roots
+        self._on_notification = on_notification
+        self.retries = retries
+        self.backoff = backoff
+        self.protocol_version: str | None = None
+        self.server_info: dict[str, Any] = {}
+        self.server_capabilities: dict[str, Any] = {}
+        self.instructions: str | None = None
+        self._idempotent_tools: set[str] = set()
+
+    @property
+    def capabilities(self) -> dict[str, Any]:
+        capabilities: dict[str, Any] = {}
+        if self.roots is not None:
+            capabilities["roots"] = {"listChanged": True}
+        if self._sampling is not None:
+            capabilities["sampling"] = {}
+        if self._elicitation is not None:
+            capabilities["elicitation"] = {}
+        return capabilities
+
+    # --------------------------------------------------------------------------------- lifecycle
+
+    async def initialize(self) -> dict[str, Any]:
+        """The legacy handshake: ``initialize``, then ``notifications/initialized``."""
+        result = await self.session.request(
+            protocol.INITIALIZE,
+            {
+                "protocolVersion": self.requested_version,
+                "capabilities": self.capabilities,
+                "clientInfo": self.client_info,
+            },
+        )
+        self.protocol_version = result.get("protocolVersion")
+        self.server_info = result.get("serverInfo", {})
+        self.server_capabilities = result.get("capabilities", {})
+        self.instructions = result.get("instructions")
+        await self.session.notify(protocol.INITIALIZED)
+        return result
+
+    async def set_roots(self, roots: list[dict[str, Any]]) -> None:
+        """Change the offered roots and tell the server."""
+        self.roots = roots
+        await self.session.notify(protocol.ROOTS_LIST_CHANGED)
+
+    # ---------------------------------------------------------------------------------- requests
+
+    async def request(
+        self,
+        method: str,
+        params: dict[str, Any] | None = None,
+        *,
+        timeout: float | None = -1,
+        idempotent: bool | None = None,
+        on_progress: Callable[[float, float | None, str | None], Any] | None = None,
+    ) -> Any:
+        """Send a request. Idempotent requests that time out are retried with exponential backoff
+        and full jitter, up to ``retries`` times. Raises :class:`MCPError`."""
+        retryable = (method in IDEMPOTENT_METHODS) if idempotent is None else idempotent
+        attempt = 0
+        while True:
+            try:
+                return await self.session.request(method, params, timeout=timeout, on_progress=on_progress)
+            except MCPError as error:
+                if not retryable or error.code != ErrorCode.REQUEST_TIMEOUT or self.session.closed:
+                    raise
+                if attempt >= self.retries:
+                    raise
+                delay = random.uniform(0, self.backoff * 2**attempt)
+                attempt += 1
+                logger.info("%s timed out; retry %d in %.2f s", method, attempt, delay)
+                await anyio.sleep(delay)
+
+    async def ping(self) -> None:
+        await self.request(protocol.PING)
+
+    async def _list(self, method: str, key: str, cursor: str | None) -> tuple[list[dict[str, Any]], str | None]:
+        result = await self.request(method, {"cursor": cursor} if cursor is not None else None)
+        return result.get(key, []), result.get("nextCursor")
+
+    async def _list_all(self, method: str, key: str) -> list[dict[str, Any]]:
+        items: list[dict[str, Any]] = []
+        cursor = None
+        while True:
+            page, cursor = await self._list(method, key, cursor)
+            items.extend(page)
+            if cursor is None:
+                return items
+
+    async def list_tools(self, cursor: str | None = None) -> tuple[list[dict[str, Any]], str | None]:
+        """One page of tools and the next cursor."""
+        tools, next_cursor = await self._list(protocol.TOOLS_LIST, "tools", cursor)
+        self._remember_idempotent(tools)
+        return tools, next_cursor
+
+    async def list_all_tools(self) -> list[dict[str, Any]]:
+        tools = await self._list_all(protocol.TOOLS_LIST, "tools")
+        self._remember_idempotent(tools)
+        return tools
+
+    def _remember_idempotent(self, tools: list[dict[str, Any]]) -> None:
+        for tool in tools:
+            hints = tool.get("annotations") or {}
+            if hints.get("idempotentHint") or hints.get("readOnlyHint"):
+                self._idempotent_tools.add(tool["name"])
+            else:
+                self._idempotent_tools.discard(tool["name"])
+
+    async def call_tool(
+        self,
+        name: str,
+        arguments: dict[str, Any] | None = None,
+        *,
+        timeout: float | None = -1,
+        on_progress: Callable[[float, float | None, str | None], Any] | None = None,
+    ) -> dict[str, Any]:
+        """Call a tool. Retried on timeout only if a listing said the tool is idempotent."""
+        params: dict[str, Any] = {"name": name}
+        if arguments is not None:
+            params["arguments"] = arguments
+        return await self.request(
+            protocol.TOOLS_CALL, params, timeout=timeout, on_progress=on_progress,
+            idempotent=name in self._idempotent_tools,
+        )
+
+    async def list_resources(self, cursor: str | None = None) -> tuple[list[dict[str, Any]], str | None]:
+        return await self._list(protocol.RESOURCES_LIST, "resources", cursor)
+
+    async def list_all_resources(self) -> list[dict[str, Any]]:
+        return await self._list_all(protocol.RESOURCES_LIST, "resources")
+
+    async def list_resource_templates(self, cursor: str | None = None) -> tuple[list[dict[str, Any]], str | None]:
+        return await self._list(protocol.RESOURCES_TEMPLATES_LIST, "resourceTemplates", cursor)
+
+    async def list_all_resource_templates(self) -> list[dict[str, Any]]:
+        return await self._list_all(protocol.RESOURCES_TEMPLATES_LIST, "resourceTemplates")
+
+    async def read_resource(self, uri: str) -> dict[str, Any]:
+        return await self.request(protocol.RESOURCES_READ, {"uri": uri})
+
+    async def subscribe(self, uri: str) -> None:
+        await self.request(protocol.RESOURCES_SUBSCRIBE, {"uri": uri})
+
+    async def unsubscribe(self, uri: str) -> None:
+        await self.request(protocol.RESOURCES_UNSUBSCRIBE, {"uri": uri})
+
+    async def list_prompts(self, cursor: str | None = None) -> tuple[list[dict[str, Any]], str | None]:
+        return await self._list(protocol.PROMPTS_LIST, "prompts", cursor)
+
+    async def list_all_prompts(self) -> list[dict[str, Any]]:
+        return await self._list_all(protocol.PROMPTS_LIST, "prompts")
+
+    async def get_prompt(self, name: str, arguments: dict[str, str] | None = None) -> dict[str, Any]:
+        params: dict[str, Any] = {"name": name}
+        if arguments is not None:
+            params["arguments"] = arguments
+        return await self.request(protocol.PROMPTS_GET, params)
+
+    async def complete(
+        self, ref: dict[str, Any], argument: str, value: str, context: dict[str, str] | None = None
+    ) -> dict[str, Any]:
+        """``completion/complete``; ``ref`` is ``{"type": "ref/prompt", "name": ...}`` or
+        ``{"type": "ref/resource", "uri": ...}``. Returns the ``completion`` object."""
+        params: dict[str, Any] = {"ref": ref, "argument": {"name": argument, "value": value}}
+        if context is not None:
+            params["context"] = {"arguments": context}
+        result = await self.request(protocol.COMPLETION_COMPLETE, params)
+        return result["completion"]
+
+    async def set_logging_level(self, level: str) -> None:
+        await self.request(protocol.LOGGING_SET_LEVEL, {"level": level})
+
+    # ------------------------------------------------------------------------------ Handler API
+
+    def accepts_batches(self) -> bool:
+        return False
+
+    async def handle_request(self, request: Request, call: InFlight) -> Any:
+        params = request.params or {}
+        if request.method == protocol.PING:
+            return {}
+        if request.method == protocol.ROOTS_LIST and self.roots is not None:
+            return {"roots": self.roots}
+        if request.method == protocol.SAMPLING_CREATE_MESSAGE and self._sampling is not None:
+            return await self._sampling(params)
+        if request.method == protocol.ELICITATION_CREATE and self._elicitation is not None:
+            return await self._elicitation(params)
+        raise method_not_found(request.method)
+
+    async def handle_notification(self, notification: Notification) -> None:
+        if notification.method == protocol.MESSAGE:
+            params = notification.params or {}
+            logger.info("server log [%s] %s", params.get("level"), params.get("data"))
+        if self._on_notification is not None:
+            outcome = self._on_notification(notification)
+            if outcome is not None:
+                await outcome
+
+
+def _version() -> str:
+    from . import __version__
+
+    return __version__
+
+
+@asynccontextmanager
+async def open_client(
+    read_stream: ObjectReceiveStream[Decoded],
+    write_stream: ObjectSendStream[Outbound],
+    *,
+    initialize: bool = True,
+    **options: Any,
+) -> AsyncIterator[Client]:
+    """Run a :class:`Client` over a stream pair for the duration of the block, initialized."""
+    client = Client(read_stream, write_stream, **options)
+    async with anyio.create_task_group() as task_group:
+        task_group.start_soon(client.session.run)
+        try:
+            if initialize:
+                await client.initialize()
+            yield client
+        finally:
+            task_group.cancel_scope.cancel()
+
+
+@asynccontextmanager
+async def connect_stdio(
+    command: Sequence[str],
+    *,
+    env: dict[str, str] | None = None,
+    cwd: str | None = None,
+    initialize: bool = True,
+    close_grace: float = 2.0,
+    **options: Any,
+) -> AsyncIterator[Client]:
+    """Spawn a stdio server and yield an initialized :class:`Client`; stop the server on exit."""
+    from .stdio import spawn_stdio
+
+    async with spawn_stdio(command, env=env, cwd=cwd, close_grace=close_grace) as (read, write, _process):
+        async with open_client(read, write, initialize=initialize, **options) as client:
+            yield client
+
+
+__all__ = ["Client", "MCPError", "connect_stdio", "open_client"]

@@ -1,0 +1,211 @@
+"""JSON-RPC 2.0 messages: parse bytes into message values, serialize message values into bytes.
+
+Sans-I/O and synchronous. A peer's garbage never raises here: :func:`decode` returns an
+:class:`Invalid` value carrying the error response to send (or none, for a broken notification,
+which is never answered). MCP narrows JSON-RPC in two ways that are enforced here: ids are strings
+or integers (never null, never fractional, never booleans), and ``params`` is an object.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Union
+
+from .errors import ErrorCode
+
+RequestId = Union[str, int]
+
+JSONRPC_VERSION = "2.0"
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    id: RequestId
+    method: str
+    params: dict[str, Any] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        message: dict[str, Any] = {"jsonrpc": JSONRPC_VERSION, "id": self.id, "method": self.method}
+        if self.params is not None:
+            message["params"] = self.params
+        return message
+
+
+@dataclass(frozen=True, slots=True)
+class Notification:
+    method: str
+    params: dict[str, Any] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        message: dict[str, Any] = {"jsonrpc": JSONRPC_VERSION, "method": self.method}
+        if self.params is not None:
+            message["params"] = self.params
+        return message
+
+
+@dataclass(frozen=True, slots=True)
+class Response:
+    id: RequestId
+    result: Any
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"jsonrpc": JSONRPC_VERSION, "id": self.id, "result": self.result}
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorResponse:
+    """An error response. ``id`` is None only when the request's id could not be read."""
+
+    id: RequestId | None
+    error: dict[str, Any]
+
+    @property
+    def code(self) -> int:
+        return self.error["code"]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"jsonrpc": JSONRPC_VERSION, "id": self.id, "error": self.error}
+
+
+Message = Union[Request, Notification, Response, ErrorResponse]
+
+
+@dataclass(frozen=True, slots=True)
+class Invalid:
+    """Input that is not a valid message. ``reply`` is the error response to send, if any."""
+
+    reply: ErrorResponse | None
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Batch:
+    """A JSON array of messages, as 2025-03-26 allows. Whether it is accepted is the session's call."""
+
+    items: tuple[Message | Invalid, ...]
+
+
+Decoded = Union[Message, Batch, Invalid]
+
+
+def error_response(id: RequestId | None, code: int, message: str, data: Any = None) -> ErrorResponse:
+    error: dict[str, Any] = {"code": int(code), "message": message}
+    if data is not None:
+        error["data"] = data
+    return ErrorResponse(id, error)
+
+
+def _reject_constant(name: str) -> Any:
+    # NaN and Infinity are not JSON; Python's parser would accept them by default.
+    raise ValueError(f"{name} is not valid JSON")
+
+
+_decoder = json.JSONDecoder(parse_constant=_reject_constant)
+_encoder = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+_ascii_encoder = json.JSONEncoder(separators=(",", ":"), ensure_ascii=True, allow_nan=False)
+
+
+def decode(data: bytes | str) -> Decoded:
+    """Parse one line (or HTTP body) into a message, a batch or an :class:`Invalid` value."""
+    try:
+        text = data.decode("utf-8") if isinstance(data, bytes) else data
+        obj = _decoder.decode(text)
+    except (ValueError, RecursionError):  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+        return Invalid(error_response(None, ErrorCode.PARSE_ERROR, "Parse error"), "not JSON")
+    if isinstance(obj, list):
+        if not obj:
+            return Invalid(
+                error_response(None, ErrorCode.INVALID_REQUEST, "Invalid Request: empty batch"),
+                "empty batch",
+            )
+        return Batch(tuple(classify(item) for item in obj))
+    return classify(obj)
+
+
+def _is_id(value: Any) -> bool:
+    return isinstance(value, (str, int)) and not isinstance(value, bool)
+
+
+def _invalid(obj: dict[str, Any], reason: str) -> Invalid:
+    request_id = obj.get("id")
+    return Invalid(
+        error_response(
+            request_id if _is_id(request_id) else None,
+            ErrorCode.INVALID_REQUEST,
+            f"Invalid Request: {reason}",
+        ),
+        reason,
+    )
+
+
+def classify(obj: Any) -> Message | Invalid:
+    """Turn one parsed JSON value into a message, or an :class:`Invalid` value saying why not."""
+    if not isinstance(obj, dict):
+        return Invalid(
+            error_response(None, ErrorCode.INVALID_REQUEST, "Invalid Request: not an object"),
+            "not an object",
+        )
+    if obj.get("jsonrpc") != JSONRPC_VERSION:
+        if "method" in obj and "id" not in obj:
+            return Invalid(None, 'notification without "jsonrpc": "2.0"')
+        return _invalid(obj, 'the "jsonrpc" member must be "2.0"')
+    if "method" in obj:
+        return _classify_call(obj)
+    return _classify_response(obj)
+
+
+def _classify_call(obj: dict[str, Any]) -> Message | Invalid:
+    method = obj["method"]
+    params = obj.get("params")
+    is_request = "id" in obj
+    if "result" in obj or "error" in obj:
+        reason = "a message cannot carry both a method and a result or error"
+    elif not isinstance(method, str):
+        reason = '"method" must be a string'
+    elif "params" in obj and not isinstance(params, dict):
+        reason = '"params" must be an object'
+    elif is_request and not _is_id(obj["id"]):
+        reason = '"id" must be a string or an integer'
+    elif is_request:
+        return Request(obj["id"], method, params)
+    else:
+        return Notification(method, params)
+    if not is_request:
+        return Invalid(None, reason)  # a notification is never answered, not even with an error
+    return _invalid(obj, reason)
+
+
+def _classify_response(obj: dict[str, Any]) -> Message | Invalid:
+    if "id" not in obj:
+        return _invalid(obj, 'a message needs a "method" or an "id"')
+    request_id = obj["id"]
+    has_result, has_error = "result" in obj, "error" in obj
+    if has_result == has_error:
+        return _invalid(obj, 'a response needs exactly one of "result" and "error"')
+    if has_result:
+        if not _is_id(request_id):
+            return _invalid(obj, '"id" must be a string or an integer')
+        return Response(request_id, obj["result"])
+    error = obj["error"]
+    if (
+        not isinstance(error, dict)
+        or not isinstance(error.get("code"), int)
+        or isinstance(error.get("code"), bool)
+        or not isinstance(error.get("message"), str)
+    ):
+        return _invalid(obj, '"error" must be an object with an integer "code" and a string "message"')
+    if request_id is not None and not _is_id(request_id):
+        return _invalid(obj, '"id" must be a string, an integer or null')
+    return ErrorResponse(request_id, error)
+
+
+def encode(message: Message | list[Message]) -> bytes:
+    """Serialize compactly as UTF-8, with no newline inside. Raises ValueError/TypeError on values
+    JSON cannot carry (NaN, sets, objects)."""
+    obj = [m.to_dict() for m in message] if isinstance(message, list) else message.to_dict()
+    try:
+        return _encoder.encode(obj).encode("utf-8")
+    except UnicodeEncodeError:
+        # Lone surrogates (legal in JSON escapes, illegal in UTF-8): keep them escaped.
+        return _ascii_encoder.encode(obj).encode("ascii")

@@ -1,0 +1,59 @@
+"""Method names, notification names, ``_meta`` keys and log levels, verbatim from the specification.
+
+Every other module takes these spellings from here, so a typo cannot hide in one handler.
+"""
+
+from __future__ import annotations
+
+# Lifecycle and utilities
+INITIALIZE = "initialize"
+INITIALIZED = "notifications/initialized"
+PING = "ping"
+CANCELLED = "notifications/cancelled"
+PROGRESS = "notifications/progress"
+
+# Server features
+TOOLS_LIST = "tools/list"
+TOOLS_CALL = "tools/call"
+RESOURCES_LIST = "resources/list"
+RESOURCES_TEMPLATES_LIST = "resources/templates/list"
+RESOURCES_READ = "resources/read"
+RESOURCES_SUBSCRIBE = "resources/subscribe"
+RESOURCES_UNSUBSCRIBE = "resources/unsubscribe"
+PROMPTS_LIST = "prompts/list"
+PROMPTS_GET = "prompts/get"
+COMPLETION_COMPLETE = "completion/complete"
+LOGGING_SET_LEVEL = "logging/setLevel"
+
+# Server -> client notifications
+MESSAGE = "notifications/message"
+RESOURCE_UPDATED = "notifications/resources/updated"
+RESOURCES_LIST_CHANGED = "notifications/resources/list_changed"
+TOOLS_LIST_CHANGED = "notifications/tools/list_changed"
+PROMPTS_LIST_CHANGED = "notifications/prompts/list_changed"
+
+# Server -> client requests (legacy era) and the client's notification about roots
+ROOTS_LIST = "roots/list"
+SAMPLING_CREATE_MESSAGE = "sampling/createMessage"
+ELICITATION_CREATE = "elicitation/create"
+ROOTS_LIST_CHANGED = "notifications/roots/list_changed"
+
+# Modern era (2026-07-28)
+SERVER_DISCOVER = "server/discover"
+SUBSCRIPTIONS_LISTEN = "subscriptions/listen"
+SUBSCRIPTIONS_ACKNOWLEDGED = "notifications/subscriptions/acknowledged"
+
+# Request _meta keys
+PROGRESS_TOKEN = "progressToken"
+META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion"
+META_CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
+META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo"
+META_LOG_LEVEL = "io.modelcontextprotocol/logLevel"
+META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
+META_SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
+
+#: Syslog severities as MCP names them, lowest first.
+LOG_LEVELS: tuple[str, ...] = (
+    "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency",
+)
+LOG_LEVEL_RANK: dict[str, int] = {name: rank for rank, name in enumerate(LOG_LEVELS)}

@@ -1,0 +1,291 @@
+"""The server API: what a server registers (tools, resources, templates, prompts) and publishes.
+
+A :class:`Server` is plain data plus decorators; it does no I/O until a transport runs it.
+Capabilities are derived from what was registered, so they cannot disagree with what is served.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from . import protocol
+from .pagination import DEFAULT_PAGE_SIZE
+from .prompts import Prompt, PromptArgument
+from .resources import Completer, Resource, ResourceTemplate
+from .subscriptions import SubscriptionBus
+from .tools import EMPTY_INPUT_SCHEMA, Tool, ToolAnnotations
+
+if TYPE_CHECKING:
+    from anyio.abc import ObjectReceiveStream, ObjectSendStream
+
+    from .connection import ServerConnection
+    from .jsonrpc import Decoded
+    from .session import Outbound
+
+F = Callable[..., Any]
+
+
+def _doc(func: F) -> str | None:
+    return inspect.getdoc(func) or None
+
+
+class Server:
+    """An MCP server definition.
+
+    Args:
+        name: ``serverInfo.name`` (by convention the distribution name).
+        version: ``serverInfo.version``.
+        instructions: text for the client's model about how to use this server.
+        resource_subscriptions: offer ``resources/subscribe``; the server then publishes updates with
+            :meth:`notify_resource_updated`.
+        page_size: items per page of the ``*/list`` methods.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        version: str,
+        *,
+        title: str | None = None,
+        description: str | None = None,
+        website_url: str | None = None,
+        icons: list[dict[str, Any]] | None = None,
+        instructions: str | None = None,
+        resource_subscriptions: bool = False,
+        logging: bool = True,
+        page_size: int = DEFAULT_PAGE_SIZE,
+    ) -> None:
+        self.name = name
+        self.version = version
+        self.title = title
+        self.description = description
+        self.website_url = website_url
+        self.icons = icons
+        self.instructions = instructions
+        self.resource_subscriptions = resource_subscriptions
+        self.logging = logging
+        self.page_size = page_size
+        self.tools: dict[str, Tool] = {}
+        self.resources: dict[str, Resource] = {}
+        self.templates: list[ResourceTemplate] = []
+        self.prompts: dict[str, Prompt] = {}
+        self.bus = SubscriptionBus()
+        #: Called as ``await on_roots_changed(connection)`` when a legacy client's roots change.
+        self.on_roots_changed: Callable[[ServerConnection], Any] | None = None
+
+    # ------------------------------------------------------------------------------ description
+
+    def server_info(self) -> dict[str, Any]:
+        info: dict[str, Any] = {"name": self.name, "version": self.version}
+        for key, value in (
+            ("title", self.title),
+            ("description", self.description),
+            ("websiteUrl", self.website_url),
+            ("icons", self.icons),
+        ):
+            if value is not None:
+                info[key] = value
+        return info
+
+    def capabilities(self) -> dict[str, Any]:
+        """The capabilities object, derived from what is registered."""
+        capabilities: dict[str, Any] = {}
+        if self.logging:
+            capabilities["logging"] = {}
+        if self.prompts or self.templates:
+            capabilities["completions"] = {}
+        if self.prompts:
+            capabilities["prompts"] = {"listChanged": True}
+        if self.resources or self.templates:
+            resources: dict[str, Any] = {"listChanged": True}
+            if self.resource_subscriptions:
+                resources["subscribe"] = True
+            capabilities["resources"] = resources
+        if self.tools:
+            capabilities["tools"] = {"listChanged": True}
+        return capabilities
+
+    # ----------------------------------------------------------------------------- registration
+
+    def add_tool(self, tool: Tool) -> Tool:
+        if tool.name in self.tools:
+            raise ValueError(f"a tool named {tool.name!r} is already registered")
+        self.tools[tool.name] = tool
+        return tool
+
+    def remove_tool(self, name: str) -> None:
+        del self.tools[name]
+
+    def tool(
+        self,
+        name: str | None = None,
+        *,
+        description: str | None = None,
+        title: str | None = None,
+        input_schema: dict[str, Any] | None = None,
+        output_schema: dict[str, Any] | None = None,
+        annotations: ToolAnnotations | None = None,
+        icons: list[dict[str, Any]] | None = None,
+        meta: dict[str, Any] | None = None,
+    ) -> Callable[[F], F]:
+        """Register ``async def handler(ctx, arguments)`` as a tool. The docstring is the default
+        description; the input schema defaults to "no arguments"."""
+
+        def register(handler: F) -> F:
+            self.add_tool(
+                Tool(
+                    name=name or handler.__name__,
+                    handler=handler,
+                    description=description if description is not None else _doc(handler),
+                    title=title,
+                    input_schema=input_schema if input_schema is not None else dict(EMPTY_INPUT_SCHEMA),
+                    output_schema=output_schema,
+                    annotations=annotations,
+                    icons=icons,
+                    meta=meta,
+                )
+            )
+            return handler
+
+        return register
+
+    def add_resource(self, resource: Resource) -> Resource:
+        if resource.uri in self.resources:
+            raise ValueError(f"a resource {resource.uri!r} is already registered")
+        self.resources[resource.uri] = resource
+        return resource
+
+    def remove_resource(self, uri: str) -> None:
+        del self.resources[uri]
+
+    def resource(
+        self,
+        uri: str,
+        name: str | None = None,
+        *,
+        title: str | None = None,
+        description: str | None = None,
+        mime_type: str | None = None,
+        size: int | None = None,
+        icons: list[dict[str, Any]] | None = None,
+        annotations: dict[str, Any] | None = None,
+    ) -> Callable[[F], F]:
+        """Register ``async def read(ctx, uri)`` returning str (text), bytes (blob) or contents."""
+
+        def register(reader: F) -> F:
+            self.add_resource(
+                Resource(
+                    uri, name or reader.__name__, reader, title=title,
+                    description=description if description is not None else _doc(reader),
+                    mime_type=mime_type, size=size, icons=icons, annotations=annotations,
+                )
+            )
+            return reader
+
+        return register
+
+    def resource_template(
+        self,
+        uri_template: str,
+        name: str | None = None,
+        *,
+        title: str | None = None,
+        description: str | None = None,
+        mime_type: str | None = None,
+        icons: list[dict[str, Any]] | None = None,
+        annotations: dict[str, Any] | None = None,
+        complete: dict[str, Completer] | None = None,
+    ) -> Callable[[F], F]:
+        """Register ``async def read(ctx, uri, variables)`` for every URI the RFC 6570 template
+        matches. ``complete`` maps variable names to completion candidates (list or async function)."""
+
+        def register(reader: F) -> F:
+            self.templates.append(
+                ResourceTemplate(
+                    uri_template, name or reader.__name__, reader, title=title,
+                    description=description if description is not None else _doc(reader),
+                    mime_type=mime_type, icons=icons, annotations=annotations, completers=complete,
+                )
+            )
+            return reader
+
+        return register
+
+    def add_prompt(self, prompt: Prompt) -> Prompt:
+        if prompt.name in self.prompts:
+            raise ValueError(f"a prompt named {prompt.name!r} is already registered")
+        self.prompts[prompt.name] = prompt
+        return prompt
+
+    def remove_prompt(self, name: str) -> None:
+        del self.prompts[name]
+
+    def prompt(
+        self,
+        name: str | None = None,
+        *,
+        description: str | None = None,
+        title: str | None = None,
+        arguments: Sequence[PromptArgument] = (),
+        icons: list[dict[str, Any]] | None = None,
+    ) -> Callable[[F], F]:
+        """Register ``async def get(ctx, arguments)`` returning a string or a list of messages."""
+
+        def register(handler: F) -> F:
+            self.add_prompt(
+                Prompt(
+                    name or handler.__name__, handler,
+                    description=description if description is not None else _doc(handler),
+                    title=title, arguments=tuple(arguments), icons=icons,
+                )
+            )
+            return handler
+
+        return register
+
+    def find_resource(self, uri: str) -> tuple[Resource | ResourceTemplate, dict[str, str] | None] | None:
+        """The static resource with this URI, else the first template matching it, else None."""
+        resource = self.resources.get(uri)
+        if resource is not None:
+            return resource, None
+        for template in self.templates:
+            variables = template.match(uri)
+            if variables is not None:
+                return template, variables
+        return None
+
+    # ------------------------------------------------------------------------------- publishing
+
+    async def notify_resource_updated(self, uri: str) -> None:
+        """Tell every client subscribed to ``uri`` that it changed."""
+        await self.bus.publish(protocol.RESOURCE_UPDATED, {"uri": uri})
+
+    async def notify_resources_changed(self) -> None:
+        await self.bus.publish(protocol.RESOURCES_LIST_CHANGED)
+
+    async def notify_tools_changed(self) -> None:
+        await self.bus.publish(protocol.TOOLS_LIST_CHANGED)
+
+    async def notify_prompts_changed(self) -> None:
+        await self.bus.publish(protocol.PROMPTS_LIST_CHANGED)
+
+    # ------------------------------------------------------------------------------- connecting
+
+    def connect(
+        self,
+        read_stream: ObjectReceiveStream[Decoded],
+        write_stream: ObjectSendStream[Outbound],
+        **session_options: Any,
+    ) -> ServerConnection:
+        """A connection serving this server over a pair of streams; ``await connection.run()``."""
+        from .connection import ServerConnection
+
+        return ServerConnection(self, read_stream, write_stream, **session_options)
+
+    def run_stdio(self, **options: Any) -> None:
+        """Serve over stdin/stdout until end of input or SIGTERM (blocking)."""
+        from .stdio import run_stdio
+
+        run_stdio(self, **options)

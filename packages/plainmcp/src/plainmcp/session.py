@@ -1,0 +1,398 @@
+"""The JSON-RPC session: one peer's view of a connection, over a pair of anyio object streams.
+
+It never sees bytes. It reads :data:`~plainmcp.jsonrpc.Decoded` values (what a transport parsed)
+and writes :class:`Outbound` envelopes (what a transport serializes). It correlates ids, runs every
+incoming request in its own task and cancel scope (so a slow tool call holds up nothing else),
+honours ``notifications/cancelled``, carries progress both ways, and times out its own outgoing
+requests. The same class serves the server side and the client side: what differs is the
+:class:`Handler` it is given.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import anyio
+from anyio.abc import ObjectReceiveStream, ObjectSendStream, TaskGroup
+
+from . import protocol
+from .errors import ErrorCode, MCPError
+from .jsonrpc import (
+    Batch,
+    Decoded,
+    ErrorResponse,
+    Invalid,
+    Message,
+    Notification,
+    Request,
+    RequestId,
+    Response,
+    error_response,
+)
+
+logger = logging.getLogger(__name__)
+
+ProgressCallback = Callable[[float, "float | None", "str | None"], Any]
+
+
+@dataclass(slots=True)
+class Outbound:
+    """A message on its way out, and the incoming request it belongs to (if any).
+
+    Transports that multiplex (Streamable HTTP) route by ``related_to``; stdio ignores it.
+    """
+
+    message: Message | list[Message]
+    related_to: RequestId | None = None
+
+
+class Handler(Protocol):
+    """What a session delegates to: the server's or the client's dispatch."""
+
+    def accepts_batches(self) -> bool: ...
+
+    async def handle_request(self, request: Request, call: InFlight) -> Any:
+        """Return the result object, or raise :class:`MCPError`."""
+
+    async def handle_notification(self, notification: Notification) -> None:
+        """Called in arrival order, before the next message is read: keep it short."""
+
+
+class InFlight:
+    """An incoming request being served: its cancel scope and its progress channel."""
+
+    __slots__ = ("request", "scope", "cancelled", "done", "_session", "_last_progress")
+
+    def __init__(self, session: Session, request: Request) -> None:
+        self.request = request
+        self.scope = anyio.CancelScope()
+        self.cancelled = False
+        self.done = False
+        self._session = session
+        self._last_progress = -math.inf
+
+    @property
+    def progress_token(self) -> str | int | None:
+        meta = (self.request.params or {}).get("_meta")
+        token = meta.get(protocol.PROGRESS_TOKEN) if isinstance(meta, dict) else None
+        return token if isinstance(token, (str, int)) and not isinstance(token, bool) else None
+
+    async def report_progress(
+        self, progress: float, total: float | None = None, message: str | None = None
+    ) -> None:
+        """Send ``notifications/progress`` if the request asked for it.
+
+        Silently does nothing without a progress token or after the response; a value that does
+        not increase is dropped with a warning, since the specification requires increase.
+        """
+        token = self.progress_token
+        if token is None or self.done:
+            return
+        if not progress > self._last_progress:
+            logger.warning("progress %r does not increase on request %r; not sent", progress, self.request.id)
+            return
+        self._last_progress = progress
+        params: dict[str, Any] = {"progressToken": token, "progress": progress}
+        if total is not None:
+            params["total"] = total
+        if message is not None:
+            params["message"] = message
+        await self._session.notify(protocol.PROGRESS, params, related_to=self.request.id)
+
+
+@dataclass(slots=True)
+class _Pending:
+    event: anyio.Event
+    on_progress: ProgressCallback | None
+    reply: Message | None = None
+
+
+class Session:
+    """A JSON-RPC peer. Call :meth:`run` in a task; it returns at end of input, after a grace period.
+
+    Args:
+        read_stream: decoded input from the transport; its end is the end of the connection.
+        write_stream: outbound envelopes for the transport; closed when :meth:`run` returns.
+        handler: dispatch for incoming requests and notifications.
+        request_timeout: default seconds to wait for an answer to our own requests (None: forever).
+        shutdown_grace: seconds in-flight requests get to finish after end of input.
+    """
+
+    def __init__(
+        self,
+        read_stream: ObjectReceiveStream[Decoded],
+        write_stream: ObjectSendStream[Outbound],
+        handler: Handler,
+        *,
+        request_timeout: float | None = 60.0,
+        shutdown_grace: float = 2.0,
+    ) -> None:
+        self._read_stream = read_stream
+        self._write_stream = write_stream
+        self._handler = handler
+        self.request_timeout = request_timeout
+        self.shutdown_grace = shutdown_grace
+        self._in_flight: dict[RequestId, InFlight] = {}
+        self._pending: dict[RequestId, _Pending] = {}
+        self._progress_routes: dict[str | int, RequestId] = {}
+        self._ids = itertools.count(1)
+        self._task_group: TaskGroup | None = None
+        self._active = 0
+        self._idle = anyio.Event()
+        self._idle.set()
+        self._closed = False
+
+    # ----------------------------------------------------------------------------------- running
+
+    async def run(self) -> None:
+        """Serve until the read stream ends, then let in-flight work finish (bounded) and close."""
+        try:
+            async with anyio.create_task_group() as task_group:
+                self._task_group = task_group
+                async with self._read_stream:
+                    async for item in self._read_stream:
+                        await self._dispatch(item)
+                # End of input: nothing we asked can be answered any more.
+                self._closed = True
+                self._fail_pending("Input ended")
+                with anyio.move_on_after(self.shutdown_grace):
+                    await self._idle.wait()
+                task_group.cancel_scope.cancel()
+        finally:
+            self._closed = True
+            self._fail_pending("Connection closed")
+            await self._write_stream.aclose()
+
+    @property
+    def closed(self) -> bool:
+        """True once the peer's input has ended: no request of ours can be answered any more."""
+        return self._closed
+
+    def _start(self, func: Callable[..., Any], *args: Any) -> None:
+        assert self._task_group is not None
+        if self._active == 0:
+            self._idle = anyio.Event()
+        self._active += 1
+        self._task_group.start_soon(self._tracked, func, *args)
+
+    async def _tracked(self, func: Callable[..., Any], *args: Any) -> None:
+        try:
+            await func(*args)
+        finally:
+            self._active -= 1
+            if self._active == 0:
+                self._idle.set()
+
+    def spawn(self, func: Callable[..., Any], *args: Any) -> None:
+        """Run background work tied to this session's life (cancelled when it ends)."""
+        self._start(func, *args)
+
+    # ---------------------------------------------------------------------------------- incoming
+
+    async def _dispatch(self, item: Decoded) -> None:
+        if isinstance(item, Request):
+            if item.id in self._in_flight:
+                await self._send(
+                    error_response(item.id, ErrorCode.INVALID_REQUEST, "Invalid Request: id already in use")
+                )
+                return
+            self._start(self._serve_request, item)
+        elif isinstance(item, Notification):
+            await self._on_notification(item)
+        elif isinstance(item, (Response, ErrorResponse)):
+            self._on_reply(item)
+        elif isinstance(item, Invalid):
+            if item.reply is not None:
+                await self._send(item.reply)
+            else:
+                logger.debug("dropped an invalid notification: %s", item.reason)
+        elif isinstance(item, Batch):
+            if self._handler.accepts_batches():
+                self._start(self._serve_batch, item)
+            else:
+                await self._send(
+                    error_response(
+                        None,
+                        ErrorCode.INVALID_REQUEST,
+                        "Invalid Request: batches are not supported in this protocol revision",
+                    )
+                )
+
+    async def _serve_request(self, request: Request) -> None:
+        reply = await self._answer(request)
+        if reply is not None:
+            await self._send(reply)
+
+    async def _serve_batch(self, batch: Batch) -> None:
+        replies: list[Message] = []
+
+        async def answer_into(request: Request) -> None:
+            reply = await self._answer(request)
+            if reply is not None:
+                replies.append(reply)
+
+        async with anyio.create_task_group() as task_group:
+            for item in batch.items:
+                if isinstance(item, Request):
+                    task_group.start_soon(answer_into, item)
+                elif isinstance(item, Invalid):
+                    if item.reply is not None:
+                        replies.append(item.reply)
+                else:
+                    await self._dispatch(item)
+        if replies:
+            await self._send_outbound(Outbound(replies))
+
+    async def _answer(self, request: Request) -> Message | None:
+        """Run the handler; return the reply, or None when the request was cancelled.
+
+        The one place where exceptions become error responses.
+        """
+        call = InFlight(self, request)
+        self._in_flight[request.id] = call
+        reply: Message | None = None
+        try:
+            with call.scope:
+                try:
+                    reply = Response(request.id, await self._handler.handle_request(request, call))
+                except MCPError as exc:
+                    reply = ErrorResponse(request.id, exc.to_dict())
+                except Exception:
+                    logger.exception("request %r (%s) failed", request.id, request.method)
+                    reply = error_response(request.id, ErrorCode.INTERNAL_ERROR, "Internal error")
+        finally:
+            call.done = True
+            self._in_flight.pop(request.id, None)
+        if call.cancelled or call.scope.cancel_called:
+            return None
+        return reply
+
+    async def _on_notification(self, notification: Notification) -> None:
+        if notification.method == protocol.CANCELLED:
+            self._on_cancelled(notification.params or {})
+        elif notification.method == protocol.PROGRESS:
+            self._on_progress(notification.params or {})
+        else:
+            try:
+                await self._handler.handle_notification(notification)
+            except Exception:
+                logger.exception("notification %s failed", notification.method)
+
+    def _on_cancelled(self, params: dict[str, Any]) -> None:
+        call = self._in_flight.get(params.get("requestId"))  # type: ignore[arg-type]
+        if call is None:
+            return  # unknown or already answered: the specification says ignore it
+        if call.request.method == protocol.INITIALIZE:
+            return  # initialize MUST NOT be cancelled
+        logger.debug("request %r cancelled by the peer: %s", call.request.id, params.get("reason"))
+        call.cancelled = True
+        call.scope.cancel()
+
+    def _on_progress(self, params: dict[str, Any]) -> None:
+        request_id = self._progress_routes.get(params.get("progressToken"))  # type: ignore[arg-type]
+        pending = self._pending.get(request_id) if request_id is not None else None
+        progress = params.get("progress")
+        if pending is None or pending.on_progress is None or not isinstance(progress, (int, float)):
+            return
+        try:
+            pending.on_progress(progress, params.get("total"), params.get("message"))
+        except Exception:
+            logger.exception("progress callback failed")
+
+    def _on_reply(self, reply: Response | ErrorResponse) -> None:
+        pending = self._pending.get(reply.id) if reply.id is not None else None
+        if pending is None:
+            if isinstance(reply, ErrorResponse) and reply.id is None:
+                logger.warning("peer reported an error: %s", reply.error)
+            else:
+                logger.warning("dropped a response with unknown id %r", reply.id)
+            return
+        pending.reply = reply
+        pending.event.set()
+
+    # ---------------------------------------------------------------------------------- outgoing
+
+    async def _send(self, message: Message) -> None:
+        await self._send_outbound(Outbound(message))
+
+    async def _send_outbound(self, outbound: Outbound) -> None:
+        try:
+            await self._write_stream.send(outbound)
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+            logger.debug("peer gone; dropped %r", outbound.message)
+
+    async def notify(
+        self, method: str, params: dict[str, Any] | None = None, *, related_to: RequestId | None = None
+    ) -> None:
+        """Send a notification."""
+        await self._send_outbound(Outbound(Notification(method, params), related_to))
+
+    async def request(
+        self,
+        method: str,
+        params: dict[str, Any] | None = None,
+        *,
+        timeout: float | None = -1,
+        on_progress: ProgressCallback | None = None,
+        related_to: RequestId | None = None,
+    ) -> Any:
+        """Send a request and wait for its result.
+
+        Args:
+            timeout: seconds; -1 (the default) means the session's ``request_timeout``; None waits
+                forever.
+            on_progress: called with (progress, total, message) for the peer's progress reports.
+
+        Raises:
+            MCPError: the peer's error response; ``REQUEST_TIMEOUT`` when it did not answer in time
+                (the peer is then sent ``notifications/cancelled``) or the connection closed.
+        """
+        if self._closed:
+            raise MCPError(ErrorCode.REQUEST_TIMEOUT, "Connection closed")
+        request_id = next(self._ids)
+        if on_progress is not None:
+            params = dict(params or {})
+            params["_meta"] = {**params.get("_meta", {}), protocol.PROGRESS_TOKEN: request_id}
+            self._progress_routes[request_id] = request_id
+        pending = _Pending(anyio.Event(), on_progress)
+        self._pending[request_id] = pending
+        seconds = self.request_timeout if timeout == -1 else timeout
+        try:
+            await self._send_outbound(Outbound(Request(request_id, method, params), related_to))
+            with anyio.fail_after(seconds):
+                await pending.event.wait()
+        except TimeoutError:
+            await self._cancel_remote(request_id, "timeout", related_to)
+            raise MCPError(
+                ErrorCode.REQUEST_TIMEOUT, f"Request {method} timed out after {seconds} s"
+            ) from None
+        except anyio.get_cancelled_exc_class():
+            with anyio.CancelScope(shield=True):
+                await self._cancel_remote(request_id, "cancelled", related_to)
+            raise
+        finally:
+            self._pending.pop(request_id, None)
+            self._progress_routes.pop(request_id, None)
+        reply = pending.reply
+        if isinstance(reply, Response):
+            return reply.result
+        if isinstance(reply, ErrorResponse):
+            error = reply.error
+            raise MCPError(error["code"], error["message"], error.get("data"))
+        raise MCPError(ErrorCode.REQUEST_TIMEOUT, "Connection closed")
+
+    async def _cancel_remote(self, request_id: RequestId, reason: str, related_to: RequestId | None) -> None:
+        if not self._closed:
+            await self.notify(
+                protocol.CANCELLED, {"requestId": request_id, "reason": reason}, related_to=related_to
+            )
+
+    def _fail_pending(self, reason: str) -> None:
+        for pending in self._pending.values():
+            pending.event.set()  # reply stays None: request() raises "Connection closed"
+        logger.debug("%s with %d requests unanswered", reason, len(self._pending))

@@ -1,0 +1,361 @@
+"""The stdio transport: newline-delimited JSON-RPC on a process's stdin and stdout.
+
+Server side: :func:`serve_stdio` reads stdin without threads (the event loop waits for the pipe to
+be readable, then one ``os.read`` takes whatever is there), and writes each batch of ready messages
+with one ``write`` call. End of input or SIGTERM/SIGINT stops reading; in-flight requests get the
+session's grace period, what is ready is written, and the process exits 0.
+
+Client side: :func:`spawn_stdio` starts a server process and gives a client the same stream pair;
+the server's stderr is passed to :mod:`logging`, and closing follows the specification: end of
+input, then SIGTERM, then SIGKILL.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import stat
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from typing import Any
+
+import anyio
+import anyio.lowlevel
+from anyio.abc import ByteReceiveStream, ObjectReceiveStream, ObjectSendStream, Process
+
+from .errors import ErrorCode
+from .jsonrpc import Decoded, ErrorResponse, Invalid, Message, Response, decode, encode, error_response
+from .session import Outbound
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024
+_READ_SIZE = 256 * 1024
+
+
+# ------------------------------------------------------------------------------------- framing
+
+
+class LineDecoder:
+    """Splits a byte stream into lines and decodes each one; bounded line length.
+
+    A line longer than ``max_bytes`` is skipped whole and reported as one ``-32600``, so a huge or
+    runaway input costs bounded memory and the stream stays in sync at the next newline.
+    """
+
+    def __init__(self, max_bytes: int = DEFAULT_MAX_MESSAGE_BYTES) -> None:
+        self.max_bytes = max_bytes
+        self._buffer = bytearray()
+        self._skipping = False
+
+    def _too_large(self) -> Invalid:
+        return Invalid(
+            error_response(
+                None, ErrorCode.INVALID_REQUEST, f"Invalid Request: message exceeds {self.max_bytes} bytes"
+            ),
+            "too large",
+        )
+
+    def feed(self, chunk: bytes) -> list[Decoded]:
+        """Decode every complete line in ``chunk`` (plus what earlier chunks left over)."""
+        buffer = self._buffer
+        buffer += chunk
+        out: list[Decoded] = []
+        start = 0
+        while (end := buffer.find(b"\n", start)) >= 0:
+            if self._skipping:
+                self._skipping = False
+                out.append(self._too_large())
+            elif end - start > self.max_bytes:
+                out.append(self._too_large())
+            else:
+                line = bytes(buffer[start:end]).strip()
+                if line:
+                    out.append(decode(line))
+            start = end + 1
+        del buffer[:start]
+        if len(buffer) > self.max_bytes:
+            buffer.clear()
+            self._skipping = True
+        return out
+
+    def finish(self) -> list[Decoded]:
+        """At end of input: a last line without its newline still counts."""
+        if self._skipping:
+            self._skipping = False
+            return [self._too_large()]
+        return self.feed(b"\n") if self._buffer.strip() else []
+
+
+def _replacement(message: Message, reason: str) -> bytes | None:
+    """An error response to send instead of a response that cannot be sent; None for others."""
+    if isinstance(message, (Response, ErrorResponse)) and message.id is not None:
+        return encode(error_response(message.id, ErrorCode.INTERNAL_ERROR, reason))
+    return None
+
+
+def frame(outbound: Outbound, max_bytes: int = DEFAULT_MAX_MESSAGE_BYTES) -> bytes:
+    """Serialize an outbound message as one line. A message that cannot be serialized, or is
+    larger than ``max_bytes``, is replaced by an error response for the same id (or dropped)."""
+    messages = outbound.message if isinstance(outbound.message, list) else [outbound.message]
+    lines: list[bytes] = []
+    for message in messages:
+        try:
+            data: bytes | None = encode(message)
+        except (ValueError, TypeError):
+            logger.exception("cannot serialize %s", type(message).__name__)
+            data = _replacement(message, "Internal error")
+        if data is not None and len(data) > max_bytes:
+            logger.error("dropped a %d-byte message (limit %d)", len(data), max_bytes)
+            data = _replacement(message, f"Response exceeds the {max_bytes}-byte message limit")
+        if data is not None:
+            lines.append(data)
+    if not lines:
+        return b""
+    if isinstance(outbound.message, list):
+        return b"[" + b",".join(lines) + b"]\n"
+    return lines[0] + b"\n"
+
+
+# --------------------------------------------------------------------------------- server side
+
+
+class _InputPipe:
+    """Non-blocking reads of a file descriptor, whatever it is (pipe, tty, file, or Windows)."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self._mode = "file" if stat.S_ISREG(os.fstat(fd).st_mode) else "poll"
+        if sys.platform == "win32":
+            self._mode = "thread"
+
+    async def read(self) -> bytes:
+        if self._mode == "poll":
+            try:
+                await anyio.wait_readable(self.fd)
+            except (NotImplementedError, OSError):
+                self._mode = "thread"
+            else:
+                return os.read(self.fd, _READ_SIZE)
+        if self._mode == "thread":
+            return await anyio.to_thread.run_sync(os.read, self.fd, _READ_SIZE, abandon_on_cancel=True)
+        await anyio.lowlevel.checkpoint()
+        return os.read(self.fd, _READ_SIZE)
+
+
+class _OutputPipe:
+    """Writes that never block the event loop when the reader is slow (pipes and sockets).
+
+    O_NONBLOCK is set on the descriptor only when it is a pipe or socket not shared with stderr,
+    and restored on close; elsewhere writes are plain blocking writes.
+    """
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self._restore = False
+        if sys.platform != "win32":
+            mode = os.fstat(fd).st_mode
+            shares_stderr = fd != 2 and _same_file(fd, 2)
+            if (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)) and not shares_stderr:
+                if os.get_blocking(fd):
+                    os.set_blocking(fd, False)
+                    self._restore = True
+
+    async def write(self, data: bytes) -> None:
+        view = memoryview(data)
+        while view:
+            try:
+                written = os.write(self.fd, view)
+            except BlockingIOError:
+                await anyio.wait_writable(self.fd)
+                continue
+            view = view[written:]
+
+    def close(self) -> None:
+        if self._restore:
+            try:
+                os.set_blocking(self.fd, True)
+            except OSError:
+                pass
+
+
+def _same_file(a: int, b: int) -> bool:
+    try:
+        first, second = os.fstat(a), os.fstat(b)
+    except OSError:
+        return False
+    return (first.st_dev, first.st_ino) == (second.st_dev, second.st_ino)
+
+
+async def _pump_input(pipe: _InputPipe, sink: ObjectSendStream[Decoded], max_bytes: int, scope: anyio.CancelScope) -> None:
+    decoder = LineDecoder(max_bytes)
+    async with sink:
+        with scope:
+            while chunk := await pipe.read():
+                for item in decoder.feed(chunk):
+                    await sink.send(item)
+            for item in decoder.finish():
+                await sink.send(item)
+    logger.debug("input ended")
+
+
+async def _pump_output(pipe: _OutputPipe, source: ObjectReceiveStream[Outbound], max_bytes: int, done: anyio.Event) -> None:
+    broken = False
+    try:
+        async with source:
+            async for outbound in source:
+                chunks = [frame(outbound, max_bytes)]
+                # Coalesce whatever else is ready into the same write: one syscall under load.
+                while True:
+                    try:
+                        chunks.append(frame(source.receive_nowait(), max_bytes))
+                    except (anyio.WouldBlock, anyio.EndOfStream):
+                        break
+                if broken:
+                    continue
+                try:
+                    await pipe.write(b"".join(chunks))
+                except OSError as exc:  # BrokenPipeError: the client closed our stdout
+                    logger.info("output closed (%s); discarding further messages", exc)
+                    broken = True
+    finally:
+        pipe.close()
+        done.set()
+
+
+async def _cancel_on_signals(scope: anyio.CancelScope) -> None:
+    try:
+        with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
+            async for signum in signals:
+                logger.info("received %s; finishing in-flight requests", signal.Signals(signum).name)
+                scope.cancel()
+                return
+    except (NotImplementedError, ValueError):  # Windows, or not the main thread
+        return
+
+
+async def serve_stdio(
+    server: Any,
+    *,
+    stdin_fd: int | None = None,
+    stdout_fd: int | None = None,
+    max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
+    handle_signals: bool = True,
+    **session_options: Any,
+) -> None:
+    """Serve ``server`` on stdin/stdout until end of input or SIGTERM/SIGINT."""
+    input_pipe = _InputPipe(sys.stdin.fileno() if stdin_fd is None else stdin_fd)
+    output_pipe = _OutputPipe(sys.stdout.fileno() if stdout_fd is None else stdout_fd)
+    input_send, input_receive = anyio.create_memory_object_stream[Decoded](64)
+    output_send, output_receive = anyio.create_memory_object_stream[Outbound](256)
+    connection = server.connect(input_receive, output_send, **session_options)
+    reading = anyio.CancelScope()
+    written = anyio.Event()
+    async with anyio.create_task_group() as task_group:
+        task_group.start_soon(_pump_input, input_pipe, input_send, max_message_bytes, reading)
+        task_group.start_soon(_pump_output, output_pipe, output_receive, max_message_bytes, written)
+        if handle_signals:
+            task_group.start_soon(_cancel_on_signals, reading)
+        await connection.run()
+        await written.wait()
+        task_group.cancel_scope.cancel()
+
+
+def run_stdio(server: Any, **options: Any) -> None:
+    """Blocking entry point for a server's ``__main__``: serve stdio, return when done."""
+    anyio.run(lambda: serve_stdio(server, **options))
+
+
+# --------------------------------------------------------------------------------- client side
+
+
+async def _pump_lines(source: ByteReceiveStream, sink: ObjectSendStream[Decoded], max_bytes: int) -> None:
+    decoder = LineDecoder(max_bytes)
+    async with sink:
+        try:
+            async for chunk in source:
+                for item in decoder.feed(chunk):
+                    await sink.send(item)
+        except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+            pass
+        for item in decoder.finish():
+            await sink.send(item)
+
+
+async def _pump_stderr(source: ByteReceiveStream, name: str) -> None:
+    server_log = logging.getLogger(f"{__name__}.server.{name}")
+    pending = b""
+    try:
+        async for chunk in source:
+            *lines, pending = (pending + chunk).split(b"\n")
+            for line in lines:
+                server_log.info("%s", line.decode("utf-8", "replace").rstrip())
+    except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+        pass
+    if pending.strip():
+        server_log.info("%s", pending.decode("utf-8", "replace").rstrip())
+
+
+async def _pump_messages(source: ObjectReceiveStream[Outbound], process: Process, max_bytes: int) -> None:
+    assert process.stdin is not None
+    async with source:
+        async for outbound in source:
+            data = frame(outbound, max_bytes)
+            if data:
+                try:
+                    await process.stdin.send(data)
+                except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
+                    return
+
+
+async def _stop_process(process: Process, grace: float) -> None:
+    """End of input, then SIGTERM, then SIGKILL: each step waits up to ``grace`` seconds."""
+    if process.stdin is not None:
+        try:
+            await process.stdin.aclose()
+        except OSError:
+            pass
+    for step in (None, process.terminate, process.kill):
+        if step is not None:
+            try:
+                step()
+            except ProcessLookupError:
+                return
+        with anyio.move_on_after(grace):
+            await process.wait()
+            return
+
+
+@asynccontextmanager
+async def spawn_stdio(
+    command: Sequence[str],
+    *,
+    env: dict[str, str] | None = None,
+    cwd: str | os.PathLike[str] | None = None,
+    max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
+    close_grace: float = 2.0,
+) -> AsyncIterator[tuple[ObjectReceiveStream[Decoded], ObjectSendStream[Outbound], Process]]:
+    """Start ``command`` as a stdio server; yield (read stream, write stream, process).
+
+    On exit the process is stopped as the specification says: its stdin is closed, then it gets
+    SIGTERM, then SIGKILL, each after ``close_grace`` seconds.
+    """
+    process = await anyio.open_process(
+        list(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=cwd
+    )
+    assert process.stdout is not None and process.stderr is not None
+    read_send, read_receive = anyio.create_memory_object_stream[Decoded](64)
+    write_send, write_receive = anyio.create_memory_object_stream[Outbound](64)
+    async with anyio.create_task_group() as task_group:
+        task_group.start_soon(_pump_lines, process.stdout, read_send, max_message_bytes)
+        task_group.start_soon(_pump_stderr, process.stderr, os.path.basename(command[0]))
+        task_group.start_soon(_pump_messages, write_receive, process, max_message_bytes)
+        try:
+            yield read_receive, write_send, process
+        finally:
+            with anyio.CancelScope(shield=True):
+                await _stop_process(process, close_grace)
+            task_group.cancel_scope.cancel()
