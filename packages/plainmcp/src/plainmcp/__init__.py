@@ -1,40 +1,66 @@
 """plainmcp: a small, hand-written core for Model Context Protocol servers and clients.
 
 Everything a server or script needs is importable from here; submodules are implementation.
+Names are loaded on first use, so a server that never acts as a client never imports the client,
+and ``import plainmcp.jsonrpc`` stays free of anyio (the wire layer is sans-I/O).
 """
 
-from . import content
-from .client import Client, connect_stdio, open_client
-from .context import Context
-from .errors import ErrorCode, MCPError
-from .prompts import Prompt, PromptArgument
-from .resources import Resource, ResourceTemplate
-from .server import Server
-from .tools import Tool, ToolAnnotations, ToolError, ToolResult
-from .versions import ALL_VERSIONS, LATEST, LATEST_LEGACY, LEGACY_VERSIONS, MODERN_VERSIONS
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-__all__ = [
-    "ALL_VERSIONS",
-    "Client",
-    "Context",
-    "ErrorCode",
-    "LATEST",
-    "LATEST_LEGACY",
-    "LEGACY_VERSIONS",
-    "MCPError",
-    "MODERN_VERSIONS",
-    "Prompt",
-    "PromptArgument",
-    "Resource",
-    "ResourceTemplate",
-    "Server",
-    "Tool",
-    "ToolAnnotations",
-    "ToolError",
-    "ToolResult",
-    "connect_stdio",
-    "content",
-    "open_client",
-]
+# public name -> submodule that defines it
+_EXPORTS: dict[str, str] = {
+    "ALL_VERSIONS": "versions",
+    "Client": "client",
+    "Context": "context",
+    "ErrorCode": "errors",
+    "LATEST": "versions",
+    "LATEST_LEGACY": "versions",
+    "LEGACY_VERSIONS": "versions",
+    "MCPError": "errors",
+    "MODERN_VERSIONS": "versions",
+    "Prompt": "prompts",
+    "PromptArgument": "prompts",
+    "Resource": "resources",
+    "ResourceTemplate": "resources",
+    "Server": "server",
+    "Tool": "tools",
+    "ToolAnnotations": "tools",
+    "ToolError": "tools",
+    "ToolResult": "tools",
+    "connect_stdio": "client",
+    "content": "content",
+    "open_client": "client",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module_name = _EXPORTS.get(name)
+    if module_name is None:
+        raise AttributeError(f"module 'plainmcp' has no attribute {name!r}")
+    module = importlib.import_module(f".{module_name}", __name__)
+    value = module if name == module_name else getattr(module, name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_EXPORTS])
+
+
+if TYPE_CHECKING:
+    from . import content
+    from .client import Client, connect_stdio, open_client
+    from .context import Context
+    from .errors import ErrorCode, MCPError
+    from .prompts import Prompt, PromptArgument
+    from .resources import Resource, ResourceTemplate
+    from .server import Server
+    from .tools import Tool, ToolAnnotations, ToolError, ToolResult
+    from .versions import ALL_VERSIONS, LATEST, LATEST_LEGACY, LEGACY_VERSIONS, MODERN_VERSIONS

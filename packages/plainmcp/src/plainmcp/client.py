@@ -89,6 +89,8 @@ class Client:
         self.server_capabilities: dict[str, Any] = {}
         self.instructions: str | None = None
         self._idempotent_tools: set[str] = set()
+        #: The server process, when :func:`connect_stdio` started one.
+        self.process: Any = None
 
     @property
     def capabilities(self) -> dict[str, Any]:
@@ -318,8 +320,9 @@ async def connect_stdio(
     """Spawn a stdio server and yield an initialized :class:`Client`; stop the server on exit."""
     from .stdio import spawn_stdio
 
-    async with spawn_stdio(command, env=env, cwd=cwd, close_grace=close_grace) as (read, write, _process):
+    async with spawn_stdio(command, env=env, cwd=cwd, close_grace=close_grace) as (read, write, process):
         async with open_client(read, write, initialize=initialize, **options) as client:
+            client.process = process
             yield client
 
 

@@ -127,7 +127,7 @@ def _expression_pattern(expression: _Expression) -> str:
     first, separator, named, reserved = _OPERATORS[operator]
     value = r"[^/?#&;,.]*" if operator == "." else (r".*?" if reserved else r"[^/?#&;,]*")
     if operator in ("", "+") and len(names) == 1:
-        return f"(?P<{_group(names[0])}>{value if reserved else r'[^/?#]+'})"
+        return f"(?P<{_group(names[0])}>{value if reserved else r'[^/?#]+?'})"
     pieces = []
     for index, name in enumerate(names):
         lead = re.escape(first if index == 0 else separator)

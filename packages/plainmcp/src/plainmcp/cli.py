@@ -1,0 +1,97 @@
+"""The ``plainmcp`` command. For now: ``plainmcp demo``, a scripted session with each server."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import anyio
+
+from .client import Client, connect_stdio
+from .errors import MCPError
+
+
+def _short(value: Any, width: int = 100) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    text = text.replace("\n", " | ")
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def _text_of(result: dict[str, Any]) -> str:
+    return " ".join(block.get("text", f"<{block.get('type')}>") for block in result.get("content", []))
+
+
+async def _step(label: str, action: Callable[[], Awaitable[Any]], show: Callable[[Any], str]) -> Any:
+    started = time.perf_counter()
+    try:
+        value = await action()
+    except MCPError as error:
+        print(f"  {label:<34} -> error {error.code}: {error.message}")
+        return None
+    print(f"  {label:<34} -> {_short(show(value))}  ({(time.perf_counter() - started) * 1000:.1f} ms)")
+    return value
+
+
+async def _notes_walkthrough(client: Client) -> None:
+    await _step("tools/list", client.list_all_tools, lambda tools: ", ".join(t["name"] for t in tools))
+    await _step("resources/subscribe note://groceries", lambda: client.subscribe("note://groceries"), lambda _: "ok")
+    await _step(
+        "tools/call add_note",
+        lambda: client.call_tool("add_note", {"title": "groceries", "text": "eggs, flour, milk"}),
+        lambda r: r.get("structuredContent"),
+    )
+    await _step("tools/call add_note (bad title)", lambda: client.call_tool("add_note", {"title": "No!", "text": "x"}), _text_of)
+    await _step("tools/call search_notes milk", lambda: client.call_tool("search_notes", {"word": "milk"}), _text_of)
+    await _step("resources/read note://groceries", lambda: client.read_resource("note://groceries"), lambda r: r["contents"][0]["text"])
+    await _step("resources/read note://nothing", lambda: client.read_resource("note://nothing"), str)
+    await _step(
+        "completion/complete title 'gr'",
+        lambda: client.complete({"type": "ref/prompt", "name": "summarize"}, "title", "gr"),
+        lambda c: c["values"],
+    )
+    await _step("prompts/get summarize", lambda: client.get_prompt("summarize", {"title": "groceries"}), lambda r: r["messages"][-1]["content"]["text"])
+
+
+async def _demo_notes(python: str) -> None:
+    command = [python, "-m", "plainmcp.examples.notes"]
+    print(f"\n== notes example server: {' '.join(command[1:])}")
+    notifications: list[str] = []
+
+    def seen(notification: Any) -> None:
+        params = notification.params or {}
+        notifications.append(f"{notification.method} {params.get('uri', '')}".strip())
+
+    started = time.perf_counter()
+    async with connect_stdio(command, on_notification=seen) as client:
+        info = client.server_info
+        print(
+            f"  {'initialize':<34} -> {info.get('name')} {info.get('version')}, protocol {client.protocol_version}"
+            f"  ({(time.perf_counter() - started) * 1000:.1f} ms from spawn)"
+        )
+        await _notes_walkthrough(client)
+        await anyio.sleep(0.05)
+    for line in notifications:
+        print(f"  {'notification':<34} <- {line}")
+
+
+def _demo(args: argparse.Namespace) -> int:
+    print("plainmcp demo: a scripted session with each server, over stdio, on embedded defaults")
+    anyio.run(_demo_notes, sys.executable)
+    print("\nEvery line above is a real request to a real server process.")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="plainmcp", description="Tools for MCP servers built with plainmcp.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    commands.add_parser("demo", help="run a scripted session with each server").set_defaults(run=_demo)
+    args = parser.parse_args(argv)
+    return args.run(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

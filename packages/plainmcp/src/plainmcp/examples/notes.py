@@ -1,0 +1,106 @@
+"""A notes server in one screen: the smallest complete plainmcp server worth reading.
+
+It keeps notes in memory and shows each kind of feature once: tools with validated input and an
+output schema, resources and a template, subscriptions, a prompt with completion, and logging.
+Run it with ``python -m plainmcp.examples.notes`` (stdio).
+"""
+
+from __future__ import annotations
+
+import logging
+
+from plainmcp import ErrorCode, MCPError, PromptArgument, Server, ToolAnnotations, ToolError, content
+from plainmcp.logs import configure_logging
+
+logger = logging.getLogger(__name__)
+
+
+def build_server() -> Server:
+    notes: dict[str, str] = {"welcome": "plainmcp notes: add one with the add_note tool."}
+    server = Server(
+        "plainmcp-notes-example",
+        "0.1.0",
+        title="Notes (example)",
+        instructions="Notes live in memory. Use add_note to write one and read note://{title} to read it.",
+        resource_subscriptions=True,
+    )
+
+    async def complete_title(ctx, value, others):
+        return sorted(title for title in notes if title.startswith(value))
+
+    @server.tool(
+        input_schema={
+            "type": "object",
+            "properties": {
+                "title": {"type": "string", "pattern": "^[a-z0-9-]{1,40}$", "description": "lowercase, digits, -"},
+                "text": {"type": "string", "minLength": 1, "maxLength": 10000},
+            },
+            "required": ["title", "text"],
+            "additionalProperties": False,
+        },
+        output_schema={
+            "type": "object",
+            "properties": {"title": {"type": "string"}, "created": {"type": "boolean"}},
+            "required": ["title", "created"],
+        },
+        annotations=ToolAnnotations(idempotent=True, destructive=True, open_world=False),
+    )
+    async def add_note(ctx, args):
+        """Write a note (replacing one with the same title)."""
+        title = args["title"]
+        created = title not in notes
+        notes[title] = args["text"]
+        await ctx.info(f"note {title!r} {'created' if created else 'replaced'}", logger="notes")
+        await ctx.notify_resource_updated(f"note://{title}")
+        if created:
+            await ctx.notify_resources_changed()
+        return {"title": title, "created": created}
+
+    @server.tool(
+        input_schema={"type": "object", "properties": {"word": {"type": "string", "minLength": 1}}, "required": ["word"]},
+        annotations=ToolAnnotations(read_only=True, open_world=False),
+    )
+    async def search_notes(ctx, args):
+        """Titles of the notes that contain a word (case-insensitive)."""
+        word = args["word"].casefold()
+        found = sorted(title for title, text in notes.items() if word in text.casefold())
+        if not found:
+            raise ToolError(f"No note contains {args['word']!r}. Try a shorter word.")
+        return found
+
+    @server.resource_template(
+        "note://{title}",
+        "note",
+        mime_type="text/plain",
+        complete={"title": complete_title},
+    )
+    async def read_note(ctx, uri, variables):
+        """One note by title."""
+        return notes.get(variables["title"])  # None: not found
+
+    @server.resource("notes://index", "index", mime_type="text/plain")
+    async def index(ctx, uri):
+        """Every note title, one a line."""
+        return "\n".join(sorted(notes))
+
+    @server.prompt(arguments=[PromptArgument("title", "The note to summarize", required=True, complete=complete_title)])
+    async def summarize(ctx, args):
+        """Ask for a summary of one note."""
+        text = notes.get(args["title"])
+        if text is None:
+            raise MCPError(ErrorCode.INVALID_PARAMS, f"No note titled {args['title']!r}")
+        return [
+            content.user(content.embedded_resource(content.text_contents(f"note://{args['title']}", text, "text/plain"))),
+            content.user("Summarize this note in one sentence."),
+        ]
+
+    return server
+
+
+def main() -> None:
+    configure_logging("info")
+    build_server().run_stdio()
+
+
+if __name__ == "__main__":
+    main()
