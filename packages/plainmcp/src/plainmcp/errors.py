@@ -51,6 +51,15 @@ class MCPError(Exception):
         return f"MCPError({self.code}, {self.message!r}, data={self.data!r})"
 
 
+class RequestFailed(MCPError):
+    """Our own request to the peer failed: the peer's error response, a timeout, or a closed connection.
+
+    A distinct type so that a server handler's call to the client (sampling, elicitation, roots)
+    that fails is never mistaken for the handler's own answer: the session does not pass it on as
+    the error of the request being served.
+    """
+
+
 def invalid_params(message: str, data: Any = None) -> MCPError:
     return MCPError(ErrorCode.INVALID_PARAMS, message, data)
 

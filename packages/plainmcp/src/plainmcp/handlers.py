@@ -14,7 +14,7 @@ from typing import Any
 
 from . import protocol
 from .context import Context
-from .errors import ErrorCode, MCPError, invalid_params, method_not_found
+from .errors import ErrorCode, MCPError, RequestFailed, invalid_params, method_not_found
 from .pagination import paginate
 from .prompts import to_prompt_result
 from .resources import Completer, Resource, to_contents
@@ -88,6 +88,10 @@ async def tools_call(ctx: Context, params: dict[str, Any]) -> dict[str, Any]:
         value = await tool.handler(ctx, arguments)
     except ToolError as failure:
         return error_result(str(failure))
+    except RequestFailed as failure:
+        # The client refused or did not answer a request this tool made (sampling, elicitation,
+        # roots): a tool failure the model can see, not an error of this tools/call.
+        return error_result(f"The tool could not complete: the client answered {failure.message!r}")
     result, structured = to_call_result(tool, value)
     if tool.output_validator is not None and not result.get("isError"):
         problems = ["no structured content"] if structured is None else tool.output_validator.errors(structured)

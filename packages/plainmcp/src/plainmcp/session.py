@@ -21,7 +21,7 @@ import anyio
 from anyio.abc import ObjectReceiveStream, ObjectSendStream, TaskGroup
 
 from . import protocol
-from .errors import ErrorCode, MCPError
+from .errors import ErrorCode, MCPError, RequestFailed
 from .jsonrpc import (
     Batch,
     Decoded,
@@ -146,6 +146,8 @@ class Session:
         self._idle = anyio.Event()
         self._idle.set()
         self._closed = False
+        #: Set when the peer's input ends: long-lived handlers (listen streams) finish on it.
+        self.input_ended = anyio.Event()
 
     # ----------------------------------------------------------------------------------- running
 
@@ -159,12 +161,14 @@ class Session:
                         await self._dispatch(item)
                 # End of input: nothing we asked can be answered any more.
                 self._closed = True
+                self.input_ended.set()
                 self._fail_pending("Input ended")
                 with anyio.move_on_after(self.shutdown_grace):
                     await self._idle.wait()
                 task_group.cancel_scope.cancel()
         finally:
             self._closed = True
+            self.input_ended.set()
             self._fail_pending("Connection closed")
             await self._write_stream.aclose()
 
@@ -260,6 +264,11 @@ class Session:
             with call.scope:
                 try:
                     reply = Response(request.id, await self._handler.handle_request(request, call))
+                except RequestFailed as exc:
+                    # A request the handler made to the peer failed and the handler did not deal
+                    # with it: that error belongs to the other request, so it is not passed on.
+                    logger.warning("request %r (%s) failed on a request to the peer: %s", request.id, request.method, exc.message)
+                    reply = error_response(request.id, ErrorCode.INTERNAL_ERROR, "Internal error")
                 except MCPError as exc:
                     reply = ErrorResponse(request.id, exc.to_dict())
                 except Exception:
@@ -349,11 +358,11 @@ class Session:
             on_progress: called with (progress, total, message) for the peer's progress reports.
 
         Raises:
-            MCPError: the peer's error response; ``REQUEST_TIMEOUT`` when it did not answer in time
-                (the peer is then sent ``notifications/cancelled``) or the connection closed.
+            RequestFailed: the peer's error response; ``REQUEST_TIMEOUT`` when it did not answer in
+                time (the peer is then sent ``notifications/cancelled``) or the connection closed.
         """
         if self._closed:
-            raise MCPError(ErrorCode.REQUEST_TIMEOUT, "Connection closed")
+            raise RequestFailed(ErrorCode.REQUEST_TIMEOUT, "Connection closed")
         request_id = next(self._ids)
         if on_progress is not None:
             params = dict(params or {})
@@ -368,9 +377,7 @@ class Session:
                 await pending.event.wait()
         except TimeoutError:
             await self._cancel_remote(request_id, "timeout", related_to)
-            raise MCPError(
-                ErrorCode.REQUEST_TIMEOUT, f"Request {method} timed out after {seconds} s"
-            ) from None
+            raise RequestFailed(ErrorCode.REQUEST_TIMEOUT, f"Request {method} timed out after {seconds} s") from None
         except anyio.get_cancelled_exc_class():
             with anyio.CancelScope(shield=True):
                 await self._cancel_remote(request_id, "cancelled", related_to)
@@ -383,8 +390,8 @@ class Session:
             return reply.result
         if isinstance(reply, ErrorResponse):
             error = reply.error
-            raise MCPError(error["code"], error["message"], error.get("data"))
-        raise MCPError(ErrorCode.REQUEST_TIMEOUT, "Connection closed")
+            raise RequestFailed(error["code"], error["message"], error.get("data"))
+        raise RequestFailed(ErrorCode.REQUEST_TIMEOUT, "Connection closed")
 
     async def _cancel_remote(self, request_id: RequestId, reason: str, related_to: RequestId | None) -> None:
         if not self._closed:
