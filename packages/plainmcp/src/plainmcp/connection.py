@@ -1,9 +1,10 @@
 """One client connection to a server: the lifecycle layer between the session and the features.
 
-The era is chosen per request, as the 2026-07-28 versioning page says: a request whose ``_meta``
-carries ``io.modelcontextprotocol/protocolVersion`` is served statelessly by the modern rules; anything
-else follows the legacy lifecycle (``initialize`` first, then the features at the negotiated
-revision), whose state lives here, scoped to this connection.
+The era is chosen per request, as the 2026-07-28 versioning page says: a request carrying the
+modern ``_meta`` envelope is served statelessly by ``modern.py``; anything else follows the legacy
+lifecycle (``initialize`` first, then the features at the negotiated revision), whose state lives
+here, scoped to this connection. Both eras may be served on one connection at once (the versioning
+page allows it): a modern request neither needs nor changes the legacy state.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from .context import Context
 from .errors import ErrorCode, MCPError, method_not_found
 from .handlers import FEATURE_METHODS, LEGACY_METHODS, METHOD_CAPABILITY
 from .jsonrpc import Notification, Request
+from .modern import ModernDispatcher, is_modern_request
 from .session import InFlight, Session
 from .versions import allows_batches, negotiate_legacy
 
@@ -56,6 +58,7 @@ class ServerConnection:
         self.client_capabilities: dict[str, Any] = {}
         self.log_threshold = 0
         self.subscriptions: set[str] = set()
+        self._modern = ModernDispatcher(self)
 
     async def run(self) -> None:
         """Serve until the client's input ends (plus the session's grace period)."""
@@ -71,6 +74,8 @@ class ServerConnection:
         return self.version is not None and allows_batches(self.version)
 
     async def handle_request(self, request: Request, call: InFlight) -> Any:
+        if is_modern_request(request):
+            return await self._modern.handle(request, call)
         params = request.params or {}
         method = request.method
         if method == protocol.INITIALIZE:

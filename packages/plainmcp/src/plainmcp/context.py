@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from . import protocol
+import anyio
+
+from . import inputs, protocol
 from .errors import ErrorCode, MCPError
+from .inputs import InputRequest, InputRound
+from .versions import V2025_11_25, at_least, is_modern
 
 if TYPE_CHECKING:
     from .connection import ServerConnection
@@ -24,7 +28,10 @@ class Context:
         request_id: the JSON-RPC id of the request, None outside one.
     """
 
-    __slots__ = ("server", "connection", "call", "version", "client_info", "client_capabilities", "log_threshold")
+    __slots__ = (
+        "server", "connection", "call", "version", "client_info", "client_capabilities", "log_threshold",
+        "inputs", "_asked",
+    )
 
     def __init__(
         self,
@@ -36,6 +43,7 @@ class Context:
         client_info: dict[str, Any],
         client_capabilities: dict[str, Any],
         log_threshold: int | None,
+        inputs: InputRound | None = None,
     ) -> None:
         self.server = server
         self.connection = connection
@@ -44,6 +52,8 @@ class Context:
         self.client_info = client_info
         self.client_capabilities = client_capabilities
         self.log_threshold = log_threshold
+        self.inputs = inputs
+        self._asked: dict[str, int] = {}
 
     @property
     def request_id(self) -> str | int | None:
@@ -99,7 +109,7 @@ class Context:
     async def notify_prompts_changed(self) -> None:
         await self.server.notify_prompts_changed()
 
-    # --------------------------------------------------------------------- requests to the client
+    # ----------------------------------------------------------------------- input from the client
 
     def client_supports(self, capability: str) -> bool:
         """Whether the client declared a capability; dotted paths reach nested ones (``sampling.tools``)."""
@@ -110,45 +120,109 @@ class Context:
             node = node[part]
         return node is not None and node is not False
 
-    async def _client_request(self, capability: str, method: str, params: dict[str, Any] | None, timeout: float | None) -> Any:
-        if not self.client_supports(capability):
-            raise MCPError(
-                ErrorCode.INVALID_REQUEST,
-                f"This request needs the client's {capability!r} capability, which it did not declare",
-                {"requiredCapabilities": _nested(capability)},
-            )
+    @property
+    def state(self) -> dict[str, Any]:
+        """Handler data kept across the rounds of a modern multi-round request (JSON values only).
+
+        Sealed into ``requestState``: the client carries it but can neither read it usefully nor
+        change it. In the legacy era there is one round, and this is a fresh dict.
+        """
+        if self.inputs is None:
+            self.inputs = InputRound({}, {})
+        return self.inputs.state
+
+    async def ask(self, requests: dict[str, InputRequest], *, timeout: float | None = None) -> dict[str, Any]:
+        """Get input from the client, in either era; returns the results by key.
+
+        Build requests with :func:`plainmcp.inputs.elicitation`, ``sampling`` and ``roots``. Legacy:
+        sent to the client as requests, concurrently. 2026-07-28: answered through an
+        ``input_required`` round trip (the handler runs again, and this call then returns).
+
+        Raises:
+            MCPError: the client did not declare a needed capability (-32021 in 2026-07-28).
+            RequestFailed: legacy only, the client refused a request or did not answer in time.
+        """
+        missing = sorted({r.capability for r in requests.values() if not self.client_supports(r.capability)})
+        if missing:
+            raise self._missing_capabilities(missing)
+        if is_modern(self.version):
+            if self.inputs is None or self.call is None:
+                raise MCPError(ErrorCode.INTERNAL_ERROR, "Input can be requested only by tools/call, prompts/get and resources/read")
+            return self.inputs.answers_for(requests)
+        return await self._ask_legacy(requests, timeout)
+
+    async def _ask_legacy(self, requests: dict[str, InputRequest], timeout: float | None) -> dict[str, Any]:
         if self.connection is None:
             raise MCPError(ErrorCode.INTERNAL_ERROR, "No connection to send the request on")
-        kwargs: dict[str, Any] = {"related_to": self.request_id}
-        if timeout is not None:
-            kwargs["timeout"] = timeout
-        return await self.connection.session.request(method, params, **kwargs)
+        session = self.connection.session
+        results: dict[str, Any] = {}
+        failures: list[BaseException] = []
+
+        async def fetch(key: str, request: InputRequest) -> None:
+            params = dict(request.params)
+            if request.method == protocol.ELICITATION_CREATE and not at_least(self.version, V2025_11_25):
+                params.pop("mode", None)  # "mode" arrived with URL elicitation in 2025-11-25
+            try:
+                results[key] = await session.request(
+                    request.method, params or None, related_to=self.request_id,
+                    **({"timeout": timeout} if timeout is not None else {}),
+                )
+            except MCPError as failure:
+                failures.append(failure)
+
+        async with anyio.create_task_group() as task_group:
+            for key, request in requests.items():
+                task_group.start_soon(fetch, key, request)
+        if failures:
+            raise failures[0]
+        return results
+
+    def _missing_capabilities(self, capabilities: list[str]) -> MCPError:
+        required: dict[str, Any] = {}
+        for capability in capabilities:
+            required.update(_nested(capability))
+        names = " and ".join(repr(c) for c in capabilities)
+        if is_modern(self.version):
+            return MCPError(
+                ErrorCode.MISSING_REQUIRED_CLIENT_CAPABILITY,
+                f"This request needs the client's {names} capability",
+                {"requiredCapabilities": required},
+            )
+        return MCPError(
+            ErrorCode.INVALID_REQUEST,
+            f"This request needs the client's {names} capability, which it did not declare",
+            {"requiredCapabilities": required},
+        )
+
+    def _key(self, kind: str) -> str:
+        self._asked[kind] = self._asked.get(kind, 0) + 1
+        return f"{kind}-{self._asked[kind]}"
 
     async def sample(
         self, messages: list[dict[str, Any]], max_tokens: int, *, timeout: float | None = None, **options: Any
     ) -> dict[str, Any]:
-        """Ask the client's model for a completion (``sampling/createMessage``).
+        """Ask the client's model for a completion (``sampling/createMessage``); returns its result.
 
         ``options`` are further request fields, spelled as on the wire (``systemPrompt``, ...).
-        Raises MCPError when the client lacks the capability, refuses, or times out.
         """
-        params = {"messages": messages, "maxTokens": max_tokens, **options}
-        return await self._client_request("sampling", protocol.SAMPLING_CREATE_MESSAGE, params, timeout)
+        key = self._key("sampling")
+        return (await self.ask({key: inputs.sampling(messages, max_tokens, **options)}, timeout=timeout))[key]
 
     async def elicit(
         self, message: str, requested_schema: dict[str, Any], *, timeout: float | None = None
     ) -> dict[str, Any]:
-        """Ask the user for structured input (``elicitation/create``, form mode)."""
-        params = {"message": message, "requestedSchema": requested_schema}
-        return await self._client_request("elicitation", protocol.ELICITATION_CREATE, params, timeout)
+        """Ask the user for structured input (``elicitation/create``, form mode); returns its result."""
+        key = self._key("elicitation")
+        return (await self.ask({key: inputs.elicitation(message, requested_schema)}, timeout=timeout))[key]
 
     async def list_roots(self, *, timeout: float | None = None) -> list[dict[str, Any]]:
         """The client's roots (``roots/list``)."""
-        result = await self._client_request("roots", protocol.ROOTS_LIST, None, timeout)
-        roots = result.get("roots") if isinstance(result, dict) else None
-        if not isinstance(roots, list):
+        key = self._key("roots")
+        result = (await self.ask({key: inputs.roots()}, timeout=timeout))[key]
+        found = result.get("roots") if isinstance(result, dict) else None
+        if not isinstance(found, list):
             raise MCPError(ErrorCode.INTERNAL_ERROR, "The client answered roots/list without a roots list")
-        return roots
+        return found
 
 
 def _nested(path: str) -> dict[str, Any]:

@@ -98,7 +98,10 @@ async def tools_call(ctx: Context, params: dict[str, Any]) -> dict[str, Any]:
         if problems:
             logger.error("tool %r broke its outputSchema: %s", name, "; ".join(problems))
             raise MCPError(ErrorCode.INTERNAL_ERROR, "Internal error")
-    if "structuredContent" in result and not at_least(ctx.version, V2025_06_18):
+    if "structuredContent" in result and not (
+        is_modern(ctx.version) or (at_least(ctx.version, V2025_06_18) and isinstance(structured, dict))
+    ):
+        # Before 2025-06-18 there is no structured content; until 2026-07-28 it must be an object.
         del result["structuredContent"]  # the text mirror stays
     return result
 

@@ -7,6 +7,7 @@ Capabilities are derived from what was registered, so they cannot disagree with 
 from __future__ import annotations
 
 import inspect
+import secrets
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -41,6 +42,11 @@ class Server:
         resource_subscriptions: offer ``resources/subscribe``; the server then publishes updates with
             :meth:`notify_resource_updated`.
         page_size: items per page of the ``*/list`` methods.
+        list_ttl_ms, read_ttl_ms, cache_scope: the caching hints of 2026-07-28 results
+            (``server/discover`` and lists, and ``resources/read``). ``"private"`` is always safe;
+            say ``"public"`` only when results are the same for every user.
+        state_key: the HMAC key that seals ``requestState`` (random per process by default; give
+            every process the same key when several serve one endpoint).
     """
 
     def __init__(
@@ -56,7 +62,15 @@ class Server:
         resource_subscriptions: bool = False,
         logging: bool = True,
         page_size: int = DEFAULT_PAGE_SIZE,
+        list_ttl_ms: int = 60_000,
+        read_ttl_ms: int = 0,
+        cache_scope: str = "private",
+        state_key: bytes | None = None,
     ) -> None:
+        if cache_scope not in ("public", "private"):
+            raise ValueError('cache_scope must be "public" or "private"')
+        if list_ttl_ms < 0 or read_ttl_ms < 0:
+            raise ValueError("ttl values must be >= 0")
         self.name = name
         self.version = version
         self.title = title
@@ -67,6 +81,10 @@ class Server:
         self.resource_subscriptions = resource_subscriptions
         self.logging = logging
         self.page_size = page_size
+        self.list_ttl_ms = list_ttl_ms
+        self.read_ttl_ms = read_ttl_ms
+        self.cache_scope = cache_scope
+        self.state_key = state_key if state_key is not None else secrets.token_bytes(32)
         self.tools: dict[str, Tool] = {}
         self.resources: dict[str, Resource] = {}
         self.templates: list[ResourceTemplate] = []

@@ -1,0 +1,257 @@
+"""The modern era (2026-07-28): stateless requests, each carrying its own ``_meta`` envelope.
+
+Nothing is remembered between requests: every request says its protocol version, the client's
+capabilities (and optionally its info and a log level), and is served on those terms alone.
+This module reads the envelope, serves ``server/discover`` and ``subscriptions/listen``, runs the
+shared feature methods with multi-round-trip input, and decorates results as the revision wants
+(``resultType``, caching hints, ``serverInfo`` in ``_meta``).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from . import protocol
+from .context import Context
+from .errors import ErrorCode, MCPError, invalid_params, method_not_found
+from .handlers import FEATURE_METHODS, METHOD_CAPABILITY
+from .inputs import InputRequired, InputRound, binding, open_state, seal_state
+from .versions import LEGACY_VERSIONS, MODERN_VERSIONS
+
+if TYPE_CHECKING:
+    from .connection import ServerConnection
+    from .jsonrpc import Request, RequestId
+    from .session import InFlight, Session
+
+logger = logging.getLogger(__name__)
+
+ENVELOPE_KEYS = (
+    protocol.META_PROTOCOL_VERSION,
+    protocol.META_CLIENT_CAPABILITIES,
+    protocol.META_CLIENT_INFO,
+    protocol.META_LOG_LEVEL,
+)
+MODERN_ONLY_METHODS = frozenset({protocol.SERVER_DISCOVER, protocol.SUBSCRIPTIONS_LISTEN})
+#: The only methods that may answer ``input_required``.
+MULTI_ROUND_METHODS = frozenset({protocol.TOOLS_CALL, protocol.PROMPTS_GET, protocol.RESOURCES_READ})
+LIST_METHODS = frozenset(
+    {protocol.TOOLS_LIST, protocol.PROMPTS_LIST, protocol.RESOURCES_LIST, protocol.RESOURCES_TEMPLATES_LIST}
+)
+#: What a dual-era server supports, newest first: the same list in discover and in -32022 errors.
+SUPPORTED_VERSIONS = [*reversed(MODERN_VERSIONS), *reversed(LEGACY_VERSIONS)]
+
+
+def is_modern_request(request: Request) -> bool:
+    """The era rule of the 2026-07-28 versioning page: a request carrying the modern envelope (any
+    of its keys, so that an incomplete one is rejected rather than mistaken for legacy) or naming a
+    modern-only method is served statelessly."""
+    meta = (request.params or {}).get("_meta")
+    if isinstance(meta, dict) and any(key in meta for key in ENVELOPE_KEYS):
+        return True
+    return request.method in MODERN_ONLY_METHODS
+
+
+@dataclass(frozen=True, slots=True)
+class Envelope:
+    version: str
+    client_capabilities: dict[str, Any]
+    client_info: dict[str, Any]
+    log_threshold: int | None
+
+
+def read_envelope(params: dict[str, Any]) -> Envelope:
+    """Check the request's ``_meta`` envelope. Raises -32602 (malformed) or -32022 (version)."""
+    meta = params.get("_meta")
+    if not isinstance(meta, dict):
+        raise invalid_params(
+            f"params._meta must carry {protocol.META_PROTOCOL_VERSION!r} and {protocol.META_CLIENT_CAPABILITIES!r}"
+        )
+    missing = [key for key in (protocol.META_PROTOCOL_VERSION, protocol.META_CLIENT_CAPABILITIES) if key not in meta]
+    if missing:
+        raise invalid_params(f"params._meta is missing {', '.join(missing)}")
+    version, capabilities = meta[protocol.META_PROTOCOL_VERSION], meta[protocol.META_CLIENT_CAPABILITIES]
+    if not isinstance(version, str):
+        raise invalid_params(f"{protocol.META_PROTOCOL_VERSION} must be a string")
+    if not isinstance(capabilities, dict):
+        raise invalid_params(f"{protocol.META_CLIENT_CAPABILITIES} must be an object")
+    if version not in MODERN_VERSIONS:
+        raise MCPError(
+            ErrorCode.UNSUPPORTED_PROTOCOL_VERSION,
+            "Unsupported protocol version",
+            {"supported": SUPPORTED_VERSIONS, "requested": version},
+        )
+    client_info = meta.get(protocol.META_CLIENT_INFO, {})
+    if not isinstance(client_info, dict):
+        raise invalid_params(f"{protocol.META_CLIENT_INFO} must be an object")
+    threshold = None
+    if protocol.META_LOG_LEVEL in meta:
+        level = meta[protocol.META_LOG_LEVEL]
+        if level not in protocol.LOG_LEVEL_RANK:
+            raise invalid_params(f"Invalid log level: {level!r}; use one of {', '.join(protocol.LOG_LEVELS)}")
+        threshold = protocol.LOG_LEVEL_RANK[level]
+    return Envelope(version, capabilities, client_info, threshold)
+
+
+class ModernDispatcher:
+    """Serves the modern requests that arrive on one connection (which keeps no state for them)."""
+
+    def __init__(self, connection: ServerConnection) -> None:
+        self.connection = connection
+        self.server = connection.server
+
+    async def handle(self, request: Request, call: InFlight) -> dict[str, Any]:
+        params = request.params or {}
+        envelope = read_envelope(params)
+        method = request.method
+        ctx = Context(
+            self.server,
+            self.connection,
+            call,
+            version=envelope.version,
+            client_info=envelope.client_info,
+            client_capabilities=envelope.client_capabilities,
+            log_threshold=envelope.log_threshold,
+        )
+        if method == protocol.SERVER_DISCOVER:
+            return self._complete(self._discover(), method)
+        if method == protocol.SUBSCRIPTIONS_LISTEN:
+            return await self._listen(params, call)
+        handler = FEATURE_METHODS.get(method)
+        capability = METHOD_CAPABILITY.get(method)
+        if handler is None or (capability is not None and capability not in self.server.capabilities()):
+            raise method_not_found(method)  # removed methods (initialize, ping, setLevel, ...) too
+        if method not in MULTI_ROUND_METHODS:
+            try:
+                return self._complete(await handler(ctx, params), method)
+            except InputRequired:
+                logger.error("a %s handler asked for input, which only multi-round methods may", method)
+                raise MCPError(ErrorCode.INTERNAL_ERROR, "Internal error") from None
+        return await self._serve_multi_round(ctx, handler, method, params)
+
+    # ----------------------------------------------------------------------------------- results
+
+    def _complete(self, result: dict[str, Any], method: str) -> dict[str, Any]:
+        result["resultType"] = "complete"
+        if method in LIST_METHODS or method == protocol.SERVER_DISCOVER:
+            result["ttlMs"] = self.server.list_ttl_ms
+            result["cacheScope"] = self.server.cache_scope
+        elif method == protocol.RESOURCES_READ:
+            result["ttlMs"] = self.server.read_ttl_ms
+            result["cacheScope"] = self.server.cache_scope
+        return self._stamp(result)
+
+    def _stamp(self, result: dict[str, Any]) -> dict[str, Any]:
+        meta = result.get("_meta")
+        result["_meta"] = {**(meta if isinstance(meta, dict) else {}), protocol.META_SERVER_INFO: self.server.server_info()}
+        return result
+
+    def _discover(self) -> dict[str, Any]:
+        result: dict[str, Any] = {
+            "supportedVersions": SUPPORTED_VERSIONS,
+            "capabilities": self.server.capabilities(),
+        }
+        if self.server.instructions is not None:
+            result["instructions"] = self.server.instructions
+        return result
+
+    # ---------------------------------------------------------------------------- multi-round
+
+    async def _serve_multi_round(
+        self, ctx: Context, handler: Any, method: str, params: dict[str, Any]
+    ) -> dict[str, Any]:
+        bound_to = binding(method, params)
+        answers: dict[str, Any] = {}
+        state: dict[str, Any] = {}
+        if "requestState" in params:
+            answers, state = open_state(self.server.state_key, bound_to, params["requestState"])
+        responses = params.get("inputResponses")
+        if responses is not None and not isinstance(responses, dict):
+            raise invalid_params('"inputResponses" must be an object')
+        ctx.inputs = InputRound({**answers, **(responses or {})}, state)
+        try:
+            return self._complete(await handler(ctx, params), method)
+        except InputRequired as need:
+            known = {key: value for key, value in ctx.inputs.answers.items() if key not in need.requests}
+            result = {
+                "resultType": "input_required",
+                "inputRequests": {key: request.to_dict() for key, request in need.requests.items()},
+                "requestState": seal_state(self.server.state_key, bound_to, known, ctx.inputs.state),
+            }
+            return self._stamp(result)
+
+    # ------------------------------------------------------------------------------- listening
+
+    async def _listen(self, params: dict[str, Any], call: InFlight) -> dict[str, Any]:
+        agreed = self._agreed_notifications(params.get("notifications"))
+        subscription_id = call.request.id
+        session = self.connection.session
+        listener = Listener(session, subscription_id, agreed)
+        await session.notify(
+            protocol.SUBSCRIPTIONS_ACKNOWLEDGED,
+            {"_meta": {protocol.META_SUBSCRIPTION_ID: subscription_id}, "notifications": agreed},
+            related_to=subscription_id,
+        )
+        self.server.bus.attach(listener)
+        try:
+            await session.input_ended.wait()  # the client cancelling ends it too (no result then)
+        finally:
+            self.server.bus.detach(listener)
+        return self._stamp({"resultType": "complete", "_meta": {protocol.META_SUBSCRIPTION_ID: subscription_id}})
+
+    def _agreed_notifications(self, requested: Any) -> dict[str, Any]:
+        """The subset of the requested notification types this server honours."""
+        if not isinstance(requested, dict):
+            raise invalid_params('"notifications" must be an object')
+        capabilities = self.server.capabilities()
+        agreed: dict[str, Any] = {}
+        for flag, capability in (
+            ("toolsListChanged", "tools"),
+            ("promptsListChanged", "prompts"),
+            ("resourcesListChanged", "resources"),
+        ):
+            value = requested.get(flag)
+            if value is not None and not isinstance(value, bool):
+                raise invalid_params(f'"{flag}" must be a boolean')
+            if value and capability in capabilities:
+                agreed[flag] = True
+        uris = requested.get("resourceSubscriptions")
+        if uris is not None:
+            if not isinstance(uris, list) or not all(isinstance(uri, str) for uri in uris):
+                raise invalid_params('"resourceSubscriptions" must be a list of URIs')
+            if uris and self.server.resource_subscriptions:
+                agreed["resourceSubscriptions"] = list(dict.fromkeys(uris))
+        return agreed
+
+
+_FLAG_OF = {
+    protocol.TOOLS_LIST_CHANGED: "toolsListChanged",
+    protocol.PROMPTS_LIST_CHANGED: "promptsListChanged",
+    protocol.RESOURCES_LIST_CHANGED: "resourcesListChanged",
+}
+
+
+class Listener:
+    """One ``subscriptions/listen`` stream, as a subscriber of the server's bus."""
+
+    def __init__(self, session: Session, subscription_id: RequestId, agreed: dict[str, Any]) -> None:
+        self.session = session
+        self.subscription_id = subscription_id
+        self.agreed = agreed
+        self.uris = frozenset(agreed.get("resourceSubscriptions", ()))
+
+    def wants(self, method: str, params: dict[str, Any] | None) -> bool:
+        if method == protocol.RESOURCE_UPDATED:
+            uri = (params or {}).get("uri", "")
+            # An update of a sub-resource (a file in a subscribed folder) counts too.
+            return uri in self.uris or any(uri.startswith(base.rstrip("/") + "/") for base in self.uris)
+        flag = _FLAG_OF.get(method)
+        return flag is not None and self.agreed.get(flag, False)
+
+    async def deliver(self, method: str, params: dict[str, Any] | None) -> None:
+        if self.session.closed or not self.wants(method, params):
+            return
+        tagged = {**(params or {}), "_meta": {protocol.META_SUBSCRIPTION_ID: self.subscription_id}}
+        await self.session.notify(method, tagged, related_to=self.subscription_id)
+
