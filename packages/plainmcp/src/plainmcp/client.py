@@ -20,9 +20,9 @@ from anyio.abc import ObjectReceiveStream, ObjectSendStream
 
 from . import protocol
 from .errors import ErrorCode, MCPError, method_not_found
-from .jsonrpc import Decoded, Notification, Request
+from .jsonrpc import Decoded, Notification, Request, RequestId
 from .session import InFlight, Outbound, Session
-from .versions import LATEST_LEGACY
+from .versions import LATEST_LEGACY, MODERN_VERSIONS, is_modern
 
 logger = logging.getLogger(__name__)
 
@@ -43,8 +43,56 @@ IDEMPOTENT_METHODS = frozenset(
     }
 )
 
+#: Methods whose 2026-07-28 results may be ``input_required``.
+MULTI_ROUND_METHODS = frozenset({protocol.TOOLS_CALL, protocol.PROMPTS_GET, protocol.RESOURCES_READ})
+MAX_INPUT_ROUNDS = 10
+
 RequestCallback = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
 NotificationCallback = Callable[[Notification], Awaitable[None] | None]
+
+
+class Subscription:
+    """A ``subscriptions/listen`` stream (2026-07-28): iterate it for the notifications it carries.
+
+    Attributes:
+        id: the listen request's id (the ``subscriptionId``).
+        agreed: the notification types the server agreed to send.
+        ended: True once the server closed the stream gracefully.
+    """
+
+    def __init__(self, subscription_id: RequestId, buffer: int = 256) -> None:
+        self.id = subscription_id
+        self.agreed: dict[str, Any] = {}
+        self.ended = False
+        self.acknowledged = anyio.Event()
+        self._send, self._receive = anyio.create_memory_object_stream[Notification](buffer)
+
+    def _deliver(self, notification: Notification) -> None:
+        try:
+            self._send.send_nowait(notification)
+        except anyio.WouldBlock:
+            logger.warning("subscription %r is not being read; dropped %s", self.id, notification.method)
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+            pass
+
+    def _end(self) -> None:
+        self.ended = True
+        self._send.close()
+
+    def __aiter__(self) -> Subscription:
+        return self
+
+    async def __anext__(self) -> Notification:
+        try:
+            return await self._receive.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def next(self, timeout: float | None = None) -> Notification:
+        """The next notification; raises TimeoutError after ``timeout`` seconds, StopAsyncIteration
+        when the stream has ended."""
+        with anyio.fail_after(timeout):
+            return await self.__anext__()
 
 
 class Client:
@@ -52,6 +100,10 @@ class Client:
     :func:`plainmcp.testing.connect_in_memory` rather than constructing one directly.
 
     Args:
+        protocol_version: a legacy revision (``initialize`` handshake), ``"2026-07-28"`` (stateless:
+            every request carries its envelope), or ``"auto"``: probe with ``server/discover`` and
+            fall back to ``initialize`` as the 2026-07-28 stdio page says.
+        log_level: 2026-07-28 only: ask for ``notifications/message`` at this level on every request.
         sampling: answers ``sampling/createMessage``; declaring it declares the capability.
         elicitation: answers ``elicitation/create``; declares the capability.
         roots: the roots to offer (``[{"uri": "file:///...", "name": ...}]``); declares ``roots``.
@@ -67,6 +119,7 @@ class Client:
         *,
         client_info: dict[str, Any] | None = None,
         protocol_version: str = LATEST_LEGACY,
+        log_level: str | None = None,
         sampling: RequestCallback | None = None,
         elicitation: RequestCallback | None = None,
         roots: list[dict[str, Any]] | None = None,
@@ -78,6 +131,7 @@ class Client:
         self.session = Session(read_stream, write_stream, self, request_timeout=request_timeout)
         self.client_info = client_info or {"name": "plainmcp-client", "version": _version()}
         self.requested_version = protocol_version
+        self.log_level = log_level
         self._sampling = sampling
         self._elicitation = elicitation
         self.roots = roots
@@ -88,15 +142,23 @@ class Client:
         self.server_info: dict[str, Any] = {}
         self.server_capabilities: dict[str, Any] = {}
         self.instructions: str | None = None
+        self.supported_versions: list[str] = []
         self._idempotent_tools: set[str] = set()
+        self._subscriptions: dict[RequestId, Subscription] = {}
         #: The server process, when :func:`connect_stdio` started one.
         self.process: Any = None
+
+    @property
+    def modern(self) -> bool:
+        """Whether this client speaks the stateless era (known once connected)."""
+        return self.protocol_version is not None and is_modern(self.protocol_version)
 
     @property
     def capabilities(self) -> dict[str, Any]:
         capabilities: dict[str, Any] = {}
         if self.roots is not None:
-            capabilities["roots"] = {"listChanged": True}
+            # roots.listChanged went away with notifications/roots/list_changed in 2026-07-28.
+            capabilities["roots"] = {} if self.modern else {"listChanged": True}
         if self._sampling is not None:
             capabilities["sampling"] = {}
         if self._elicitation is not None:
@@ -104,6 +166,42 @@ class Client:
         return capabilities
 
     # --------------------------------------------------------------------------------- lifecycle
+
+    async def connect(self) -> None:
+        """Start talking: ``initialize`` (legacy), ``server/discover`` (2026-07-28), or the probe."""
+        if self.requested_version == "auto":
+            await self._probe()
+        elif is_modern(self.requested_version):
+            self.protocol_version = self.requested_version
+            await self.discover()
+        else:
+            await self.initialize()
+
+    async def _probe(self) -> None:
+        self.protocol_version = MODERN_VERSIONS[-1]
+        try:
+            await self.discover()
+            return
+        except MCPError as error:
+            supported = error.data.get("supported") if isinstance(error.data, dict) else None
+            modern = [v for v in supported or () if v in MODERN_VERSIONS]
+            if error.code == ErrorCode.UNSUPPORTED_PROTOCOL_VERSION and modern:
+                self.protocol_version = modern[0]
+                await self.discover()
+                return
+            logger.info("server/discover failed (%s); falling back to initialize", error.message)
+        self.protocol_version = None
+        self.requested_version = LATEST_LEGACY
+        await self.initialize()
+
+    async def discover(self) -> dict[str, Any]:
+        """``server/discover`` (2026-07-28): the server's versions, capabilities and info."""
+        result = await self.request(protocol.SERVER_DISCOVER)
+        self.server_capabilities = result.get("capabilities", {})
+        self.server_info = (result.get("_meta") or {}).get(protocol.META_SERVER_INFO, {})
+        self.instructions = result.get("instructions")
+        self.supported_versions = result.get("supportedVersions", [])
+        return result
 
     async def initialize(self) -> dict[str, Any]:
         """The legacy handshake: ``initialize``, then ``notifications/initialized``."""
@@ -139,7 +237,62 @@ class Client:
         on_progress: Callable[[float, float | None, str | None], Any] | None = None,
     ) -> Any:
         """Send a request. Idempotent requests that time out are retried with exponential backoff
-        and full jitter, up to ``retries`` times. Raises :class:`MCPError`."""
+        and full jitter, up to ``retries`` times. In 2026-07-28 the envelope is added, and
+        ``input_required`` results are answered through the callbacks and retried, up to
+        ``MAX_INPUT_ROUNDS`` times. Raises :class:`MCPError`."""
+        if self.modern:
+            params = self._with_envelope(method, params)
+        result = await self._request_with_retries(method, params, timeout, idempotent, on_progress)
+        rounds = 0
+        while self.modern and method in MULTI_ROUND_METHODS and _is_input_required(result):
+            rounds += 1
+            if rounds > MAX_INPUT_ROUNDS:
+                raise MCPError(ErrorCode.INTERNAL_ERROR, f"{method} still wanted input after {MAX_INPUT_ROUNDS} rounds")
+            params = await self._answer_inputs(params or {}, result)
+            result = await self._request_with_retries(method, params, timeout, idempotent, on_progress)
+        return result
+
+    def _with_envelope(self, method: str, params: dict[str, Any] | None) -> dict[str, Any]:
+        params = dict(params or {})
+        meta = dict(params.get("_meta") or {})
+        meta[protocol.META_PROTOCOL_VERSION] = self.protocol_version
+        meta[protocol.META_CLIENT_CAPABILITIES] = self.capabilities
+        meta[protocol.META_CLIENT_INFO] = self.client_info
+        if self.log_level is not None and method != protocol.SERVER_DISCOVER:
+            meta[protocol.META_LOG_LEVEL] = self.log_level
+        params["_meta"] = meta
+        return params
+
+    async def _answer_inputs(self, params: dict[str, Any], result: dict[str, Any]) -> dict[str, Any]:
+        """The retry's params: the original ones plus our answers and the server's state."""
+        requests = result.get("inputRequests") or {}
+        answers: dict[str, Any] = {}
+        for key, request in requests.items():
+            answers[key] = await self._answer(request.get("method"), request.get("params") or {})
+        retry = {k: v for k, v in params.items() if k not in ("inputResponses", "requestState")}
+        retry["inputResponses"] = answers
+        if "requestState" in result:
+            retry["requestState"] = result["requestState"]
+        return retry
+
+    async def _answer(self, method: Any, params: dict[str, Any]) -> dict[str, Any]:
+        """Answer a server's request for input (either era) from the callbacks we were given."""
+        if method == protocol.ROOTS_LIST and self.roots is not None:
+            return {"roots": self.roots}
+        if method == protocol.SAMPLING_CREATE_MESSAGE and self._sampling is not None:
+            return await self._sampling(params)
+        if method == protocol.ELICITATION_CREATE and self._elicitation is not None:
+            return await self._elicitation(params)
+        raise method_not_found(str(method))
+
+    async def _request_with_retries(
+        self,
+        method: str,
+        params: dict[str, Any] | None,
+        timeout: float | None,
+        idempotent: bool | None,
+        on_progress: Callable[[float, float | None, str | None], Any] | None,
+    ) -> Any:
         retryable = (method in IDEMPOTENT_METHODS) if idempotent is None else idempotent
         attempt = 0
         while True:
@@ -254,24 +407,68 @@ class Client:
     async def set_logging_level(self, level: str) -> None:
         await self.request(protocol.LOGGING_SET_LEVEL, {"level": level})
 
+    @asynccontextmanager
+    async def listen(
+        self,
+        *,
+        tools: bool = False,
+        prompts: bool = False,
+        resources: bool = False,
+        uris: Sequence[str] = (),
+        timeout: float | None = 10.0,
+    ) -> AsyncIterator[Subscription]:
+        """Open a ``subscriptions/listen`` stream (2026-07-28) for the block's duration.
+
+        Yields once the server acknowledged; leaving the block cancels the stream.
+        """
+        wanted: dict[str, Any] = {}
+        for flag, on in (("toolsListChanged", tools), ("promptsListChanged", prompts), ("resourcesListChanged", resources)):
+            if on:
+                wanted[flag] = True
+        if uris:
+            wanted["resourceSubscriptions"] = list(uris)
+        request_id = self.session.next_id()
+        subscription = Subscription(request_id)
+        self._subscriptions[request_id] = subscription
+        params = self._with_envelope(protocol.SUBSCRIPTIONS_LISTEN, {"notifications": wanted})
+
+        async def hold() -> None:
+            try:
+                await self.session.request(protocol.SUBSCRIPTIONS_LISTEN, params, timeout=None, request_id=request_id)
+            finally:
+                subscription._end()
+                subscription.acknowledged.set()
+
+        try:
+            async with anyio.create_task_group() as task_group:
+                task_group.start_soon(hold)
+                with anyio.fail_after(timeout):
+                    await subscription.acknowledged.wait()
+                yield subscription
+                task_group.cancel_scope.cancel()
+        finally:
+            self._subscriptions.pop(request_id, None)
+
     # ------------------------------------------------------------------------------ Handler API
 
     def accepts_batches(self) -> bool:
         return False
 
     async def handle_request(self, request: Request, call: InFlight) -> Any:
-        params = request.params or {}
         if request.method == protocol.PING:
             return {}
-        if request.method == protocol.ROOTS_LIST and self.roots is not None:
-            return {"roots": self.roots}
-        if request.method == protocol.SAMPLING_CREATE_MESSAGE and self._sampling is not None:
-            return await self._sampling(params)
-        if request.method == protocol.ELICITATION_CREATE and self._elicitation is not None:
-            return await self._elicitation(params)
-        raise method_not_found(request.method)
+        return await self._answer(request.method, request.params or {})
 
     async def handle_notification(self, notification: Notification) -> None:
+        meta = (notification.params or {}).get("_meta")
+        subscription_id = meta.get(protocol.META_SUBSCRIPTION_ID) if isinstance(meta, dict) else None
+        subscription = self._subscriptions.get(subscription_id) if subscription_id is not None else None
+        if subscription is not None:
+            if notification.method == protocol.SUBSCRIPTIONS_ACKNOWLEDGED:
+                subscription.agreed = (notification.params or {}).get("notifications") or {}
+                subscription.acknowledged.set()
+            else:
+                subscription._deliver(notification)
         if notification.method == protocol.MESSAGE:
             params = notification.params or {}
             logger.info("server log [%s] %s", params.get("level"), params.get("data"))
@@ -279,6 +476,10 @@ class Client:
             outcome = self._on_notification(notification)
             if outcome is not None:
                 await outcome
+
+
+def _is_input_required(result: Any) -> bool:
+    return isinstance(result, dict) and result.get("resultType") == "input_required"
 
 
 def _version() -> str:
@@ -295,13 +496,14 @@ async def open_client(
     initialize: bool = True,
     **options: Any,
 ) -> AsyncIterator[Client]:
-    """Run a :class:`Client` over a stream pair for the duration of the block, initialized."""
+    """Run a :class:`Client` over a stream pair for the duration of the block, connected
+    (``initialize`` or ``server/discover``, by ``protocol_version``) unless ``initialize=False``."""
     client = Client(read_stream, write_stream, **options)
     async with anyio.create_task_group() as task_group:
         task_group.start_soon(client.session.run)
         try:
             if initialize:
-                await client.initialize()
+                await client.connect()
             yield client
         finally:
             task_group.cancel_scope.cancel()

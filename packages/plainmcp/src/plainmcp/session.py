@@ -349,6 +349,7 @@ class Session:
         timeout: float | None = -1,
         on_progress: ProgressCallback | None = None,
         related_to: RequestId | None = None,
+        request_id: RequestId | None = None,
     ) -> Any:
         """Send a request and wait for its result.
 
@@ -356,6 +357,7 @@ class Session:
             timeout: seconds; -1 (the default) means the session's ``request_timeout``; None waits
                 forever.
             on_progress: called with (progress, total, message) for the peer's progress reports.
+            request_id: the id to use (from :meth:`next_id`), for callers that must know it first.
 
         Raises:
             RequestFailed: the peer's error response; ``REQUEST_TIMEOUT`` when it did not answer in
@@ -363,7 +365,8 @@ class Session:
         """
         if self._closed:
             raise RequestFailed(ErrorCode.REQUEST_TIMEOUT, "Connection closed")
-        request_id = next(self._ids)
+        if request_id is None:
+            request_id = self.next_id()
         if on_progress is not None:
             params = dict(params or {})
             params["_meta"] = {**params.get("_meta", {}), protocol.PROGRESS_TOKEN: request_id}
@@ -392,6 +395,10 @@ class Session:
             error = reply.error
             raise RequestFailed(error["code"], error["message"], error.get("data"))
         raise RequestFailed(ErrorCode.REQUEST_TIMEOUT, "Connection closed")
+
+    def next_id(self) -> int:
+        """A fresh id for an outgoing request."""
+        return next(self._ids)
 
     async def _cancel_remote(self, request_id: RequestId, reason: str, related_to: RequestId | None) -> None:
         if not self._closed:
