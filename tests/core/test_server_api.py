@@ -31,8 +31,12 @@ async def test_initialize_echoes_a_supported_version(version: str) -> None:
 
 @pytest.mark.parametrize("version", ["1999-01-01", "2026-07-28", "latest"])
 async def test_initialize_answers_latest_legacy_for_other_versions(version: str) -> None:
-    async with connect_in_memory(build_server(), protocol_version=version) as client:
-        assert client.protocol_version == "2025-11-25"
+    # 2026-07-28 has no initialize: a client asking for it in a handshake gets the legacy answer.
+    async with connect_in_memory(build_server(), initialize=False) as client:
+        result = await client.request(
+            "initialize", {"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}
+        )
+        assert result["protocolVersion"] == "2025-11-25"
 
 
 async def test_initialize_reports_server_info_and_instructions() -> None:

@@ -15,7 +15,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-DEFAULT_TIMEOUT = 5.0
+DEFAULT_TIMEOUT = 10.0
 PARSE_ERROR_LINE = b'{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}'
 
 
@@ -55,6 +55,13 @@ def initialize_request(request_id: Any = 0, version: str = "2025-11-25") -> dict
     }
 
 
+def _read_chunk(stream: Any) -> bytes:
+    try:
+        return stream.read(65536) or b""
+    except (OSError, ValueError):  # closed under us (by kill())
+        return b""
+
+
 class WireServer:
     def __init__(self, command: Sequence[str]) -> None:
         self.process = subprocess.Popen(
@@ -73,7 +80,7 @@ class WireServer:
     def _read_stdout(self) -> None:
         assert self.process.stdout is not None
         pending = b""
-        while chunk := self.process.stdout.read(65536):
+        while chunk := _read_chunk(self.process.stdout):
             self.stdout_raw += chunk
             *complete, pending = (pending + chunk).split(b"\n")
             for line in complete:
@@ -84,7 +91,7 @@ class WireServer:
 
     def _read_stderr(self) -> None:
         assert self.process.stderr is not None
-        while chunk := self.process.stderr.read(65536):
+        while chunk := _read_chunk(self.process.stderr):
             self.stderr += chunk
 
     # ------------------------------------------------------------------------------- writing

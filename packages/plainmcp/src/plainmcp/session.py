@@ -51,6 +51,10 @@ class Outbound:
     related_to: RequestId | None = None
 
 
+def _is_id(value: Any) -> bool:
+    return isinstance(value, (str, int)) and not isinstance(value, bool)
+
+
 class Handler(Protocol):
     """What a session delegates to: the server's or the client's dispatch."""
 
@@ -293,7 +297,9 @@ class Session:
                 logger.exception("notification %s failed", notification.method)
 
     def _on_cancelled(self, params: dict[str, Any]) -> None:
-        call = self._in_flight.get(params.get("requestId"))  # type: ignore[arg-type]
+        request_id = params.get("requestId")
+        # Only a real id: a dict would not hash, and True or 1.0 would match the id 1.
+        call = self._in_flight.get(request_id) if _is_id(request_id) else None
         if call is None:
             return  # unknown or already answered: the specification says ignore it
         if call.request.method == protocol.INITIALIZE:
@@ -303,7 +309,8 @@ class Session:
         call.scope.cancel()
 
     def _on_progress(self, params: dict[str, Any]) -> None:
-        request_id = self._progress_routes.get(params.get("progressToken"))  # type: ignore[arg-type]
+        token = params.get("progressToken")
+        request_id = self._progress_routes.get(token) if _is_id(token) else None
         pending = self._pending.get(request_id) if request_id is not None else None
         progress = params.get("progress")
         if pending is None or pending.on_progress is None or not isinstance(progress, (int, float)):

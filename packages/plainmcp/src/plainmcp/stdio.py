@@ -115,9 +115,16 @@ def frame(outbound: Outbound, max_bytes: int = DEFAULT_MAX_MESSAGE_BYTES) -> byt
             lines.append(data)
     if not lines:
         return b""
-    if isinstance(outbound.message, list):
-        return b"[" + b",".join(lines) + b"]\n"
-    return lines[0] + b"\n"
+    if not isinstance(outbound.message, list):
+        return lines[0] + b"\n"
+    batch = b"[" + b",".join(lines) + b"]"
+    if len(batch) > max_bytes:
+        # The limit is on the line: keep every id answered, but as small errors.
+        logger.error("a %d-byte batch reply exceeds the limit (%d); sending errors instead", len(batch), max_bytes)
+        reason = f"Response exceeds the {max_bytes}-byte message limit"
+        small = [_replacement(m, reason) if isinstance(m, Response) else encode(m) for m in messages]
+        batch = b"[" + b",".join(line for line in small if line) + b"]"
+    return batch + b"\n"
 
 
 # --------------------------------------------------------------------------------- server side

@@ -27,7 +27,10 @@ async def _relay(source: ObjectReceiveStream[Outbound], sink: ObjectSendStream[D
         async for outbound in source:
             data = frame(outbound)
             if data:
-                await sink.send(decode(data))
+                try:
+                    await sink.send(decode(data))
+                except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+                    return  # the receiving side has gone, as a peer's process may exit mid-message
 
 
 @asynccontextmanager
