@@ -3,6 +3,8 @@
 
     python3 dev.py demo     # create .venv with every package, then run the demo
     python3 dev.py test     # the test suite (sets up first when needed); extra args go to pytest
+                            #   also installs the pinned Node tools (scripts/node_tools.py) into .ci-cache/node
+                            #   when CI is set or they are missing; npm must be on PATH for that
     python3 dev.py bench    # the stdio benchmark against the official SDK
     python3 dev.py setup    # only (re)build .venv
 
@@ -52,6 +54,28 @@ def setup() -> None:
     STAMP.write_text(fingerprint)
 
 
+def node_tools_env() -> dict[str, str] | None:
+    """The tests' environment: os.environ plus the paths of the pinned Node tools, or None if they cannot be had.
+
+    With CI set, or when anything is missing, scripts/node_tools.py installs them first (a no-op when the
+    pinned versions are there). The interop tests read PLAINMCP_NODE_BIN and PLAINMCP_INSPECTOR.
+    """
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import node_tools
+
+    try:
+        found = node_tools.install() if os.environ.get("CI") or node_tools.missing() else node_tools.paths()
+    except node_tools.NodeToolsError as error:
+        print(f"dev.py: the Node test tools are required: {error}", file=sys.stderr)
+        return None
+    return {
+        **os.environ,
+        "PLAINMCP_NODE_BIN": str(found["node_bin"]),
+        "PLAINMCP_INSPECTOR": str(found["inspector"]),
+        "PLAINMCP_CONFORMANCE": str(found["conformance"]),
+    }
+
+
 def main(argv: list[str]) -> int:
     command, rest = (argv[0], argv[1:]) if argv else ("test", [])
     if command not in {"setup", "test", "demo", "bench"}:
@@ -60,7 +84,10 @@ def main(argv: list[str]) -> int:
     setup()
     python = str(BIN / "python")
     if command == "test":
-        return subprocess.run([python, "-m", "pytest", *rest], cwd=ROOT).returncode
+        env = node_tools_env()
+        if env is None:
+            return 1
+        return subprocess.run([python, "-m", "pytest", *rest], cwd=ROOT, env=env).returncode
     if command == "demo":
         return subprocess.run([str(BIN / "plainmcp"), "demo", *rest], cwd=ROOT).returncode
     if command == "bench":
