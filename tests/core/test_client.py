@@ -8,7 +8,6 @@ from typing import Any
 
 import anyio
 import pytest
-
 from plainmcp import ErrorCode, MCPError, Server, ToolAnnotations, connect_stdio
 from plainmcp.testing import connect_in_memory
 

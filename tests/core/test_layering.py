@@ -32,3 +32,9 @@ def test_public_api_all_is_sorted_and_importable() -> None:
     assert plainmcp.__all__ == sorted(plainmcp.__all__)
     for name in plainmcp.__all__:
         assert getattr(plainmcp, name) is not None
+
+
+def test_public_all_matches_the_lazy_export_table() -> None:
+    import plainmcp
+
+    assert sorted(plainmcp._EXPORTS) == plainmcp.__all__

@@ -10,12 +10,11 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-import anyio
 import pytest
-
 from plainmcp import Client, ErrorCode, MCPError, Server, inputs
 from plainmcp.jsonrpc import Notification
 from plainmcp.testing import connect_in_memory
+
 from tests.fixtures.feature_server import build_server
 
 pytestmark = pytest.mark.anyio

@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import pytest
-
 from plainmcp.errors import ErrorCode, MCPError
 from plainmcp.pagination import decode_cursor, encode_cursor, paginate
 

@@ -6,9 +6,9 @@ from typing import Any
 
 import anyio
 import pytest
-
 from plainmcp import ErrorCode, MCPError, PromptArgument, Server, ToolAnnotations
 from plainmcp.testing import connect_in_memory
+
 from tests.fixtures.feature_server import build_server
 
 pytestmark = pytest.mark.anyio

@@ -12,7 +12,6 @@ from typing import Any
 
 import anyio
 import pytest
-
 from plainmcp.errors import ErrorCode, MCPError
 from plainmcp.jsonrpc import Notification, Request, Response
 from plainmcp.session import InFlight, Outbound, Session

@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import pytest
-
 from plainmcp.uri_template import TemplateError, UriTemplate
 
 

@@ -100,10 +100,7 @@ class Run:
     stderr: str
 
     def describe(self) -> str:
-        return (
-            f"command: {self.command}\nexit code: {self.returncode}\n"
-            f"stdout:\n{self.stdout}\nstderr:\n{self.stderr}"
-        )
+        return f"command: {self.command}\nexit code: {self.returncode}\nstdout:\n{self.stdout}\nstderr:\n{self.stderr}"
 
     @property
     def result(self) -> Any:
@@ -315,7 +312,9 @@ def test_resources_read_through_a_template(inspector, era):
 def test_resources_read_missing_is_an_error(inspector, era):
     # Not found is a JSON-RPC error in both eras (-32002 legacy, -32602 modern), never empty contents.
     # The Inspector reports JSON-RPC errors with exit code 1 and does not show the numeric code.
-    run = inspector.run(FEATURE_SERVER, "--method", "resources/read", "--uri", "test://items/missing", era=era, expect=1)
+    run = inspector.run(
+        FEATURE_SERVER, "--method", "resources/read", "--uri", "test://items/missing", era=era, expect=1
+    )
     assert run.stdout == ""
     assert "test://items/missing" in run.error["message"]
 
@@ -373,7 +372,10 @@ def test_prompts_get_with_every_argument(inspector, era):
         "tone=formal",
         era=era,
     ).result
-    assert result["messages"][0] == {"role": "user", "content": {"type": "text", "text": "Write about rust in a formal tone."}}
+    assert result["messages"][0] == {
+        "role": "user",
+        "content": {"type": "text", "text": "Write about rust in a formal tone."},
+    }
 
 
 # ------------------------------------------------------------------------------------ server commands with flags

@@ -7,9 +7,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-
 from plainmcp import MCPError, Server
 from plainmcp.testing import connect_in_memory
+
 from tests.fixtures.feature_server import build_server
 
 pytestmark = pytest.mark.anyio

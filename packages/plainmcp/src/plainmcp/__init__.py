@@ -34,10 +34,34 @@ _EXPORTS: dict[str, str] = {
     "ToolResult": "tools",
     "connect_stdio": "client",
     "content": "content",
+    "inputs": "inputs",
     "open_client": "client",
 }
 
-__all__ = sorted(_EXPORTS)
+__all__ = [
+    "ALL_VERSIONS",
+    "Client",
+    "Context",
+    "ErrorCode",
+    "LATEST",
+    "LATEST_LEGACY",
+    "LEGACY_VERSIONS",
+    "MCPError",
+    "MODERN_VERSIONS",
+    "Prompt",
+    "PromptArgument",
+    "Resource",
+    "ResourceTemplate",
+    "Server",
+    "Tool",
+    "ToolAnnotations",
+    "ToolError",
+    "ToolResult",
+    "connect_stdio",
+    "content",
+    "inputs",
+    "open_client",
+]
 
 
 def __getattr__(name: str) -> Any:
@@ -55,7 +79,7 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:
-    from . import content
+    from . import content, inputs
     from .client import Client, connect_stdio, open_client
     from .context import Context
     from .errors import ErrorCode, MCPError

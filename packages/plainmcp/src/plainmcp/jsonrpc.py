@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any
 
 from .errors import ErrorCode
 
-RequestId = Union[str, int]
+RequestId = str | int
 
 JSONRPC_VERSION = "2.0"
 
@@ -68,7 +68,7 @@ class ErrorResponse:
         return {"jsonrpc": JSONRPC_VERSION, "id": self.id, "error": self.error}
 
 
-Message = Union[Request, Notification, Response, ErrorResponse]
+Message = Request | Notification | Response | ErrorResponse
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,7 +86,7 @@ class Batch:
     items: tuple[Message | Invalid, ...]
 
 
-Decoded = Union[Message, Batch, Invalid]
+Decoded = Message | Batch | Invalid
 
 
 def error_response(id: RequestId | None, code: int, message: str, data: Any = None) -> ErrorResponse:
