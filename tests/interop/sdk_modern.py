@@ -186,6 +186,8 @@ async def connect(command: list[str], *, mode: str = MODERN, **client_options: A
     wire = Wire()
     client_options.setdefault("cache", None)
     with tempfile.TemporaryFile(mode="w+", encoding="utf-8") as stderr, anyio.fail_after(SESSION_TIMEOUT):
-        client = Client(TappedStdio(command, wire, stderr), mode=mode, message_handler=wire.on_message, **client_options)
+        client = Client(
+            TappedStdio(command, wire, stderr), mode=mode, message_handler=wire.on_message, **client_options
+        )
         async with client:
             yield Connected(client, wire, stderr)
