@@ -3,12 +3,12 @@
 
     python3 dev.py demo     # create .venv with every package, then run the demo
     python3 dev.py test     # the test suite (sets up first when needed); extra args go to pytest
-                            #   also installs the pinned Node tools (scripts/node_tools.py) into .ci-cache/node
-                            #   when CI is set or they are missing; npm must be on PATH for that
     python3 dev.py bench    # the stdio benchmark against the official SDK
     python3 dev.py setup    # only (re)build .venv
 
-The environment is rebuilt only when a pyproject.toml changed since the last setup.
+The environment is rebuilt only when a pyproject.toml changed since the last setup. `test` also installs the
+pinned Node tools the interop tests drive (Node 22, MCP Inspector, conformance suite; scripts/node_tools.py)
+into .ci-cache/node when CI is set or they are missing; that needs npm on PATH.
 """
 
 from __future__ import annotations
