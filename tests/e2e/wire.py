@@ -200,6 +200,12 @@ class WireServer:
             self.process.kill()
         try:
             self.process.wait(timeout=5)
+            # The readers see end of file now that the process is gone. Close their descriptors only
+            # after they stopped: a reader about to call read() on a descriptor closed under it would
+            # read from whatever pipe reuses that number next (the next test's server), stealing its
+            # output -- which made an unrelated test time out once in a few hundred runs.
+            for thread in self._threads:
+                thread.join(timeout=5)
         finally:
             for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
                 try:
