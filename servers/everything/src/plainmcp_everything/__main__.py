@@ -1,0 +1,20 @@
+"""``plainmcp-everything``: serve the conformance fixture (stdio by default; see ``--help``)."""
+
+from __future__ import annotations
+
+from plainmcp.serve import serve, server_arguments
+
+from .server import build_server
+
+
+def main() -> None:
+    parser = server_arguments(
+        "plainmcp-everything",
+        env_prefix="PLAINMCP_EVERYTHING",
+        description="The MCP conformance fixture: every protocol feature, under the conformance suite's names.",
+    )
+    serve(build_server(), parser.parse_args())
+
+
+if __name__ == "__main__":
+    main()
