@@ -390,3 +390,25 @@ async def test_both_eras_on_one_connection_keep_their_own_rules() -> None:
 async def test_auto_client_picks_modern_and_falls_back_to_legacy() -> None:
     async with connect_in_memory(build_server(), protocol_version="auto") as client:
         assert client.protocol_version == MODERN and client.server_info == SERVER_INFO
+
+
+async def test_request_state_carries_only_answers_the_handler_used() -> None:
+    import base64
+    import json
+
+    server = Server("s", "1")
+
+    @server.tool()
+    async def two_questions(ctx: Any, args: Any) -> str:
+        await ctx.ask({"first": inputs.elicitation("1?", {"type": "object"})})
+        await ctx.ask({"second": inputs.elicitation("2?", {"type": "object"})})
+        return "done"
+
+    async with modern_client(server) as (client, _):
+        params = {"name": "two_questions", "arguments": {}, **envelope({"elicitation": {}})}
+        padded = {"first": {"action": "accept", "content": {}}, "junk": {"x": "y" * 100}}
+        result = await client.request("tools/call", {**params, "inputResponses": padded}, answer_inputs=False)
+    payload = result["requestState"].split(".")[0]
+    sealed = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
+    assert list(result["inputRequests"]) == ["second"]
+    assert sealed["a"] == {"first": {"action": "accept", "content": {}}}

@@ -235,16 +235,18 @@ class Client:
         timeout: float | None = -1,
         idempotent: bool | None = None,
         on_progress: Callable[[float, float | None, str | None], Any] | None = None,
+        answer_inputs: bool = True,
     ) -> Any:
         """Send a request. Idempotent requests that time out are retried with exponential backoff
         and full jitter, up to ``retries`` times. In 2026-07-28 the envelope is added, and
         ``input_required`` results are answered through the callbacks and retried, up to
-        ``MAX_INPUT_ROUNDS`` times. Raises :class:`MCPError`."""
+        ``MAX_INPUT_ROUNDS`` times (``answer_inputs=False`` returns them as they are, for callers
+        that drive the rounds themselves). Raises :class:`MCPError`."""
         if self.modern:
-            params = self._with_envelope(method, params)
+            params = self.with_envelope(method, params)
         result = await self._request_with_retries(method, params, timeout, idempotent, on_progress)
         rounds = 0
-        while self.modern and method in MULTI_ROUND_METHODS and _is_input_required(result):
+        while answer_inputs and self.modern and method in MULTI_ROUND_METHODS and _is_input_required(result):
             rounds += 1
             if rounds > MAX_INPUT_ROUNDS:
                 raise MCPError(ErrorCode.INTERNAL_ERROR, f"{method} still wanted input after {MAX_INPUT_ROUNDS} rounds")
@@ -252,15 +254,18 @@ class Client:
             result = await self._request_with_retries(method, params, timeout, idempotent, on_progress)
         return result
 
-    def _with_envelope(self, method: str, params: dict[str, Any] | None) -> dict[str, Any]:
+    def with_envelope(self, method: str, params: dict[str, Any] | None) -> dict[str, Any]:
+        """``params`` with this client's 2026-07-28 ``_meta`` envelope added (keys the caller
+        already put in ``_meta`` win)."""
         params = dict(params or {})
-        meta = dict(params.get("_meta") or {})
-        meta[protocol.META_PROTOCOL_VERSION] = self.protocol_version
-        meta[protocol.META_CLIENT_CAPABILITIES] = self.capabilities
-        meta[protocol.META_CLIENT_INFO] = self.client_info
+        meta: dict[str, Any] = {
+            protocol.META_PROTOCOL_VERSION: self.protocol_version,
+            protocol.META_CLIENT_CAPABILITIES: self.capabilities,
+            protocol.META_CLIENT_INFO: self.client_info,
+        }
         if self.log_level is not None and method != protocol.SERVER_DISCOVER:
             meta[protocol.META_LOG_LEVEL] = self.log_level
-        params["_meta"] = meta
+        params["_meta"] = {**meta, **(params.get("_meta") or {})}
         return params
 
     async def _answer_inputs(self, params: dict[str, Any], result: dict[str, Any]) -> dict[str, Any]:
@@ -430,7 +435,7 @@ class Client:
         request_id = self.session.next_id()
         subscription = Subscription(request_id)
         self._subscriptions[request_id] = subscription
-        params = self._with_envelope(protocol.SUBSCRIPTIONS_LISTEN, {"notifications": wanted})
+        params = self.with_envelope(protocol.SUBSCRIPTIONS_LISTEN, {"notifications": wanted})
 
         async def hold() -> None:
             try:

@@ -124,8 +124,8 @@ class Context:
     def state(self) -> dict[str, Any]:
         """Handler data kept across the rounds of a modern multi-round request (JSON values only).
 
-        Sealed into ``requestState``: the client carries it but can neither read it usefully nor
-        change it. In the legacy era there is one round, and this is a fresh dict.
+        Signed into ``requestState``: the client carries it and cannot change it, but can read it,
+        so keep secrets out of it. In the legacy era there is one round, and this is a fresh dict.
         """
         if self.inputs is None:
             self.inputs = InputRound({}, {})

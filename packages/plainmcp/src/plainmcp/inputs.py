@@ -10,7 +10,8 @@ and gets the answers back, whatever the era:
 
 Answers from earlier rounds travel in ``requestState``, signed with HMAC-SHA256 under a per-server
 key and bound to the method, the target (tool, prompt or URI) and the arguments, so a client cannot
-forge them, replay them on another request, or keep them past their lifetime.
+forge them, replay them on another request, or keep them past their lifetime. The state is signed,
+not encrypted: the client can decode it, so it must never carry secrets.
 """
 
 from __future__ import annotations
@@ -79,15 +80,19 @@ class InputRound:
     """What one modern request knows of the client's answers: earlier rounds' (from the state) and
     this round's ``inputResponses``; plus the handler's own state, carried between rounds."""
 
-    __slots__ = ("answers", "state")
+    __slots__ = ("answers", "state", "used")
 
     def __init__(self, answers: dict[str, Any], state: dict[str, Any]) -> None:
         self.answers = answers
         self.state = state
+        #: The answers the handler actually consumed: only these are sealed into the next state,
+        #: so a client cannot pad the state with keys nobody asked for.
+        self.used: dict[str, Any] = {}
 
     def answers_for(self, requests: dict[str, InputRequest]) -> dict[str, Any]:
         """The answers to ``requests``; raises InputRequired for those missing or malformed."""
         found = {k: self.answers[k] for k, r in requests.items() if k in self.answers and is_valid_answer(r, self.answers[k])}
+        self.used.update(found)
         missing = {key: request for key, request in requests.items() if key not in found}
         if missing:
             raise InputRequired(missing)

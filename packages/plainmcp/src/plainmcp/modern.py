@@ -173,7 +173,7 @@ class ModernDispatcher:
         try:
             return self._complete(await handler(ctx, params), method)
         except InputRequired as need:
-            known = {key: value for key, value in ctx.inputs.answers.items() if key not in need.requests}
+            known = {key: value for key, value in ctx.inputs.used.items() if key not in need.requests}
             result = {
                 "resultType": "input_required",
                 "inputRequests": {key: request.to_dict() for key, request in need.requests.items()},
