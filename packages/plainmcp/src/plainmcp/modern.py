@@ -63,6 +63,23 @@ class Envelope:
 
 def read_envelope(params: dict[str, Any]) -> Envelope:
     """Check the request's ``_meta`` envelope. Raises -32602 (malformed) or -32022 (version)."""
+    envelope = parse_envelope(params)
+    check_version(envelope.version)
+    return envelope
+
+
+def check_version(version: str) -> None:
+    """Raises -32022 naming what we support unless ``version`` is a modern revision we speak."""
+    if version not in MODERN_VERSIONS:
+        raise MCPError(
+            ErrorCode.UNSUPPORTED_PROTOCOL_VERSION,
+            "Unsupported protocol version",
+            {"supported": SUPPORTED_VERSIONS, "requested": version},
+        )
+
+
+def parse_envelope(params: dict[str, Any]) -> Envelope:
+    """The envelope's fields, checked for shape only (-32602); the version is not judged here."""
     meta = params.get("_meta")
     if not isinstance(meta, dict):
         raise invalid_params(
@@ -76,12 +93,6 @@ def read_envelope(params: dict[str, Any]) -> Envelope:
         raise invalid_params(f"{protocol.META_PROTOCOL_VERSION} must be a string")
     if not isinstance(capabilities, dict):
         raise invalid_params(f"{protocol.META_CLIENT_CAPABILITIES} must be an object")
-    if version not in MODERN_VERSIONS:
-        raise MCPError(
-            ErrorCode.UNSUPPORTED_PROTOCOL_VERSION,
-            "Unsupported protocol version",
-            {"supported": SUPPORTED_VERSIONS, "requested": version},
-        )
     client_info = meta.get(protocol.META_CLIENT_INFO, {})
     if not isinstance(client_info, dict):
         raise invalid_params(f"{protocol.META_CLIENT_INFO} must be an object")

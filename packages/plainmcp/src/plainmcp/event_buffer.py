@@ -1,0 +1,85 @@
+"""One SSE stream's messages: numbered, kept in a bounded history, readable from any point.
+
+The legacy Streamable HTTP transport writes every message meant for a stream here; whoever is
+connected (the POST that started it, or a GET resuming it with ``Last-Event-ID``) reads from the
+position it has reached. So a client that drops a stream and comes back loses nothing that is
+still in the history, and a message is never delivered on two streams.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from collections import deque
+from collections.abc import AsyncIterator
+
+import anyio
+
+logger = logging.getLogger(__name__)
+
+
+class EventBuffer:
+    """Numbered events of one stream. Event ids are ``<key>-<seq>``, unique across the session."""
+
+    def __init__(self, limit: int = 256, key: str | None = None) -> None:
+        self.key = key or secrets.token_hex(6)
+        self.seq = 0
+        self.history: deque[tuple[int, bytes]] = deque(maxlen=limit)
+        self.finished = False
+        self.readers = 0
+        self._changed = anyio.Event()
+
+    def event_id(self, seq: int) -> str:
+        return f"{self.key}-{seq}"
+
+    def push(self, data: bytes) -> int:
+        """Append one event's JSON; returns its sequence number."""
+        self.seq += 1
+        self.history.append((self.seq, data))
+        self._wake()
+        return self.seq
+
+    def finish(self) -> None:
+        """No more events will come: readers stop after the last one."""
+        self.finished = True
+        self._wake()
+
+    def _wake(self) -> None:
+        self._changed.set()
+        self._changed = anyio.Event()
+
+    async def read_from(self, after: int) -> AsyncIterator[tuple[int, bytes]]:
+        """Every event numbered above ``after``, then live ones, until the stream is finished."""
+        cursor = after
+        self.readers += 1
+        try:
+            while True:
+                changed = self._changed
+                oldest = self.history[0][0] if self.history else self.seq + 1
+                if cursor + 1 < oldest and cursor < self.seq:
+                    logger.warning("stream %s: events %d..%d fell out of the replay buffer", self.key, cursor + 1, oldest - 1)
+                for seq, data in list(self.history):
+                    if seq > cursor:
+                        cursor = seq
+                        yield seq, data
+                if self.finished and cursor >= self.seq:
+                    return
+                await changed.wait()
+        finally:
+            self.readers -= 1
+
+    async def first(self) -> tuple[int, bytes] | None:
+        """Wait for the first event (None if the stream finished empty)."""
+        while not self.history:
+            if self.finished:
+                return None
+            await self._changed.wait()
+        return self.history[0]
+
+
+def parse_event_id(value: str | None) -> tuple[str, int] | None:
+    """(stream key, sequence) of a ``Last-Event-ID`` we issued; None for anything else."""
+    if not value or "-" not in value:
+        return None
+    key, _, seq = value.rpartition("-")
+    return (key, int(seq)) if seq.isdigit() else None

@@ -1,0 +1,132 @@
+"""The HTTP+SSE transport of 2024-11-05 (deprecated, still served for old clients).
+
+``GET /sse`` opens the stream and first sends an ``endpoint`` event naming the URL to POST to
+(opaque to clients: ours carries a random session id). Each POST gets ``202 Accepted``; the answers
+travel on the stream as ``message`` events. The stream closing ends the session.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from typing import Any
+from urllib.parse import parse_qs
+
+import anyio
+
+from .asgi import (
+    BodyTooLarge,
+    ClientGone,
+    EventStream,
+    Receive,
+    Scope,
+    Send,
+    error_payload,
+    header,
+    read_body,
+    respond,
+    respond_json,
+    wait_disconnect,
+)
+from .jsonrpc import Decoded, Invalid, decode
+from .session import Outbound
+from .stdio import frame
+
+logger = logging.getLogger(__name__)
+
+
+class LegacySSE:
+    """ASGI app answering the SSE path (GET) and the message path (POST)."""
+
+    def __init__(
+        self,
+        server: Any,
+        *,
+        sse_path: str = "/sse",
+        messages_path: str = "/messages",
+        max_body_bytes: int = 4 * 1024 * 1024,
+        max_sessions: int = 1000,
+        keepalive_seconds: float = 15.0,
+    ) -> None:
+        self.server = server
+        self.sse_path = sse_path
+        self.messages_path = messages_path
+        self.max_body_bytes = max_body_bytes
+        self.max_sessions = max_sessions
+        self.keepalive_seconds = keepalive_seconds
+        self.sessions: dict[str, anyio.abc.ObjectSendStream[Decoded]] = {}
+
+    def handles(self, path: str) -> bool:
+        return path in (self.sse_path, self.messages_path)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["path"] == self.sse_path and scope["method"] == "GET":
+            await self._stream(scope, receive, send)
+        elif scope["path"] == self.messages_path and scope["method"] == "POST":
+            await self._message(scope, receive, send)
+        else:
+            allowed = "GET" if scope["path"] == self.sse_path else "POST"
+            await respond(send, 405, headers=[("allow", allowed)])
+
+    async def _stream(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if len(self.sessions) >= self.max_sessions:
+            await respond_json(send, 503, error_payload(-32603, "Too many sessions; try again later"))
+            return
+        session_id = secrets.token_urlsafe(24)
+        input_send, input_receive = anyio.create_memory_object_stream[Decoded](64)
+        output_send, output_receive = anyio.create_memory_object_stream[Outbound](256)
+        connection = self.server.connect(input_receive, output_send)
+        self.sessions[session_id] = input_send
+        events = EventStream(send)
+        endpoint = f"{scope.get('root_path', '')}{self.messages_path}?session_id={session_id}"
+        logger.info("SSE session %s opened", session_id[:8])
+        try:
+            await events.start()
+            await events.event(endpoint, event="endpoint")
+            async with anyio.create_task_group() as task_group:
+                task_group.start_soon(connection.run)
+                task_group.start_soon(_close_on_disconnect, receive, input_send)
+                task_group.start_soon(events.keep_alive, self.keepalive_seconds)
+                async for outbound in output_receive:
+                    data = frame(outbound, self.max_body_bytes).rstrip(b"\n")
+                    if data:
+                        await events.event(data.decode("utf-8"), event="message")
+                task_group.cancel_scope.cancel()
+        except OSError:
+            pass  # the client went away
+        finally:
+            self.sessions.pop(session_id, None)
+            input_send.close()
+            logger.info("SSE session %s closed", session_id[:8])
+
+    async def _message(self, scope: Scope, receive: Receive, send: Send) -> None:
+        session_id = parse_qs(scope.get("query_string", b"").decode("latin-1")).get("session_id", [None])[0]
+        input_send = self.sessions.get(session_id) if session_id else None
+        if input_send is None:
+            await respond_json(send, 404, error_payload(-32600, "Session not found"))
+            return
+        if (header(scope, "content-type") or "").split(";")[0].strip().lower() != "application/json":
+            await respond_json(send, 415, error_payload(-32600, "Unsupported Media Type: send application/json"))
+            return
+        try:
+            body = await read_body(receive, self.max_body_bytes)
+        except BodyTooLarge:
+            await respond_json(send, 413, error_payload(-32600, f"Request body exceeds {self.max_body_bytes} bytes"))
+            return
+        except ClientGone:
+            return
+        decoded = decode(body)
+        if isinstance(decoded, Invalid) and decoded.reply is not None and decoded.reply.code == -32700:
+            await respond_json(send, 400, decoded.reply.to_dict())
+            return
+        try:
+            await input_send.send(decoded)  # anything else, even invalid, is answered on the stream
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+            await respond_json(send, 404, error_payload(-32600, "Session not found"))
+            return
+        await respond(send, 202, b"Accepted", content_type="text/plain")
+
+
+async def _close_on_disconnect(receive: Receive, input_send: anyio.abc.ObjectSendStream[Decoded]) -> None:
+    await wait_disconnect(receive)
+    input_send.close()

@@ -1,0 +1,536 @@
+"""The Streamable HTTP transport, both eras, as an ASGI application for one endpoint (``/mcp``).
+
+Legacy era (2025-03-26 .. 2025-11-25): ``initialize`` mints a session (``Mcp-Session-Id``); each
+session is one long-lived :class:`~plainmcp.connection.ServerConnection` whose outgoing messages
+are routed to the SSE stream of the request they belong to (or to the GET stream). Streams are
+numbered and buffered, so a dropped stream resumes with ``Last-Event-ID``.
+
+Modern era (2026-07-28): each POST is one stateless request, served by a connection that lives for
+that request only; the answer is JSON, or an SSE stream when notifications come first (progress,
+logs, a ``subscriptions/listen`` stream). Closing the response stream cancels the request.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import logging
+import secrets
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import anyio
+from anyio.abc import ObjectSendStream, TaskGroup
+
+from . import protocol
+from .asgi import (
+    BodyTooLarge,
+    ClientGone,
+    EventStream,
+    Receive,
+    Scope,
+    Send,
+    error_payload,
+    header,
+    read_body,
+    respond,
+    respond_json,
+    wait_disconnect,
+)
+from .errors import ErrorCode, MCPError
+from .event_buffer import EventBuffer, parse_event_id
+from .jsonrpc import (
+    Batch,
+    Decoded,
+    ErrorResponse,
+    Invalid,
+    Message,
+    Notification,
+    Request,
+    RequestId,
+    Response,
+    decode,
+    encode,
+)
+from .modern import MODERN_ONLY_METHODS, is_modern_request, parse_envelope
+from .session import Outbound
+from .versions import LEGACY_VERSIONS, MODERN_VERSIONS, V2025_11_25, at_least
+
+logger = logging.getLogger(__name__)
+
+#: HTTP status of a 2026-07-28 error response, by JSON-RPC code (200 for the rest).
+MODERN_ERROR_STATUS = {
+    ErrorCode.METHOD_NOT_FOUND: 404,
+    ErrorCode.PARSE_ERROR: 400,
+    ErrorCode.INVALID_REQUEST: 400,
+    ErrorCode.INVALID_PARAMS: 400,
+    ErrorCode.HEADER_MISMATCH: 400,
+    ErrorCode.MISSING_REQUIRED_CLIENT_CAPABILITY: 400,
+    ErrorCode.UNSUPPORTED_PROTOCOL_VERSION: 400,
+}
+NAME_HEADER_SOURCE = {protocol.TOOLS_CALL: "name", protocol.PROMPTS_GET: "name", protocol.RESOURCES_READ: "uri"}
+
+
+class StreamableHTTP:
+    """ASGI app for the MCP endpoint. Run it inside :meth:`running` (the HTTP app's lifespan does).
+
+    Args:
+        server: the :class:`~plainmcp.Server` to serve.
+        max_body_bytes: larger POST bodies get 413.
+        max_sessions: legacy sessions at once; a new ``initialize`` past it gets 503.
+        session_idle_seconds: a legacy session unused this long (and with no open stream) is ended.
+        replay_events: events kept per stream for ``Last-Event-ID`` resumption.
+        keepalive_seconds: interval of SSE comment lines on idle long-lived streams.
+    """
+
+    def __init__(
+        self,
+        server: Any,
+        *,
+        max_body_bytes: int = 4 * 1024 * 1024,
+        max_sessions: int = 1000,
+        session_idle_seconds: float = 1800.0,
+        replay_events: int = 256,
+        keepalive_seconds: float = 15.0,
+    ) -> None:
+        self.server = server
+        self.max_body_bytes = max_body_bytes
+        self.max_sessions = max_sessions
+        self.session_idle_seconds = session_idle_seconds
+        self.replay_events = replay_events
+        self.keepalive_seconds = keepalive_seconds
+        self.sessions: dict[str, LegacySession] = {}
+        self._task_group: TaskGroup | None = None
+        self._modern_inputs: set[ObjectSendStream[Decoded]] = set()
+
+    @asynccontextmanager
+    async def running(self) -> AsyncIterator[None]:
+        """Own the background work (legacy sessions, the idle reaper) for the app's lifetime."""
+        async with anyio.create_task_group() as task_group:
+            self._task_group = task_group
+            task_group.start_soon(self._reap_idle_sessions)
+            try:
+                yield
+            finally:
+                for stream in list(self._modern_inputs):
+                    stream.close()  # graceful end of open listen streams
+                for session in list(self.sessions.values()):
+                    session.close()
+                task_group.cancel_scope.cancel()
+                self._task_group = None
+
+    async def _reap_idle_sessions(self) -> None:
+        while True:
+            await anyio.sleep(min(30.0, self.session_idle_seconds / 2))
+            now = time.monotonic()
+            for session in list(self.sessions.values()):
+                if now - session.last_seen > self.session_idle_seconds and not session.busy():
+                    logger.info("session %s idle for %.0f s: ended", session.id[:8], now - session.last_seen)
+                    session.close()
+
+    # --------------------------------------------------------------------------------- routing
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        method = scope["method"]
+        if method == "POST":
+            await self._post(scope, receive, send)
+        elif method in ("GET", "DELETE"):
+            session_id = header(scope, "mcp-session-id")
+            if session_id is None or header(scope, "mcp-protocol-version") in MODERN_VERSIONS:
+                # 2026-07-28 has no GET stream and no sessions; legacy needs a session for both.
+                await respond(send, 405, headers=[("allow", "POST")])
+            elif (session := self.sessions.get(session_id)) is None:
+                await _session_not_found(send)
+            elif method == "GET":
+                await self._get(scope, receive, send, session)
+            else:
+                session.close()
+                await respond(send, 204)
+        else:
+            await respond(send, 405, headers=[("allow", "GET, POST, DELETE")])
+
+    async def _post(self, scope: Scope, receive: Receive, send: Send) -> None:
+        accept = header(scope, "accept") or ""
+        if not (("application/json" in accept and "text/event-stream" in accept) or "*/*" in accept):
+            await respond_json(send, 406, error_payload(-32600, "Not Acceptable: accept application/json and text/event-stream"))
+            return
+        content_type = (header(scope, "content-type") or "").split(";")[0].strip().lower()
+        if content_type != "application/json":
+            await respond_json(send, 415, error_payload(-32600, "Unsupported Media Type: send application/json"))
+            return
+        try:
+            body = await read_body(receive, self.max_body_bytes)
+        except BodyTooLarge:
+            await respond_json(send, 413, error_payload(-32600, f"Request body exceeds {self.max_body_bytes} bytes"))
+            return
+        except ClientGone:
+            return
+        decoded = decode(body)
+        if isinstance(decoded, Invalid):
+            reply = decoded.reply or ErrorResponse(None, {"code": -32600, "message": "Invalid Request"})
+            await respond_json(send, 400, reply.to_dict())
+            return
+        version_header = header(scope, "mcp-protocol-version")
+        if _is_modern(decoded, version_header):
+            await ModernExchange(self, scope, receive, send).serve(decoded, version_header)
+        else:
+            await self._post_legacy(scope, receive, send, decoded, version_header)
+
+    # ---------------------------------------------------------------------------------- legacy
+
+    async def _post_legacy(self, scope: Scope, receive: Receive, send: Send, decoded: Decoded, version: str | None) -> None:
+        session_id = header(scope, "mcp-session-id")
+        if isinstance(decoded, Request) and decoded.method == protocol.INITIALIZE and session_id is None:
+            if len(self.sessions) >= self.max_sessions:
+                await respond_json(send, 503, error_payload(-32603, "Too many sessions; try again later"))
+                return
+            session = self._open_session()
+        elif session_id is None:
+            await respond_json(send, 400, error_payload(-32600, "Bad Request: missing Mcp-Session-Id header"))
+            return
+        elif (found := self.sessions.get(session_id)) is None:
+            await _session_not_found(send)
+            return
+        elif version is not None and version not in LEGACY_VERSIONS:
+            await respond_json(send, 400, error_payload(-32600, f"Bad Request: unsupported MCP-Protocol-Version {version!r}"))
+            return
+        else:
+            session = found
+        session.last_seen = time.monotonic()
+        headers = [("mcp-session-id", session.id)]
+        if isinstance(decoded, Batch):
+            await self._post_batch(send, session, decoded, headers)
+        elif isinstance(decoded, Request):
+            await session.answer(decoded, receive, send, headers)
+        else:
+            await session.feed(decoded)
+            await respond(send, 202, headers=headers)
+
+    async def _post_batch(self, send: Send, session: LegacySession, batch: Batch, headers: list[tuple[str, str]]) -> None:
+        if not session.connection.accepts_batches():
+            await respond_json(send, 400, error_payload(-32600, "Invalid Request: batches are not supported in this protocol revision"), headers=headers)
+            return
+        replies = [item.reply.to_dict() for item in batch.items if isinstance(item, Invalid) and item.reply is not None]
+        requests = [item for item in batch.items if isinstance(item, Request)]
+        buffers = {request.id: session.open_stream(request.id) for request in requests}
+        for item in batch.items:
+            if not isinstance(item, Invalid):
+                await session.feed(item)
+        for request in requests:
+            replies.extend(await session.final_reply(buffers[request.id]))
+        if replies:
+            await respond_json(send, 200, replies, headers=headers)
+        else:
+            await respond(send, 202, headers=headers)
+
+    def _open_session(self) -> LegacySession:
+        assert self._task_group is not None, "StreamableHTTP must run inside running() (the app lifespan)"
+        session = LegacySession(self, secrets.token_urlsafe(24))
+        self.sessions[session.id] = session
+        self._task_group.start_soon(session.run)
+        logger.info("session %s opened (%d open)", session.id[:8], len(self.sessions))
+        return session
+
+    async def _get(self, scope: Scope, receive: Receive, send: Send, session: LegacySession) -> None:
+        if "text/event-stream" not in (header(scope, "accept") or "") and "*/*" not in (header(scope, "accept") or ""):
+            await respond(send, 406)
+            return
+        session.last_seen = time.monotonic()
+        resume = parse_event_id(header(scope, "last-event-id"))
+        if resume is not None:
+            buffer = session.buffers.get(resume[0])
+            if buffer is None:
+                await respond_json(send, 404, error_payload(-32600, "Unknown or expired Last-Event-ID"))
+                return
+            after = resume[1]
+        else:
+            buffer = session.standalone
+            if buffer.readers:
+                await respond_json(send, 409, error_payload(-32600, "Conflict: a GET stream is already open"))
+                return
+            after = buffer.seq
+        await session.stream(buffer, after, receive, send, [("mcp-session-id", session.id)])
+
+
+class LegacySession:
+    """One legacy client session: a server connection and the streams its messages go to."""
+
+    def __init__(self, app: StreamableHTTP, session_id: str) -> None:
+        self.app = app
+        self.id = session_id
+        self.last_seen = time.monotonic()
+        self._input, input_receive = anyio.create_memory_object_stream[Decoded](64)
+        self._output, self._output_receive = anyio.create_memory_object_stream[Outbound](256)
+        self.connection = app.server.connect(input_receive, self._output)
+        self.standalone = EventBuffer(app.replay_events)
+        self.buffers: dict[str, EventBuffer] = {self.standalone.key: self.standalone}
+        self._by_request: dict[RequestId, EventBuffer] = {}
+        self._finished: list[str] = []
+        self.closed = False
+
+    async def run(self) -> None:
+        try:
+            async with anyio.create_task_group() as task_group:
+                task_group.start_soon(self._route)
+                await self.connection.run()
+        finally:
+            self.close()
+            self.app.sessions.pop(self.id, None)
+            for buffer in self.buffers.values():
+                buffer.finish()
+
+    def close(self) -> None:
+        if not self.closed:
+            self.closed = True
+            self.app.sessions.pop(self.id, None)
+            self._input.close()
+
+    def busy(self) -> bool:
+        return any(buffer.readers for buffer in self.buffers.values())
+
+    async def feed(self, item: Decoded) -> None:
+        try:
+            await self._input.send(item)
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+            logger.debug("session %s closed; dropped input", self.id[:8])
+
+    def open_stream(self, request_id: RequestId) -> EventBuffer:
+        buffer = EventBuffer(self.app.replay_events)
+        self.buffers[buffer.key] = buffer
+        self._by_request[request_id] = buffer
+        return buffer
+
+    async def _route(self) -> None:
+        """Send each outgoing message to the stream of the request it belongs to."""
+        async with self._output_receive:
+            async for outbound in self._output_receive:
+                for message in outbound.message if isinstance(outbound.message, list) else [outbound.message]:
+                    self._deliver(message, outbound.related_to)
+
+    def _deliver(self, message: Message, related_to: RequestId | None) -> None:
+        is_reply = isinstance(message, (Response, ErrorResponse))
+        target = message.id if is_reply else related_to
+        buffer = self._by_request.get(target) if target is not None else None
+        try:
+            data = encode(message)
+        except (ValueError, TypeError):
+            logger.exception("cannot serialize an outgoing message")
+            return
+        (buffer or self.standalone).push(data)
+        if is_reply and buffer is not None:
+            buffer.finish()
+            del self._by_request[target]
+            self._retire(buffer.key)
+
+    def _retire(self, key: str) -> None:
+        # Finished streams stay resumable for a while: keep the most recent few.
+        self._finished.append(key)
+        while len(self._finished) > 32:
+            self.buffers.pop(self._finished.pop(0), None)
+
+    async def answer(self, request: Request, receive: Receive, send: Send, headers: list[tuple[str, str]]) -> None:
+        """Serve one posted request: JSON if its answer comes first, else an SSE stream."""
+        buffer = self.open_stream(request.id)
+        await self.feed(request)
+        first = await buffer.first()
+        if first is None:
+            await respond_json(send, 500, error_payload(-32603, "Session ended", request.id), headers=headers)
+            return
+        if buffer.finished and buffer.seq == 1:
+            await respond(send, 200, first[1], content_type="application/json", headers=headers)
+            return
+        await self.stream(buffer, 0, receive, send, headers)
+
+    async def final_reply(self, buffer: EventBuffer) -> list[Any]:
+        """The response in ``buffer`` (a batch member's), as JSON; notifications are skipped."""
+        replies = []
+        async for _seq, data in buffer.read_from(0):
+            message = json.loads(data)
+            if "method" not in message:
+                replies.append(message)
+        return replies
+
+    async def stream(self, buffer: EventBuffer, after: int, receive: Receive, send: Send, headers: list[tuple[str, str]]) -> None:
+        """Write ``buffer``'s events after ``after`` as SSE until it finishes or the client leaves.
+
+        Leaving is not cancelling (legacy): what is not delivered stays for a resuming GET.
+        """
+        events = EventStream(send)
+        await events.start(headers)
+        version = self.connection.version or ""
+        if at_least(version, V2025_11_25):
+            # The priming event: an id to resume from, before anything else happens.
+            await events.event("", id=buffer.event_id(after))
+        async with anyio.create_task_group() as task_group:
+            task_group.start_soon(_cancel_on_disconnect, receive, task_group.cancel_scope)
+            task_group.start_soon(events.keep_alive, self.app.keepalive_seconds)
+            try:
+                async for seq, data in buffer.read_from(after):
+                    await events.event(data.decode("utf-8"), event="message", id=buffer.event_id(seq))
+            except OSError:
+                pass  # the client went away while we wrote
+            task_group.cancel_scope.cancel()
+        try:
+            await events.close()
+        except OSError:
+            pass
+
+
+class ModernExchange:
+    """One 2026-07-28 POST: check the mirrored headers, serve the request, answer JSON or SSE."""
+
+    def __init__(self, app: StreamableHTTP, scope: Scope, receive: Receive, send: Send) -> None:
+        self.app = app
+        self.scope = scope
+        self.receive = receive
+        self.send = send
+
+    async def serve(self, decoded: Decoded, version_header: str | None) -> None:
+        if isinstance(decoded, Notification):
+            await respond(self.send, 202)  # this revision defines none over HTTP: accepted, ignored
+            return
+        if not isinstance(decoded, Request):
+            await respond_json(self.send, 400, error_payload(-32600, "Invalid Request: POST one request or notification"))
+            return
+        try:
+            self._check(decoded, version_header)
+        except MCPError as error:
+            await self._error(decoded.id, error)
+            return
+        await self._run(decoded)
+
+    def _check(self, request: Request, version_header: str | None) -> None:
+        """Envelope shape (-32602), then the mirrored headers (-32020); the version is the
+        dispatcher's to judge (-32022), in that order."""
+        envelope = parse_envelope(request.params or {})
+        if header(self.scope, "mcp-method") != request.method:
+            raise _mismatch("Mcp-Method", header(self.scope, "mcp-method"), request.method)
+        if version_header != envelope.version:
+            raise _mismatch("MCP-Protocol-Version", version_header, envelope.version)
+        source = NAME_HEADER_SOURCE.get(request.method)
+        if source is not None:
+            expected = (request.params or {}).get(source)
+            given = _decode_header_value(header(self.scope, "mcp-name"))
+            if given != expected:
+                raise _mismatch("Mcp-Name", given, expected)
+
+    async def _error(self, request_id: RequestId, error: MCPError) -> None:
+        status = MODERN_ERROR_STATUS.get(error.code, 200)
+        await respond_json(self.send, status, {"jsonrpc": "2.0", "id": request_id, "error": error.to_dict()})
+
+    async def _run(self, request: Request) -> None:
+        input_send, input_receive = anyio.create_memory_object_stream[Decoded](4)
+        output_send, output_receive = anyio.create_memory_object_stream[Outbound](64)
+        connection = self.app.server.connect(input_receive, output_send, shutdown_grace=1.0)
+        self.app._modern_inputs.add(input_send)
+        try:
+            async with anyio.create_task_group() as task_group:
+                task_group.start_soon(connection.run)
+                await input_send.send(request)
+                first = await output_receive.receive()
+                if _is_reply_to(first.message, request.id):
+                    await self._reply_json(first.message)
+                else:
+                    await self._reply_stream(request, first, output_receive, input_send)
+                task_group.cancel_scope.cancel()
+        finally:
+            self.app._modern_inputs.discard(input_send)
+            input_send.close()
+
+    async def _reply_json(self, message: Message) -> None:
+        status = MODERN_ERROR_STATUS.get(message.code, 200) if isinstance(message, ErrorResponse) else 200
+        await respond(self.send, status, encode(message), content_type="application/json")
+
+    async def _reply_stream(self, request: Request, first: Outbound, output: Any, input_send: ObjectSendStream[Decoded]) -> None:
+        events = EventStream(self.send)
+        await events.start()
+        gone = anyio.Event()
+        async with anyio.create_task_group() as task_group:
+            task_group.start_soon(_watch_disconnect, self.receive, gone)
+            if request.method in MODERN_ONLY_METHODS:
+                task_group.start_soon(events.keep_alive, self.app.keepalive_seconds)
+            pending: Outbound | None = first
+            try:
+                while pending is not None and not gone.is_set():
+                    await events.event(encode(pending.message).decode("utf-8"), event="message")
+                    if _is_reply_to(pending.message, request.id):
+                        break
+                    pending = await _next_or_none(output, gone)
+            except OSError:
+                gone.set()
+            if gone.is_set():
+                # Closing the response stream is the cancellation signal of this revision.
+                await input_send.send(Notification(protocol.CANCELLED, {"requestId": request.id, "reason": "stream closed"}))
+            task_group.cancel_scope.cancel()
+        if not gone.is_set():
+            try:
+                await events.close()
+            except OSError:
+                pass
+
+
+async def _next_or_none(output: Any, gone: anyio.Event) -> Outbound | None:
+    """The next outgoing message, or None when the client has gone (whichever comes first)."""
+    result: list[Outbound | None] = [None]
+    async with anyio.create_task_group() as task_group:
+
+        async def take() -> None:
+            try:
+                result[0] = await output.receive()
+            except anyio.EndOfStream:
+                pass
+            task_group.cancel_scope.cancel()
+
+        async def stop() -> None:
+            await gone.wait()
+            task_group.cancel_scope.cancel()
+
+        task_group.start_soon(take)
+        task_group.start_soon(stop)
+    return result[0]
+
+
+async def _watch_disconnect(receive: Receive, gone: anyio.Event) -> None:
+    await wait_disconnect(receive)
+    gone.set()
+
+
+async def _cancel_on_disconnect(receive: Receive, scope: anyio.CancelScope) -> None:
+    await wait_disconnect(receive)
+    scope.cancel()
+
+
+async def _session_not_found(send: Send) -> None:
+    await respond_json(send, 404, error_payload(-32600, "Session not found: it ended or never existed; initialize again"))
+
+
+def _is_reply_to(message: Message | list[Message], request_id: RequestId) -> bool:
+    return isinstance(message, (Response, ErrorResponse)) and message.id == request_id
+
+
+def _is_modern(decoded: Decoded, version_header: str | None) -> bool:
+    if version_header in MODERN_VERSIONS:
+        return True
+    if isinstance(decoded, Request):
+        return is_modern_request(decoded)
+    return False
+
+
+def _mismatch(name: str, given: Any, expected: Any) -> MCPError:
+    return MCPError(
+        ErrorCode.HEADER_MISMATCH,
+        f"Header mismatch: {name} header value {given!r} does not match body value {expected!r}",
+    )
+
+
+def _decode_header_value(value: str | None) -> str | None:
+    """Undo the ``=?base64?...?=`` sentinel encoding of non-ASCII header values."""
+    if value is not None and value.startswith("=?base64?") and value.endswith("?="):
+        try:
+            return base64.b64decode(value[9:-2], validate=True).decode("utf-8")
+        except (binascii.Error, UnicodeDecodeError):
+            return None
+    return value
