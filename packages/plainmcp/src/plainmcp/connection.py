@@ -59,6 +59,9 @@ class ServerConnection:
         self.log_threshold = 0
         self.subscriptions: set[str] = set()
         self._modern = ModernDispatcher(self)
+        #: Set by transports whose responses are streams that can be closed early (legacy
+        #: Streamable HTTP): an object with ``close_stream(request_id) -> bool``.
+        self.stream_control: Any = None
 
     async def run(self) -> None:
         """Serve until the client's input ends (plus the session's grace period)."""

@@ -95,6 +95,15 @@ class Context:
         if self.call is not None:
             await self.call.report_progress(progress, total, message)
 
+    def close_sse_stream(self) -> bool:
+        """End this request's SSE response now, where the transport has one (legacy Streamable
+        HTTP, 2025-11-25): the client reconnects with ``Last-Event-ID`` after the advised retry
+        delay and receives the rest of the messages (SSE polling, SEP-1699). False elsewhere."""
+        control = self.connection.stream_control if self.connection is not None else None
+        if control is None or self.call is None:
+            return False
+        return bool(control.close_stream(self.call.request.id))
+
     # ----------------------------------------------------------------- publishing (any context)
 
     async def notify_resource_updated(self, uri: str) -> None:

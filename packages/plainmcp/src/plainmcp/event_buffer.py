@@ -27,6 +27,8 @@ class EventBuffer:
         self.history: deque[tuple[int, bytes]] = deque(maxlen=limit)
         self.finished = False
         self.readers = 0
+        #: Bumped to make current readers stop early (SSE polling); the stream itself goes on.
+        self.interruptions = 0
         self._changed = anyio.Event()
 
     def event_id(self, seq: int) -> str:
@@ -44,13 +46,20 @@ class EventBuffer:
         self.finished = True
         self._wake()
 
+    def interrupt(self) -> None:
+        """End the current readers' streams (they resume later with ``Last-Event-ID``)."""
+        self.interruptions += 1
+        self._wake()
+
     def _wake(self) -> None:
         self._changed.set()
         self._changed = anyio.Event()
 
-    async def read_from(self, after: int) -> AsyncIterator[tuple[int, bytes]]:
-        """Every event numbered above ``after``, then live ones, until the stream is finished."""
+    async def read_from(self, after: int, interruptions: int | None = None) -> AsyncIterator[tuple[int, bytes]]:
+        """Every event numbered above ``after``, then live ones, until the stream is finished or
+        interrupted (after ``interruptions``, by default the count when reading starts)."""
         cursor = after
+        baseline = self.interruptions if interruptions is None else interruptions
         self.readers += 1
         try:
             while True:
@@ -62,19 +71,16 @@ class EventBuffer:
                     if seq > cursor:
                         cursor = seq
                         yield seq, data
-                if self.finished and cursor >= self.seq:
+                if (self.finished and cursor >= self.seq) or self.interruptions != baseline:
                     return
                 await changed.wait()
         finally:
             self.readers -= 1
 
-    async def first(self) -> tuple[int, bytes] | None:
-        """Wait for the first event (None if the stream finished empty)."""
-        while not self.history:
-            if self.finished:
-                return None
+    async def wait_started(self) -> None:
+        """Wait until the stream has an event, has finished, or was interrupted."""
+        while not self.history and not self.finished and not self.interruptions:
             await self._changed.wait()
-        return self.history[0]
 
 
 def parse_event_id(value: str | None) -> tuple[str, int] | None:

@@ -84,6 +84,7 @@ class StreamableHTTP:
         session_idle_seconds: a legacy session unused this long (and with no open stream) is ended.
         replay_events: events kept per stream for ``Last-Event-ID`` resumption.
         keepalive_seconds: interval of SSE comment lines on idle long-lived streams.
+        retry_ms: the reconnection delay advised in each stream's priming event.
     """
 
     def __init__(
@@ -95,8 +96,10 @@ class StreamableHTTP:
         session_idle_seconds: float = 1800.0,
         replay_events: int = 256,
         keepalive_seconds: float = 15.0,
+        retry_ms: int = 1000,
     ) -> None:
         self.server = server
+        self.retry_ms = retry_ms
         self.max_body_bytes = max_body_bytes
         self.max_sessions = max_sessions
         self.session_idle_seconds = session_idle_seconds
@@ -265,6 +268,7 @@ class LegacySession:
         self._input, input_receive = anyio.create_memory_object_stream[Decoded](64)
         self._output, self._output_receive = anyio.create_memory_object_stream[Outbound](256)
         self.connection = app.server.connect(input_receive, self._output)
+        self.connection.stream_control = self
         self.standalone = EventBuffer(app.replay_events)
         self.buffers: dict[str, EventBuffer] = {self.standalone.key: self.standalone}
         self._by_request: dict[RequestId, EventBuffer] = {}
@@ -335,14 +339,23 @@ class LegacySession:
         """Serve one posted request: JSON if its answer comes first, else an SSE stream."""
         buffer = self.open_stream(request.id)
         await self.feed(request)
-        first = await buffer.first()
-        if first is None:
+        await buffer.wait_started()  # the interruption count is still 0 when a POST starts
+        if buffer.finished and buffer.seq == 0:
             await respond_json(send, 500, error_payload(-32603, "Session ended", request.id), headers=headers)
             return
         if buffer.finished and buffer.seq == 1:
-            await respond(send, 200, first[1], content_type="application/json", headers=headers)
+            await respond(send, 200, buffer.history[0][1], content_type="application/json", headers=headers)
             return
-        await self.stream(buffer, 0, receive, send, headers)
+        await self.stream(buffer, 0, receive, send, headers, interruptions=0)
+
+    def close_stream(self, request_id: RequestId) -> bool:
+        """End the SSE response of ``request_id`` now (SSE polling, SEP-1699): the client
+        reconnects with ``Last-Event-ID`` and gets the rest. False if there is no such stream."""
+        buffer = self._by_request.get(request_id)
+        if buffer is None or not at_least(self.connection.version or "", V2025_11_25):
+            return False
+        buffer.interrupt()
+        return True
 
     async def final_reply(self, buffer: EventBuffer) -> list[Any]:
         """The response in ``buffer`` (a batch member's), as JSON; notifications are skipped."""
@@ -353,7 +366,10 @@ class LegacySession:
                 replies.append(message)
         return replies
 
-    async def stream(self, buffer: EventBuffer, after: int, receive: Receive, send: Send, headers: list[tuple[str, str]]) -> None:
+    async def stream(
+        self, buffer: EventBuffer, after: int, receive: Receive, send: Send, headers: list[tuple[str, str]],
+        *, interruptions: int | None = None,
+    ) -> None:
         """Write ``buffer``'s events after ``after`` as SSE until it finishes or the client leaves.
 
         Leaving is not cancelling (legacy): what is not delivered stays for a resuming GET.
@@ -362,13 +378,14 @@ class LegacySession:
         await events.start(headers)
         version = self.connection.version or ""
         if at_least(version, V2025_11_25):
-            # The priming event: an id to resume from, before anything else happens.
-            await events.event("", id=buffer.event_id(after))
+            # The priming event: an id to resume from before anything else happens, and how
+            # soon to come back if the stream closes (SSE polling).
+            await events.event("", id=buffer.event_id(after), retry=self.app.retry_ms)
         async with anyio.create_task_group() as task_group:
             task_group.start_soon(_cancel_on_disconnect, receive, task_group.cancel_scope)
             task_group.start_soon(events.keep_alive, self.app.keepalive_seconds)
             try:
-                async for seq, data in buffer.read_from(after):
+                async for seq, data in buffer.read_from(after, interruptions):
                     await events.event(data.decode("utf-8"), event="message", id=buffer.event_id(seq))
             except OSError:
                 pass  # the client went away while we wrote

@@ -215,11 +215,10 @@ def register(server: Server) -> None:
     async def test_reconnection(ctx, args):
         """Tests SSE stream disconnection and client reconnection (SEP-1699): over Streamable HTTP the
         server closes the response stream mid-call and sends the result after the client reconnects"""
-        # The stream closing is the Streamable HTTP transport's part, not this tool's: it closes this
-        # call's SSE stream (after a priming event with an id and a retry interval) while the tool
-        # still runs, and delivers the result on the stream the client resumes with Last-Event-ID.
-        # TODO(http): not wired yet -- the core serves stdio only so far; the transport will close the
-        # stream mid-call for this tool. Until then (and on stdio, always) it is a short wait.
+        # Over legacy Streamable HTTP this ends the call's SSE stream now (after its priming event,
+        # which carries an id and a retry interval); the result goes to the stream the client
+        # resumes with Last-Event-ID. Elsewhere (stdio, 2026-07-28) there is no stream to close.
+        ctx.close_sse_stream()
         await anyio.sleep(RECONNECTION_SECONDS)
         return (
             "Reconnection test completed successfully. If you received this, "
