@@ -388,8 +388,10 @@ def _fmt_ratio(goal_higher: bool, value: float) -> str:
     return f"1/{1 / value:.2f}" if value else "0"
 
 
-def print_report(samples: Samples, verdicts: list[dict[str, Any]], settings: Settings) -> None:
+def print_report(samples: Samples, verdicts: list[dict[str, Any]], settings: Settings, load: float | None) -> None:
     print(environment_line())
+    if warning := load_warning(load):
+        print(warning)
     print(
         f"medians of {settings.cold_reps} cold start(s) and {settings.load_reps} load session(s) per server; "
         f"{settings.sequential_calls} sequential / {settings.pipelined_calls} pipelined calls per session\n"
@@ -429,6 +431,25 @@ def environment_line() -> str:
     )
 
 
+def load_average() -> float | None:
+    """The 1-minute load average, where the platform has one."""
+    try:
+        return os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return None
+
+
+def load_warning(before: float | None) -> str | None:
+    """A warning when other processes were busy as the run started: the figures are then noisy."""
+    cpus = os.cpu_count() or 1
+    if before is None or before < 0.5 * cpus:
+        return None
+    return (
+        f"warning: load average was {before:.2f} on {cpus} CPUs when the run started; "
+        "other processes compete with the servers, so these figures are noisy"
+    )
+
+
 def _version(distribution: str) -> str:
     try:
         return metadata.version(distribution)
@@ -436,10 +457,13 @@ def _version(distribution: str) -> str:
         return "?"
 
 
-def json_report(samples: Samples, verdicts: list[dict[str, Any]], settings: Settings) -> dict[str, Any]:
+def json_report(
+    samples: Samples, verdicts: list[dict[str, Any]], settings: Settings, load: float | None
+) -> dict[str, Any]:
     metrics = [g.metric for g in GOALS] + [m for m, _, _ in INFO_METRICS]
     return {
         "environment": environment_line(),
+        "load_average_at_start": load,
         "settings": vars(settings),
         "medians": {t.key: {m: samples.median(t, m) for m in metrics} for t in TARGETS},
         "samples": samples.values,
@@ -465,6 +489,7 @@ def main(argv: list[str]) -> int:
     args = parse_args(argv)
     settings = QUICK if args.quick else FULL
     samples = Samples()
+    load = load_average()
     try:
         round_robin(settings.cold_reps, measure_cold_start, samples, "cold start")
         round_robin(settings.load_reps, lambda t: measure_load(t, settings), samples, "load")
@@ -475,9 +500,9 @@ def main(argv: list[str]) -> int:
     if sys.stderr.isatty():
         print("\r", end="", file=sys.stderr)
     verdicts = evaluate(samples)
-    print_report(samples, verdicts, settings)
+    print_report(samples, verdicts, settings, load)
     if args.json:
-        print(json.dumps(json_report(samples, verdicts, settings), indent=2))
+        print(json.dumps(json_report(samples, verdicts, settings, load), indent=2))
     if args.check and not all(v["met"] for v in verdicts):
         return 1
     return 0

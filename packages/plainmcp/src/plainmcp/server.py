@@ -6,8 +6,7 @@ Capabilities are derived from what was registered, so they cannot disagree with 
 
 from __future__ import annotations
 
-import inspect
-import secrets
+import os
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -29,7 +28,14 @@ F = Callable[..., Any]
 
 
 def _doc(func: F) -> str | None:
-    return inspect.getdoc(func) or None
+    """A function's docstring with its indentation removed (what ``inspect.getdoc`` gives, without
+    importing ``inspect`` on a server's cold path)."""
+    lines = (func.__doc__ or "").expandtabs().strip().splitlines()
+    if not lines:
+        return None
+    indents = [len(line) - len(line.lstrip()) for line in lines[1:] if line.strip()]
+    margin = min(indents, default=0)
+    return "\n".join([lines[0].strip(), *(line[margin:].rstrip() for line in lines[1:])]).strip() or None
 
 
 class Server:
@@ -84,7 +90,7 @@ class Server:
         self.list_ttl_ms = list_ttl_ms
         self.read_ttl_ms = read_ttl_ms
         self.cache_scope = cache_scope
-        self.state_key = state_key if state_key is not None else secrets.token_bytes(32)
+        self.state_key = state_key if state_key is not None else os.urandom(32)
         self.tools: dict[str, Tool] = {}
         self.resources: dict[str, Resource] = {}
         self.templates: list[ResourceTemplate] = []

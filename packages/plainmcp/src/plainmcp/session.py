@@ -147,8 +147,7 @@ class Session:
         self._ids = itertools.count(1)
         self._task_group: TaskGroup | None = None
         self._active = 0
-        self._idle = anyio.Event()
-        self._idle.set()
+        self._idle: anyio.Event | None = None  # made only when someone waits for the work to end
         self._closed = False
         #: Set when the peer's input ends: long-lived handlers (listen streams) finish on it.
         self.input_ended = anyio.Event()
@@ -161,14 +160,27 @@ class Session:
             async with anyio.create_task_group() as task_group:
                 self._task_group = task_group
                 async with self._read_stream:
-                    async for item in self._read_stream:
+                    receive_nowait = getattr(self._read_stream, "receive_nowait", None)
+                    while True:
+                        try:
+                            # What is already queued needs no event-loop turn (memory streams).
+                            item = receive_nowait() if receive_nowait is not None else await self._read_stream.receive()
+                        except anyio.WouldBlock:
+                            try:
+                                item = await self._read_stream.receive()
+                            except anyio.EndOfStream:
+                                break
+                        except anyio.EndOfStream:
+                            break
                         await self._dispatch(item)
                 # End of input: nothing we asked can be answered any more.
                 self._closed = True
                 self.input_ended.set()
                 self._fail_pending("Input ended")
-                with anyio.move_on_after(self.shutdown_grace):
-                    await self._idle.wait()
+                if self._active:
+                    self._idle = anyio.Event()
+                    with anyio.move_on_after(self.shutdown_grace):
+                        await self._idle.wait()
                 task_group.cancel_scope.cancel()
         finally:
             self._closed = True
@@ -183,17 +195,15 @@ class Session:
 
     def _start(self, func: Callable[..., Any], *args: Any) -> None:
         assert self._task_group is not None
-        if self._active == 0:
-            self._idle = anyio.Event()
         self._active += 1
-        self._task_group.start_soon(self._tracked, func, *args)
+        self._task_group.start_soon(self._tracked, func, *args, name="plainmcp-request")
 
     async def _tracked(self, func: Callable[..., Any], *args: Any) -> None:
         try:
             await func(*args)
         finally:
             self._active -= 1
-            if self._active == 0:
+            if self._active == 0 and self._idle is not None:
                 self._idle.set()
 
     def spawn(self, func: Callable[..., Any], *args: Any) -> None:

@@ -1,8 +1,8 @@
 """The stdio transport: newline-delimited JSON-RPC on a process's stdin and stdout.
 
 Server side: :func:`serve_stdio` reads stdin without threads (the event loop waits for the pipe to
-be readable, then one ``os.read`` takes whatever is there), and writes each batch of ready messages
-with one ``write`` call. End of input or SIGTERM/SIGINT stops reading; in-flight requests get the
+be readable, then one ``os.read`` takes whatever is there), and writes each message as it is sent,
+without blocking the event loop (:class:`StdoutStream`). End of input or SIGTERM/SIGINT stops reading; in-flight requests get the
 session's grace period, what is ready is written, and the process exits 0.
 
 Client side: :func:`spawn_stdio` starts a server process and gives a client the same stream pair;
@@ -33,7 +33,7 @@ from .session import Outbound
 logger = logging.getLogger(__name__)
 
 DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024
-_READ_SIZE = 256 * 1024
+_READ_SIZE = 64 * 1024  # a pipe's capacity; larger buffers cost an mmap per read
 
 
 # ------------------------------------------------------------------------------------- framing
@@ -153,35 +153,79 @@ class _InputPipe:
         return os.read(self.fd, _READ_SIZE)
 
 
-class _OutputPipe:
-    """Writes that never block the event loop when the reader is slow (pipes and sockets).
+class StdoutStream(ObjectSendStream[Outbound]):
+    """The session's write stream on stdio: each message is framed and written at once.
 
-    O_NONBLOCK is set on the descriptor only when it is a pipe or socket not shared with stderr,
-    and restored on close; elsewhere writes are plain blocking writes.
+    Writing in place (no queue, no writer task) saves event-loop turns on every message. The
+    descriptor is made non-blocking when it is a pipe or socket of our own (not shared with
+    stderr), so a client that is slow to read never blocks the event loop: what the pipe does not
+    take waits in a buffer that a drain task empties as the pipe frees up, and senders wait while
+    that buffer holds more than ``high_water`` bytes. Elsewhere writes are plain blocking writes.
     """
 
-    def __init__(self, fd: int) -> None:
+    def __init__(self, fd: int, max_bytes: int = DEFAULT_MAX_MESSAGE_BYTES, high_water: int = 1 << 20) -> None:
         self.fd = fd
+        self.max_bytes = max_bytes
+        self.high_water = high_water
+        self._pending = bytearray()
+        self._need_drain = anyio.Event()
+        self._drained = anyio.Event()
+        self._drained.set()
+        self._closed = False
+        self._broken = False
         self._restore = False
         if sys.platform != "win32":
             mode = os.fstat(fd).st_mode
             shares_stderr = fd != 2 and _same_file(fd, 2)
-            if (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)) and not shares_stderr:
-                if os.get_blocking(fd):
-                    os.set_blocking(fd, False)
-                    self._restore = True
+            if (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)) and not shares_stderr and os.get_blocking(fd):
+                os.set_blocking(fd, False)
+                self._restore = True
 
-    async def write(self, data: bytes) -> None:
-        view = memoryview(data)
-        while view:
-            try:
-                written = os.write(self.fd, view)
-            except BlockingIOError:
+    async def send(self, item: Outbound) -> None:
+        if self._closed:
+            raise anyio.ClosedResourceError
+        data = frame(item, self.max_bytes)
+        if not data or self._broken:
+            return
+        if not self._pending:
+            data = data[self._write(data) :]
+            if not data:
+                return
+        self._pending += data
+        self._need_drain.set()
+        if len(self._pending) > self.high_water:
+            await self._drained.wait()
+
+    def _write(self, data: bytes) -> int:
+        """Write what the descriptor takes now; returns the count (all of it when blocking)."""
+        try:
+            return os.write(self.fd, data)
+        except BlockingIOError:
+            return 0
+        except OSError as exc:  # BrokenPipeError: the client closed our stdout
+            logger.info("output closed (%s); discarding further messages", exc)
+            self._broken = True
+            self._pending.clear()
+            return len(data)
+
+    async def drain_forever(self) -> None:
+        """Run as a task: empties the buffer whenever the pipe was full."""
+        while True:
+            await self._need_drain.wait()
+            self._drained = anyio.Event()
+            while self._pending:
                 await anyio.wait_writable(self.fd)
-                continue
-            view = view[written:]
+                del self._pending[: self._write(bytes(self._pending))]
+            self._need_drain = anyio.Event()
+            self._drained.set()
 
-    def close(self) -> None:
+    async def aclose(self, flush_timeout: float = 5.0) -> None:
+        """Close, after the buffer is written (bounded: a client that stopped reading loses it)."""
+        self._closed = True
+        with anyio.move_on_after(flush_timeout):
+            while self._pending and not self._broken:
+                await self._drained.wait()
+                await anyio.sleep(0)
         if self._restore:
             try:
                 os.set_blocking(self.fd, True)
@@ -197,40 +241,19 @@ def _same_file(a: int, b: int) -> bool:
     return (first.st_dev, first.st_ino) == (second.st_dev, second.st_ino)
 
 
-async def _pump_input(pipe: _InputPipe, sink: ObjectSendStream[Decoded], max_bytes: int, scope: anyio.CancelScope) -> None:
+async def _pump_input(pipe: _InputPipe, sink: Any, max_bytes: int, scope: anyio.CancelScope) -> None:
     decoder = LineDecoder(max_bytes)
     async with sink:
         with scope:
             while chunk := await pipe.read():
                 for item in decoder.feed(chunk):
-                    await sink.send(item)
+                    try:
+                        sink.send_nowait(item)  # no extra event-loop turn when there is room
+                    except anyio.WouldBlock:
+                        await sink.send(item)
             for item in decoder.finish():
                 await sink.send(item)
     logger.debug("input ended")
-
-
-async def _pump_output(pipe: _OutputPipe, source: ObjectReceiveStream[Outbound], max_bytes: int, done: anyio.Event) -> None:
-    broken = False
-    try:
-        async with source:
-            async for outbound in source:
-                chunks = [frame(outbound, max_bytes)]
-                # Coalesce whatever else is ready into the same write: one syscall under load.
-                while True:
-                    try:
-                        chunks.append(frame(source.receive_nowait(), max_bytes))
-                    except (anyio.WouldBlock, anyio.EndOfStream):
-                        break
-                if broken:
-                    continue
-                try:
-                    await pipe.write(b"".join(chunks))
-                except OSError as exc:  # BrokenPipeError: the client closed our stdout
-                    logger.info("output closed (%s); discarding further messages", exc)
-                    broken = True
-    finally:
-        pipe.close()
-        done.set()
 
 
 async def _cancel_on_signals(scope: anyio.CancelScope) -> None:
@@ -255,19 +278,16 @@ async def serve_stdio(
 ) -> None:
     """Serve ``server`` on stdin/stdout until end of input or SIGTERM/SIGINT."""
     input_pipe = _InputPipe(sys.stdin.fileno() if stdin_fd is None else stdin_fd)
-    output_pipe = _OutputPipe(sys.stdout.fileno() if stdout_fd is None else stdout_fd)
+    output = StdoutStream(sys.stdout.fileno() if stdout_fd is None else stdout_fd, max_message_bytes)
     input_send, input_receive = anyio.create_memory_object_stream[Decoded](64)
-    output_send, output_receive = anyio.create_memory_object_stream[Outbound](256)
-    connection = server.connect(input_receive, output_send, **session_options)
+    connection = server.connect(input_receive, output, **session_options)
     reading = anyio.CancelScope()
-    written = anyio.Event()
     async with anyio.create_task_group() as task_group:
         task_group.start_soon(_pump_input, input_pipe, input_send, max_message_bytes, reading)
-        task_group.start_soon(_pump_output, output_pipe, output_receive, max_message_bytes, written)
+        task_group.start_soon(output.drain_forever)
         if handle_signals:
             task_group.start_soon(_cancel_on_signals, reading)
-        await connection.run()
-        await written.wait()
+        await connection.run()  # ends by closing ``output``, which flushes it
         task_group.cancel_scope.cancel()
 
 
