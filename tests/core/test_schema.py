@@ -7,7 +7,6 @@ from typing import Any
 
 import jsonschema
 import pytest
-
 from plainmcp.schema import SchemaValidator, fast_check
 
 SCHEMAS: list[dict[str, Any]] = [
@@ -31,7 +30,7 @@ def instances() -> list[Any]:
     found: list[Any] = [None, [], "text", 3, {}]
     for key, value in itertools.product(KEYS, VALUES):
         found.append({key: value})
-    for (k1, v1), (k2, v2) in itertools.islice(itertools.product(zip(KEYS, VALUES), repeat=2), 0, None, 7):
+    for (k1, v1), (k2, v2) in itertools.islice(itertools.product(zip(KEYS, VALUES, strict=False), repeat=2), 0, None, 7):
         found.append({k1: v1, k2: v2})
     return found
 

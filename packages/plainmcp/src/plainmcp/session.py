@@ -219,7 +219,8 @@ class Session:
                     error_response(item.id, ErrorCode.INVALID_REQUEST, "Invalid Request: id already in use")
                 )
                 return
-            self._start(self._serve_request, item)
+            # Registered before its task runs: a cancellation read right after it must find it.
+            self._start(self._serve_request, self._register(item))
         elif isinstance(item, Notification):
             await self._on_notification(item)
         elif isinstance(item, (Response, ErrorResponse)):
@@ -241,23 +242,31 @@ class Session:
                     )
                 )
 
-    async def _serve_request(self, request: Request) -> None:
-        reply = await self._answer(request)
+    def _register(self, request: Request) -> InFlight:
+        call = InFlight(self, request)
+        self._in_flight[request.id] = call
+        return call
+
+    async def _serve_request(self, call: InFlight) -> None:
+        reply = await self._answer(call)
         if reply is not None:
             await self._send(reply)
 
     async def _serve_batch(self, batch: Batch) -> None:
         replies: list[Message] = []
 
-        async def answer_into(request: Request) -> None:
-            reply = await self._answer(request)
+        async def answer_into(call: InFlight) -> None:
+            reply = await self._answer(call)
             if reply is not None:
                 replies.append(reply)
 
         async with anyio.create_task_group() as task_group:
             for item in batch.items:
                 if isinstance(item, Request):
-                    task_group.start_soon(answer_into, item)
+                    if item.id in self._in_flight:
+                        replies.append(error_response(item.id, ErrorCode.INVALID_REQUEST, "Invalid Request: id already in use"))
+                    else:
+                        task_group.start_soon(answer_into, self._register(item))
                 elif isinstance(item, Invalid):
                     if item.reply is not None:
                         replies.append(item.reply)
@@ -266,14 +275,16 @@ class Session:
         if replies:
             await self._send_outbound(Outbound(replies))
 
-    async def _answer(self, request: Request) -> Message | None:
+    async def _answer(self, call: InFlight) -> Message | None:
         """Run the handler; return the reply, or None when the request was cancelled.
 
         The one place where exceptions become error responses.
         """
-        call = InFlight(self, request)
-        self._in_flight[request.id] = call
+        request = call.request
         reply: Message | None = None
+        if call.cancelled:  # cancelled before its task started: never run it
+            self._in_flight.pop(request.id, None)
+            return None
         try:
             with call.scope:
                 try:
