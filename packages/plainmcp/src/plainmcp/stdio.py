@@ -18,6 +18,7 @@ import signal
 import stat
 import subprocess
 import sys
+from collections import deque
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
@@ -130,27 +131,68 @@ def frame(outbound: Outbound, max_bytes: int = DEFAULT_MAX_MESSAGE_BYTES) -> byt
 # --------------------------------------------------------------------------------- server side
 
 
-class _InputPipe:
-    """Non-blocking reads of a file descriptor, whatever it is (pipe, tty, file, or Windows)."""
+class StdinStream(ObjectReceiveStream[Decoded]):
+    """The session's read stream on stdio: reads the descriptor itself, one message at a time.
 
-    def __init__(self, fd: int) -> None:
+    No reader task and no queue in between: when the session asks for a message, one is decoded
+    from what was read, or the event loop waits for the pipe to be readable and one ``os.read``
+    takes whatever is there (pipes and ttys; regular files are read directly; Windows uses a
+    thread). :meth:`end` stops reading (SIGTERM): what is already read is still delivered.
+    """
+
+    def __init__(self, fd: int, max_bytes: int = DEFAULT_MAX_MESSAGE_BYTES) -> None:
         self.fd = fd
+        self._decoder = LineDecoder(max_bytes)
+        self._ready: deque[Decoded] = deque()
+        self._eof = False
+        self._wait: anyio.CancelScope | None = None
         self._mode = "file" if stat.S_ISREG(os.fstat(fd).st_mode) else "poll"
         if sys.platform == "win32":
             self._mode = "thread"
 
-    async def read(self) -> bytes:
-        if self._mode == "poll":
-            try:
-                await anyio.wait_readable(self.fd)
-            except (NotImplementedError, OSError):
-                self._mode = "thread"
+    def receive_nowait(self) -> Decoded:
+        """The next message already read. Raises WouldBlock, or EndOfStream after the last."""
+        if self._ready:
+            return self._ready.popleft()
+        if self._eof:
+            raise anyio.EndOfStream
+        raise anyio.WouldBlock
+
+    async def receive(self) -> Decoded:
+        while not self._ready and not self._eof:
+            chunk = await self._read()
+            if chunk:
+                self._ready.extend(self._decoder.feed(chunk))
             else:
-                return os.read(self.fd, _READ_SIZE)
+                self._eof = True
+                self._ready.extend(self._decoder.finish())
+        return self.receive_nowait()
+
+    async def _read(self) -> bytes:
+        if self._mode == "poll":
+            with anyio.CancelScope() as self._wait:
+                try:
+                    await anyio.wait_readable(self.fd)
+                except (NotImplementedError, OSError):
+                    self._mode = "thread"
+                else:
+                    return os.read(self.fd, _READ_SIZE)
+            if self._wait.cancel_called:
+                return b""  # end() was called
         if self._mode == "thread":
             return await anyio.to_thread.run_sync(os.read, self.fd, _READ_SIZE, abandon_on_cancel=True)
         await anyio.lowlevel.checkpoint()
         return os.read(self.fd, _READ_SIZE)
+
+    def end(self) -> None:
+        """Stop reading, as at end of input."""
+        if not self._eof:
+            self._eof = True
+            if self._wait is not None:
+                self._wait.cancel()
+
+    async def aclose(self) -> None:
+        self.end()
 
 
 class StdoutStream(ObjectSendStream[Outbound]):
@@ -241,27 +283,12 @@ def _same_file(a: int, b: int) -> bool:
     return (first.st_dev, first.st_ino) == (second.st_dev, second.st_ino)
 
 
-async def _pump_input(pipe: _InputPipe, sink: Any, max_bytes: int, scope: anyio.CancelScope) -> None:
-    decoder = LineDecoder(max_bytes)
-    async with sink:
-        with scope:
-            while chunk := await pipe.read():
-                for item in decoder.feed(chunk):
-                    try:
-                        sink.send_nowait(item)  # no extra event-loop turn when there is room
-                    except anyio.WouldBlock:
-                        await sink.send(item)
-            for item in decoder.finish():
-                await sink.send(item)
-    logger.debug("input ended")
-
-
-async def _cancel_on_signals(scope: anyio.CancelScope) -> None:
+async def _end_input_on_signals(input_stream: StdinStream) -> None:
     try:
         with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
             async for signum in signals:
                 logger.info("received %s; finishing in-flight requests", signal.Signals(signum).name)
-                scope.cancel()
+                input_stream.end()
                 return
     except (NotImplementedError, ValueError):  # Windows, or not the main thread
         return
@@ -277,16 +304,13 @@ async def serve_stdio(
     **session_options: Any,
 ) -> None:
     """Serve ``server`` on stdin/stdout until end of input or SIGTERM/SIGINT."""
-    input_pipe = _InputPipe(sys.stdin.fileno() if stdin_fd is None else stdin_fd)
+    input_stream = StdinStream(sys.stdin.fileno() if stdin_fd is None else stdin_fd, max_message_bytes)
     output = StdoutStream(sys.stdout.fileno() if stdout_fd is None else stdout_fd, max_message_bytes)
-    input_send, input_receive = anyio.create_memory_object_stream[Decoded](64)
-    connection = server.connect(input_receive, output, **session_options)
-    reading = anyio.CancelScope()
+    connection = server.connect(input_stream, output, **session_options)
     async with anyio.create_task_group() as task_group:
-        task_group.start_soon(_pump_input, input_pipe, input_send, max_message_bytes, reading)
         task_group.start_soon(output.drain_forever)
         if handle_signals:
-            task_group.start_soon(_cancel_on_signals, reading)
+            task_group.start_soon(_end_input_on_signals, input_stream)
         await connection.run()  # ends by closing ``output``, which flushes it
         task_group.cancel_scope.cancel()
 
