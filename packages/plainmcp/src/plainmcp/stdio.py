@@ -145,7 +145,6 @@ class StdinStream(ObjectReceiveStream[Decoded]):
         self._decoder = LineDecoder(max_bytes)
         self._ready: deque[Decoded] = deque()
         self._eof = False
-        self._wait: anyio.CancelScope | None = None
         self._mode = "file" if stat.S_ISREG(os.fstat(fd).st_mode) else "poll"
         if sys.platform == "win32":
             self._mode = "thread"
@@ -170,15 +169,14 @@ class StdinStream(ObjectReceiveStream[Decoded]):
 
     async def _read(self) -> bytes:
         if self._mode == "poll":
-            with anyio.CancelScope() as self._wait:
-                try:
-                    await anyio.wait_readable(self.fd)
-                except (NotImplementedError, OSError):
-                    self._mode = "thread"
-                else:
-                    return os.read(self.fd, _READ_SIZE)
-            if self._wait.cancel_called:
+            try:
+                await anyio.wait_readable(self.fd)
+            except anyio.ClosedResourceError:
                 return b""  # end() was called
+            except (NotImplementedError, OSError):
+                self._mode = "thread"
+            else:
+                return b"" if self._eof else os.read(self.fd, _READ_SIZE)
         if self._mode == "thread":
             return await anyio.to_thread.run_sync(os.read, self.fd, _READ_SIZE, abandon_on_cancel=True)
         await anyio.lowlevel.checkpoint()
@@ -188,8 +186,8 @@ class StdinStream(ObjectReceiveStream[Decoded]):
         """Stop reading, as at end of input."""
         if not self._eof:
             self._eof = True
-            if self._wait is not None:
-                self._wait.cancel()
+            if self._mode == "poll":
+                anyio.notify_closing(self.fd)  # wakes a pending wait_readable with ClosedResourceError
 
     async def aclose(self) -> None:
         self.end()
