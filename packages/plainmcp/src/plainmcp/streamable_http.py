@@ -254,7 +254,10 @@ class StreamableHTTP:
             if buffer.readers:
                 await respond_json(send, 409, error_payload(-32600, "Conflict: a GET stream is already open"))
                 return
-            after = buffer.seq
+            # The first GET also gets what was published before it (as far as the buffer reaches);
+            # a later one without Last-Event-ID starts from now, since the earlier GET saw the rest.
+            after = 0 if not session.standalone_opened else buffer.seq
+            session.standalone_opened = True
         await session.stream(buffer, after, receive, send, [("mcp-session-id", session.id)])
 
 
@@ -270,6 +273,7 @@ class LegacySession:
         self.connection = app.server.connect(input_receive, self._output)
         self.connection.stream_control = self
         self.standalone = EventBuffer(app.replay_events)
+        self.standalone_opened = False
         self.buffers: dict[str, EventBuffer] = {self.standalone.key: self.standalone}
         self._by_request: dict[RequestId, EventBuffer] = {}
         self._finished: list[str] = []
