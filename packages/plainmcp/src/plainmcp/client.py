@@ -300,10 +300,17 @@ class Client:
     ) -> Any:
         retryable = (method in IDEMPOTENT_METHODS) if idempotent is None else idempotent
         attempt = 0
+        reinitialized = False
         while True:
             try:
                 return await self.session.request(method, params, timeout=timeout, on_progress=on_progress)
             except MCPError as error:
+                if _session_expired(error) and not reinitialized and method != protocol.INITIALIZE:
+                    # The HTTP server forgot our session (404): start a new one and try again.
+                    reinitialized = True
+                    logger.info("session expired; initializing again")
+                    await self.initialize()
+                    continue
                 if not retryable or error.code != ErrorCode.REQUEST_TIMEOUT or self.session.closed:
                     raise
                 if attempt >= self.retries:
@@ -481,6 +488,10 @@ class Client:
             outcome = self._on_notification(notification)
             if outcome is not None:
                 await outcome
+
+
+def _session_expired(error: MCPError) -> bool:
+    return isinstance(error.data, dict) and error.data.get("sessionExpired") is True
 
 
 def _is_input_required(result: Any) -> bool:

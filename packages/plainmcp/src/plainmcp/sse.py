@@ -49,6 +49,8 @@ class Decoder:
         self._started = False
         #: The last event id seen, as a client must remember it for ``Last-Event-ID``.
         self.last_event_id: str | None = None
+        #: The server's latest reconnection advice (``retry:``), in milliseconds.
+        self.retry_ms: int | None = None
 
     def feed(self, chunk: bytes) -> list[Event]:
         raw = self._pending + chunk
@@ -89,6 +91,7 @@ class Decoder:
             self.last_event_id = value
         elif name == "retry" and value.isdigit():
             self._retry = int(value)
+            self.retry_ms = int(value)
         return None
 
     def _dispatch(self) -> Event | None:
