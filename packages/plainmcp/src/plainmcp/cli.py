@@ -78,9 +78,61 @@ async def _demo_notes(python: str) -> None:
         print(f"  {'notification':<34} <- {line}")
 
 
+async def _demo_everything_http(python: str) -> None:
+    """The conformance fixture over Streamable HTTP, spoken in the 2026-07-28 era."""
+    import importlib.util
+    import socket
+
+    if importlib.util.find_spec("plainmcp_everything") is None:
+        return
+    from .http_client import connect_http
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    command = [python, "-m", "plainmcp_everything", "--transport", "http", "--port", str(port), "--log-level", "warning"]
+    url = f"http://127.0.0.1:{port}/mcp"
+    print(f"\n== everything fixture over Streamable HTTP, 2026-07-28 era: {url}")
+    async with await anyio.open_process(command) as process:
+        try:
+            await _wait_for_health(port)
+
+            async def sampling(params: dict[str, Any]) -> dict[str, Any]:
+                return {"role": "assistant", "content": {"type": "text", "text": "Paris"}, "model": "demo-model"}
+
+            async with connect_http(url, protocol_version="2026-07-28", sampling=sampling) as client:
+                info = client.server_info
+                print(f"  {'server/discover':<34} -> {info.get('name')} {info.get('version')}, versions {client.supported_versions}")
+                await _step("tools/list", client.list_all_tools, lambda tools: f"{len(tools)} tools")
+                await _step("tools/call test_simple_text", lambda: client.call_tool("test_simple_text"), _text_of)
+                await _step(
+                    "tools/call test_sampling (input round)",
+                    lambda: client.call_tool("test_sampling", {"prompt": "Capital of France?"}),
+                    _text_of,
+                )
+                await _step("resources/read test://static-text", lambda: client.read_resource("test://static-text"), lambda r: r["contents"][0]["text"])
+        finally:
+            process.terminate()
+
+
+async def _wait_for_health(port: int) -> None:
+    import httpx
+
+    async with httpx.AsyncClient() as http:
+        with anyio.fail_after(20):
+            while True:
+                try:
+                    if (await http.get(f"http://127.0.0.1:{port}/health")).status_code == 200:
+                        return
+                except httpx.TransportError:
+                    pass
+                await anyio.sleep(0.1)
+
+
 def _demo(args: argparse.Namespace) -> int:
-    print("plainmcp demo: a scripted session with each server, over stdio, on embedded defaults")
+    print("plainmcp demo: a scripted session with each server, on embedded defaults")
     anyio.run(_demo_notes, sys.executable)
+    anyio.run(_demo_everything_http, sys.executable)
     print("\nEvery line above is a real request to a real server process.")
     return 0
 
