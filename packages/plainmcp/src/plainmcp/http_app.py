@@ -82,6 +82,13 @@ class MCPApp:
         else:
             await respond(send, 404, b"Not Found", content_type="text/plain")
 
+    def begin_shutdown(self) -> None:
+        """Close long-lived streams gracefully (the runner calls this before draining)."""
+        if self.streamable is not None:
+            self.streamable.begin_shutdown()
+        if self.legacy is not None:
+            self.legacy.begin_shutdown()
+
     async def _lifespan(self, receive: Receive, send: Send) -> None:
         message = await receive()
         if message["type"] != "lifespan.startup":
@@ -121,4 +128,12 @@ def run_http(
     scheme = "https" if certfile else "http"
     endpoint = app.path if transport == "http" else "/sse"
     logger.info("listening on %s://%s:%d%s", scheme, host, port, endpoint)
-    uvicorn.Server(config).run()
+
+    class _Server(uvicorn.Server):
+        async def shutdown(self, sockets: Any = None) -> None:
+            # uvicorn waits for open connections before the lifespan shutdown: end our long-lived
+            # streams first, so they close with their final messages instead of being cut off.
+            app.begin_shutdown()
+            await super().shutdown(sockets)
+
+    _Server(config).run()

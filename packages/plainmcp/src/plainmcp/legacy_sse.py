@@ -56,6 +56,11 @@ class LegacySSE:
         self.keepalive_seconds = keepalive_seconds
         self.sessions: dict[str, anyio.abc.ObjectSendStream[Decoded]] = {}
 
+    def begin_shutdown(self) -> None:
+        """End every session: their streams close."""
+        for input_send in list(self.sessions.values()):
+            input_send.close()
+
     def handles(self, path: str) -> bool:
         return path in (self.sse_path, self.messages_path)
 

@@ -131,16 +131,34 @@ class SchemaValidator:
         """Compile now (and check the schema itself). Raises jsonschema.SchemaError."""
         self._compiled()
 
-    def errors(self, instance: Any) -> list[str]:
-        """Readable problems with ``instance``, most relevant first; empty when it is valid."""
+    def _found(self, instance: Any) -> list[Any]:
         if self._fast is not None and self._fast(instance):
             return []
         validator = self._compiled()
-        found = sorted(validator.iter_errors(instance), key=lambda e: (len(e.path), list(map(str, e.path))))
-        messages = []
-        for error in found[:_MAX_REPORTED_ERRORS]:
-            where = "".join(f"[{p!r}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
-            messages.append(f"{where.lstrip('.') or '(root)'}: {error.message}")
+        return sorted(validator.iter_errors(instance), key=lambda e: (len(e.path), list(map(str, e.path))))
+
+    def errors(self, instance: Any) -> list[str]:
+        """Readable problems with ``instance``, most relevant first; empty when it is valid."""
+        found = self._found(instance)
+        messages = [f"{_where(error.absolute_path) or '(root)'}: {error.message}" for error in found[:_MAX_REPORTED_ERRORS]]
         if len(found) > _MAX_REPORTED_ERRORS:
             messages.append(f"... and {len(found) - _MAX_REPORTED_ERRORS} more")
         return messages
+
+    def field_errors(self, instance: Any, limit: int = 20) -> list[dict[str, str]]:
+        """The problems as ``{"field": "a.b[0]", "message": ...}``, most relevant first (at most
+        ``limit``); a missing required property is named as the field, ``""`` is the instance."""
+        problems = []
+        for error in self._found(instance)[:limit]:
+            where = _where(error.absolute_path)
+            if error.validator == "required" and isinstance(error.validator_value, list):
+                missing = next((p for p in error.validator_value if f"{p!r} is a required property" == error.message), None)
+                if isinstance(missing, str):
+                    where = f"{where}.{missing}" if where else missing
+            problems.append({"field": where, "message": error.message})
+        return problems
+
+
+def _where(path: Any) -> str:
+    """A JSON path as ``a.b[0].c`` (empty for the instance itself)."""
+    return "".join(f"[{p!r}]" if isinstance(p, int) else f".{p}" for p in path).lstrip(".")

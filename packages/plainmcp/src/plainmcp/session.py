@@ -13,6 +13,7 @@ from __future__ import annotations
 import itertools
 import logging
 import math
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -38,6 +39,9 @@ from .jsonrpc import (
 logger = logging.getLogger(__name__)
 
 ProgressCallback = Callable[[float, "float | None", "str | None"], Any]
+#: Called as ``observer(request, reply, seconds)`` once each incoming request is done; ``reply``
+#: is None when the request was cancelled. Metrics hang here (see ``plainmcp.telemetry``).
+Observer = Callable[["Request", "Message | None", float], None]
 
 
 @dataclass(slots=True)
@@ -125,6 +129,7 @@ class Session:
         handler: dispatch for incoming requests and notifications.
         request_timeout: default seconds to wait for an answer to our own requests (None: forever).
         shutdown_grace: seconds in-flight requests get to finish after end of input.
+        observer: told about every incoming request once it is answered or cancelled.
     """
 
     def __init__(
@@ -135,12 +140,14 @@ class Session:
         *,
         request_timeout: float | None = 60.0,
         shutdown_grace: float = 2.0,
+        observer: Observer | None = None,
     ) -> None:
         self._read_stream = read_stream
         self._write_stream = write_stream
         self._handler = handler
         self.request_timeout = request_timeout
         self.shutdown_grace = shutdown_grace
+        self.observer = observer
         self._in_flight: dict[RequestId, InFlight] = {}
         self._pending: dict[RequestId, _Pending] = {}
         self._progress_routes: dict[str | int, RequestId] = {}
@@ -282,8 +289,10 @@ class Session:
         """
         request = call.request
         reply: Message | None = None
+        started = time.perf_counter() if self.observer is not None else 0.0
         if call.cancelled:  # cancelled before its task started: never run it
             self._in_flight.pop(request.id, None)
+            self._observe(request, None, started)
             return None
         try:
             with call.scope:
@@ -302,9 +311,18 @@ class Session:
         finally:
             call.done = True
             self._in_flight.pop(request.id, None)
-        if call.cancelled or call.scope.cancel_called:
-            return None
+            if call.cancelled or call.scope.cancel_called:
+                reply = None
+            self._observe(request, reply, started)  # also when the whole session is being cancelled
         return reply
+
+    def _observe(self, request: Request, reply: Message | None, started: float) -> None:
+        if self.observer is None:
+            return
+        try:
+            self.observer(request, reply, time.perf_counter() - started)
+        except Exception:
+            logger.exception("the request observer failed")
 
     async def _on_notification(self, notification: Notification) -> None:
         if notification.method == protocol.CANCELLED:

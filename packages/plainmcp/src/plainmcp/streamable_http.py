@@ -118,12 +118,18 @@ class StreamableHTTP:
             try:
                 yield
             finally:
-                for stream in list(self._modern_inputs):
-                    stream.close()  # graceful end of open listen streams
-                for session in list(self.sessions.values()):
-                    session.close()
+                self.begin_shutdown()
                 task_group.cancel_scope.cancel()
                 self._task_group = None
+
+    def begin_shutdown(self) -> None:
+        """End what keeps connections open, gracefully: listen streams get their final result,
+        legacy sessions end (their streams finish). Call before the HTTP server waits for its
+        connections to close."""
+        for stream in list(self._modern_inputs):
+            stream.close()
+        for session in list(self.sessions.values()):
+            session.close()
 
     async def _reap_idle_sessions(self) -> None:
         while True:
@@ -217,10 +223,15 @@ class StreamableHTTP:
             await respond_json(send, 400, error_payload(-32600, "Invalid Request: batches are not supported in this protocol revision"), headers=headers)
             return
         replies = [item.reply.to_dict() for item in batch.items if isinstance(item, Invalid) and item.reply is not None]
-        requests = [item for item in batch.items if isinstance(item, Request)]
-        buffers = {request.id: session.open_stream(request.id) for request in requests}
+        requests, buffers = [], {}
         for item in batch.items:
-            if not isinstance(item, Invalid):
+            if isinstance(item, Request) and (item.id in buffers or session.owns(item.id)):
+                replies.append(error_payload(-32600, "Invalid Request: id already in use", item.id))
+            elif isinstance(item, Request):
+                requests.append(item)
+                buffers[item.id] = session.open_stream(item.id)
+        for item in batch.items:
+            if not isinstance(item, Invalid) and (not isinstance(item, Request) or item in requests):
                 await session.feed(item)
         for request in requests:
             replies.extend(await session.final_reply(buffers[request.id]))
@@ -305,6 +316,10 @@ class LegacySession:
         except (anyio.ClosedResourceError, anyio.BrokenResourceError):
             logger.debug("session %s closed; dropped input", self.id[:8])
 
+    def owns(self, request_id: RequestId) -> bool:
+        """Whether a request with this id is being answered on a stream of this session."""
+        return request_id in self._by_request
+
     def open_stream(self, request_id: RequestId) -> EventBuffer:
         buffer = EventBuffer(self.app.replay_events)
         self.buffers[buffer.key] = buffer
@@ -341,6 +356,11 @@ class LegacySession:
 
     async def answer(self, request: Request, receive: Receive, send: Send, headers: list[tuple[str, str]]) -> None:
         """Serve one posted request: JSON if its answer comes first, else an SSE stream."""
+        if self.owns(request.id):
+            # Refused here, before it can take over the stream of the request that owns the id.
+            payload = error_payload(-32600, "Invalid Request: id already in use", request.id)
+            await respond_json(send, 200, payload, headers=headers)
+            return
         buffer = self.open_stream(request.id)
         await self.feed(request)
         await buffer.wait_started()  # the interruption count is still 0 when a POST starts
@@ -451,11 +471,16 @@ class ModernExchange:
             async with anyio.create_task_group() as task_group:
                 task_group.start_soon(connection.run)
                 await input_send.send(request)
-                first = await output_receive.receive()
-                if _is_reply_to(first.message, request.id):
+                gone = anyio.Event()
+                task_group.start_soon(_watch_disconnect, self.receive, gone)
+                first = await _next_or_none(output_receive, gone)
+                if first is None:
+                    # The client left before any answer: a disconnect is a cancellation.
+                    await input_send.send(_cancelled(request.id))
+                elif _is_reply_to(first.message, request.id):
                     await self._reply_json(first.message)
                 else:
-                    await self._reply_stream(request, first, output_receive, input_send)
+                    await self._reply_stream(request, first, output_receive, input_send, gone)
                 task_group.cancel_scope.cancel()
         finally:
             self.app._modern_inputs.discard(input_send)
@@ -465,12 +490,12 @@ class ModernExchange:
         status = MODERN_ERROR_STATUS.get(message.code, 200) if isinstance(message, ErrorResponse) else 200
         await respond(self.send, status, encode(message), content_type="application/json")
 
-    async def _reply_stream(self, request: Request, first: Outbound, output: Any, input_send: ObjectSendStream[Decoded]) -> None:
+    async def _reply_stream(
+        self, request: Request, first: Outbound, output: Any, input_send: ObjectSendStream[Decoded], gone: anyio.Event
+    ) -> None:
         events = EventStream(self.send)
         await events.start()
-        gone = anyio.Event()
         async with anyio.create_task_group() as task_group:
-            task_group.start_soon(_watch_disconnect, self.receive, gone)
             if request.method in MODERN_ONLY_METHODS:
                 task_group.start_soon(events.keep_alive, self.app.keepalive_seconds)
             pending: Outbound | None = first
@@ -484,7 +509,7 @@ class ModernExchange:
                 gone.set()
             if gone.is_set():
                 # Closing the response stream is the cancellation signal of this revision.
-                await input_send.send(Notification(protocol.CANCELLED, {"requestId": request.id, "reason": "stream closed"}))
+                await input_send.send(_cancelled(request.id))
             task_group.cancel_scope.cancel()
         if not gone.is_set():
             try:
@@ -526,6 +551,10 @@ async def _cancel_on_disconnect(receive: Receive, scope: anyio.CancelScope) -> N
 
 async def _session_not_found(send: Send) -> None:
     await respond_json(send, 404, error_payload(-32600, "Session not found: it ended or never existed; initialize again"))
+
+
+def _cancelled(request_id: RequestId) -> Notification:
+    return Notification(protocol.CANCELLED, {"requestId": request_id, "reason": "client disconnected"})
 
 
 def _is_reply_to(message: Message | list[Message], request_id: RequestId) -> bool:

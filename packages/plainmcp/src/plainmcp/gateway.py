@@ -1,0 +1,166 @@
+"""A plain JSON-RPC gateway to a server's tools, for runtimes that have no MCP client.
+
+``GET <path>/server-info`` describes the server and its tools (with their input schemas);
+``POST <path>/call`` takes ``{"jsonrpc": "2.0", "id": 1, "method": "<tool>", "params": {...}}``
+and answers with the tool's structured result (else its text) or a JSON-RPC error. It is a
+convenience next to MCP, not a replacement: no progress, logs, sampling or elicitation.
+
+A call runs exactly as an MCP ``tools/call`` does: a 2026-07-28 request with an empty client
+capability set, through a connection and session of its own (the same validation, the same one
+place where exceptions become errors, the same metrics).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import anyio
+
+from . import __version__, protocol
+from .asgi import (
+    BodyTooLarge,
+    ClientGone,
+    Receive,
+    Scope,
+    Send,
+    error_payload,
+    header,
+    read_body,
+    respond,
+    respond_json,
+    wait_disconnect,
+)
+from .errors import ErrorCode
+from .jsonrpc import Batch, Decoded, ErrorResponse, Invalid, Message, Request, Response, decode
+from .session import Observer, Outbound
+from .versions import V2026_07_28
+
+logger = logging.getLogger(__name__)
+
+#: JSON-RPC's range for implementation-defined server errors: a tool that reported a failure.
+TOOL_ERROR = -32000
+_CALL_ID = 1
+
+
+class Gateway:
+    """ASGI app for ``<path>/server-info`` and ``<path>/call`` (``path`` is the MCP endpoint's)."""
+
+    def __init__(
+        self, server: Any, *, path: str = "/mcp", max_body_bytes: int = 4 * 1024 * 1024, observer: Observer | None = None,
+    ) -> None:
+        self.server = server
+        base = path.rstrip("/")
+        self.info_path = f"{base}/server-info"
+        self.call_path = f"{base}/call"
+        self.max_body_bytes = max_body_bytes
+        self.observer = observer
+
+    def handles(self, path: str) -> bool:
+        return path in (self.info_path, self.call_path)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["path"] == self.info_path:
+            if scope["method"] != "GET":
+                await respond(send, 405, headers=[("allow", "GET")])
+                return
+            await respond_json(send, 200, self.server_info())
+        elif scope["method"] != "POST":
+            await respond(send, 405, headers=[("allow", "POST")])
+        else:
+            await self._call(scope, receive, send)
+
+    def server_info(self) -> dict[str, Any]:
+        info = self.server.server_info()
+        info.setdefault("description", None)
+        info["tools"] = [tool.to_dict() for tool in self.server.tools.values()]
+        return info
+
+    async def _call(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if (header(scope, "content-type") or "").split(";")[0].strip().lower() != "application/json":
+            await respond_json(send, 415, error_payload(-32600, "Unsupported Media Type: send application/json"))
+            return
+        try:
+            body = await read_body(receive, self.max_body_bytes)
+        except BodyTooLarge:
+            await respond_json(send, 413, error_payload(-32600, f"Request body exceeds {self.max_body_bytes} bytes"))
+            return
+        except ClientGone:
+            return
+        decoded = decode(body)
+        if not isinstance(decoded, Request):
+            await respond_json(send, 400, _not_a_request(decoded))
+            return
+        tool = self.server.tools.get(decoded.method)
+        if tool is None:
+            await respond_json(send, 200, error_payload(ErrorCode.METHOD_NOT_FOUND, f"Unknown tool: {decoded.method}", decoded.id))
+            return
+        arguments = decoded.params or {}
+        problems = tool.input_validator.field_errors(arguments)
+        if problems:
+            message = f"Invalid arguments for tool {tool.name!r}"
+            await respond_json(send, 200, error_payload(ErrorCode.INVALID_PARAMS, message, decoded.id, {"errors": problems}))
+            return
+        reply = await self._run(tool.name, arguments, receive)
+        if reply is not None:
+            await respond_json(send, 200, _answer(decoded.id, reply))
+
+    async def _run(self, name: str, arguments: dict[str, Any], receive: Receive) -> Message | None:
+        """The tool's ``tools/call`` reply; None when the client went away first (then it is cancelled)."""
+        input_send, input_receive = anyio.create_memory_object_stream[Decoded](1)
+        output_send, output_receive = anyio.create_memory_object_stream[Outbound](16)
+        connection = self.server.connect(input_receive, output_send, shutdown_grace=1.0, observer=self.observer)
+        meta = {
+            protocol.META_PROTOCOL_VERSION: V2026_07_28,
+            protocol.META_CLIENT_CAPABILITIES: {},
+            protocol.META_CLIENT_INFO: {"name": "plainmcp-jsonrpc-gateway", "version": __version__},
+        }
+        request = Request(_CALL_ID, protocol.TOOLS_CALL, {"name": name, "arguments": arguments, "_meta": meta})
+        reply: Message | None = None
+        with input_send:
+            async with anyio.create_task_group() as task_group:
+                task_group.start_soon(connection.run)
+                task_group.start_soon(_cancel_on_disconnect, receive, task_group.cancel_scope)
+                await input_send.send(request)
+                async with output_receive:
+                    async for outbound in output_receive:
+                        message = outbound.message
+                        if isinstance(message, (Response, ErrorResponse)) and message.id == _CALL_ID:
+                            reply = message
+                            break
+                task_group.cancel_scope.cancel()
+        return reply
+
+
+async def _cancel_on_disconnect(receive: Receive, scope: anyio.CancelScope) -> None:
+    await wait_disconnect(receive)
+    scope.cancel()
+
+
+def _not_a_request(decoded: Decoded) -> dict[str, Any]:
+    if isinstance(decoded, Invalid) and decoded.reply is not None:
+        return decoded.reply.to_dict()
+    if isinstance(decoded, Batch):
+        return error_payload(ErrorCode.INVALID_REQUEST, "Invalid Request: one call per POST (no batches)")
+    return error_payload(ErrorCode.INVALID_REQUEST, 'Invalid Request: a call needs an "id" (notifications are not answered)')
+
+
+def _answer(request_id: Any, reply: Message) -> dict[str, Any]:
+    """The gateway's answer for the ``tools/call`` reply: the tool's value, or an error."""
+    if isinstance(reply, ErrorResponse):
+        return {"jsonrpc": "2.0", "id": request_id, "error": reply.error}
+    result = reply.result if isinstance(reply, Response) and isinstance(reply.result, dict) else {}
+    content = result.get("content") if isinstance(result.get("content"), list) else []
+    texts = [block.get("text") for block in content if isinstance(block, dict) and block.get("type") == "text"]
+    if result.get("resultType") == "input_required":
+        return error_payload(TOOL_ERROR, "This tool needs input from an MCP client (sampling, elicitation or roots)", request_id)
+    if result.get("isError") is True:
+        message = "\n".join(text for text in texts if isinstance(text, str)) or "Tool error"
+        return error_payload(TOOL_ERROR, message, request_id, {"content": content})
+    if "structuredContent" in result:
+        value: Any = result["structuredContent"]
+    elif len(texts) == len(content):
+        value = "\n".join(text for text in texts if isinstance(text, str))
+    else:
+        value = content  # images, audio, resources: the content blocks as MCP has them
+    return {"jsonrpc": "2.0", "id": request_id, "result": value}

@@ -1,0 +1,178 @@
+"""One HTTP request as the app sees it pass: its request id, its time limits, its access-log line.
+
+The request id is the client's (``X-Request-ID``, else ``X-MCP-Request-ID``) when it is a short
+visible-ASCII string, else a fresh UUID. It goes back on every response in both headers, into the
+ASGI scope's ``state`` (``scope["state"]["request_id"]``, for code the app calls), and into the
+structured log line written when the request ends. No context variable: the id travels explicitly.
+
+Slow clients are bounded: a request body must arrive within ``body_timeout`` (else ``408``), and
+each write must be taken within ``write_timeout``; a client that stops reading a stream has its
+request cancelled and its connection closed.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+import anyio
+
+from .asgi import Message, Receive, Scope, Send, error_payload, header, respond_json
+
+logger = logging.getLogger(__name__)
+
+REQUEST_ID_HEADERS = ("x-request-id", "x-mcp-request-id")
+_USABLE_ID = re.compile(r"[\x21-\x7e]{1,128}")
+
+
+def request_id_of(scope: Scope) -> str:
+    """The client's request id if it sent a usable one, else a new UUID."""
+    for name in REQUEST_ID_HEADERS:
+        value = header(scope, name)
+        if value and _USABLE_ID.fullmatch(value):
+            return value
+    return str(uuid.uuid4())
+
+
+class Exchange:
+    """Wraps ``receive`` and ``send`` of one request. Run the app inside :attr:`cancel_scope`.
+
+    Args:
+        body_timeout: seconds for the whole request body to arrive.
+        write_timeout: seconds one ``send`` may wait for a client that does not read.
+        on_stream: called with +1 when an SSE response starts and -1 when the request ends.
+    """
+
+    def __init__(
+        self,
+        scope: Scope,
+        receive: Receive,
+        send: Send,
+        *,
+        body_timeout: float | None = 30.0,
+        write_timeout: float | None = 30.0,
+        on_stream: Callable[[int], None] | None = None,
+    ) -> None:
+        self.scope = scope
+        self.id = request_id_of(scope)
+        scope.setdefault("state", {})["request_id"] = self.id
+        self._receive = receive
+        self._send = send
+        self.body_timeout = body_timeout
+        self.write_timeout = write_timeout
+        self.on_stream = on_stream
+        self.started = time.perf_counter()
+        self.cancel_scope = anyio.CancelScope()
+        self.status: int | None = None
+        self.streaming = False
+        self.complete = False
+        self.bytes_in = 0
+        self.bytes_out = 0
+        self.body_timed_out = False
+        self.stalled = False
+        self._body_done = False
+        self._deadline: float | None = None
+        self._id_header = self.id.encode("ascii")
+
+    # ------------------------------------------------------------------------------- receiving
+
+    async def receive(self) -> Message:
+        if self._body_done or self.body_timeout is None:
+            message = await self._receive()
+            self._count_in(message)
+            return message
+        if self._deadline is None:
+            self._deadline = time.monotonic() + self.body_timeout
+        with anyio.move_on_after(max(0.0, self._deadline - time.monotonic())):
+            message = await self._receive()
+            self._count_in(message)
+            return message
+        # The body did not arrive in time: to the app this is a client that left; the app
+        # then answers 408 (see :meth:`timed_out_response`).
+        self.body_timed_out = True
+        self._body_done = True
+        logger.info("request %s: body not received within %.0f s", self.id, self.body_timeout)
+        return {"type": "http.disconnect"}
+
+    def _count_in(self, message: Message) -> None:
+        if message["type"] == "http.request":
+            self.bytes_in += len(message.get("body", b""))
+            if not message.get("more_body", False):
+                self._body_done = True
+        else:
+            self._body_done = True
+
+    # --------------------------------------------------------------------------------- sending
+
+    async def send(self, message: Message) -> None:
+        if message["type"] == "http.response.start":
+            headers = [
+                *message.get("headers", ()),
+                (b"x-request-id", self._id_header),
+                (b"x-mcp-request-id", self._id_header),
+            ]
+            message = {**message, "headers": headers}
+            self.status = message["status"]
+            self.streaming = any(
+                name.lower() == b"content-type" and value.startswith(b"text/event-stream") for name, value in headers
+            )
+            if self.streaming and self.on_stream is not None:
+                self.on_stream(1)
+        elif message["type"] == "http.response.body":
+            self.bytes_out += len(message.get("body", b""))
+            self.complete = not message.get("more_body", False)
+        if self.write_timeout is None:
+            await self._send(message)
+            return
+        with anyio.move_on_after(self.write_timeout) as waiting:
+            await self._send(message)
+        if waiting.cancelled_caught:
+            self.stalled = True
+            logger.warning("request %s: the client stopped reading for %.0f s; dropped", self.id, self.write_timeout)
+            self.cancel_scope.cancel()
+            await anyio.lowlevel.checkpoint()  # raises the cancellation here, inside the scope
+            raise TimeoutError("the client stopped reading")
+
+    async def timed_out_response(self) -> None:
+        """Answer 408 if the body timed out before anything was sent."""
+        if self.body_timed_out and self.status is None:
+            await respond_json(
+                self.send, 408, error_payload(-32600, "Request Timeout: the body did not arrive in time"),
+                headers=[("connection", "close")],
+            )
+
+    # ----------------------------------------------------------------------------------- ending
+
+    def finish(self, *, route: str, extra: dict[str, Any] | None = None) -> None:
+        """Write the access-log line (debug level for probes and scrapes)."""
+        if self.streaming and self.on_stream is not None:
+            self.on_stream(-1)
+        milliseconds = (time.perf_counter() - self.started) * 1000
+        scope = self.scope
+        fields: dict[str, Any] = {
+            "request_id": self.id,
+            "method": scope.get("method"),
+            "path": scope.get("path"),
+            "status": self.status,
+            "duration_ms": round(milliseconds, 2),
+            "bytes_in": self.bytes_in,
+            "bytes_out": self.bytes_out,
+        }
+        mcp_method = header(scope, "mcp-method")
+        if mcp_method:
+            fields["mcp_method"] = mcp_method[:100]
+        session = header(scope, "mcp-session-id")
+        if session:
+            fields["mcp_session"] = session[:8]  # a prefix: the full id lets anyone use the session
+        if self.stalled:
+            fields["stalled"] = True
+        fields.update(extra or {})
+        level = logging.DEBUG if route in ("/health", "/metrics") else logging.INFO
+        logger.log(
+            level, "%s %s %s %.1f ms", scope.get("method"), scope.get("path"),
+            self.status if self.status is not None else "-", milliseconds, extra=fields,
+        )
