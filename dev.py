@@ -4,6 +4,7 @@
     python3 dev.py demo     # create .venv with every package, then run the demo
     python3 dev.py test     # the test suite (sets up first when needed); extra args go to pytest
     python3 dev.py bench    # the stdio benchmark against the official SDK
+    python3 dev.py bench-http  # the Streamable HTTP benchmark against the official SDK
     python3 dev.py setup    # only (re)build .venv
 
 The environment is rebuilt only when a pyproject.toml changed since the last setup. `test` also installs the
@@ -78,7 +79,7 @@ def node_tools_env() -> dict[str, str] | None:
 
 def main(argv: list[str]) -> int:
     command, rest = (argv[0], argv[1:]) if argv else ("test", [])
-    if command not in {"setup", "test", "demo", "bench"}:
+    if command not in {"setup", "test", "demo", "bench", "bench-http"}:
         print(__doc__, file=sys.stderr)
         return 2
     setup()
@@ -92,6 +93,8 @@ def main(argv: list[str]) -> int:
         return subprocess.run([str(BIN / "plainmcp"), "demo", *rest], cwd=ROOT).returncode
     if command == "bench":
         return subprocess.run([python, str(ROOT / "bench" / "stdio_bench.py"), *rest], cwd=ROOT).returncode
+    if command == "bench-http":
+        return subprocess.run([python, str(ROOT / "bench" / "http_bench.py"), *rest], cwd=ROOT).returncode
     return 0
 
 
