@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import logging
 import random
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
+from contextlib import asynccontextmanager, contextmanager
 from typing import Any
 
 import anyio
@@ -490,6 +490,17 @@ class Client:
                 await outcome
 
 
+@contextmanager
+def unwrap_single_errors() -> Iterator[None]:
+    """Let one error out of a task group as itself, so callers can ``except MCPError``."""
+    try:
+        yield
+    except BaseExceptionGroup as group:
+        if len(group.exceptions) == 1 and not isinstance(group.exceptions[0], BaseExceptionGroup):
+            raise group.exceptions[0] from None
+        raise
+
+
 def _session_expired(error: MCPError) -> bool:
     return isinstance(error.data, dict) and error.data.get("sessionExpired") is True
 
@@ -515,14 +526,15 @@ async def open_client(
     """Run a :class:`Client` over a stream pair for the duration of the block, connected
     (``initialize`` or ``server/discover``, by ``protocol_version``) unless ``initialize=False``."""
     client = Client(read_stream, write_stream, **options)
-    async with anyio.create_task_group() as task_group:
-        task_group.start_soon(client.session.run)
-        try:
-            if initialize:
-                await client.connect()
-            yield client
-        finally:
-            task_group.cancel_scope.cancel()
+    with unwrap_single_errors():
+        async with anyio.create_task_group() as task_group:
+            task_group.start_soon(client.session.run)
+            try:
+                if initialize:
+                    await client.connect()
+                yield client
+            finally:
+                task_group.cancel_scope.cancel()
 
 
 @asynccontextmanager

@@ -21,7 +21,7 @@ import anyio
 from anyio.abc import ObjectSendStream, TaskGroup
 
 from . import protocol, sse
-from .client import Client, open_client
+from .client import Client, open_client, unwrap_single_errors
 from .errors import ErrorCode
 from .jsonrpc import (
     Decoded,
@@ -45,13 +45,14 @@ SESSION_EXPIRED = "sessionExpired"
 
 
 class _PostingStream(ObjectSendStream[Outbound]):
-    """A write stream whose ``send`` hands each message to a transport to post in the background."""
+    """A write stream whose ``send`` posts each message, returning once the server has taken it
+    (so messages reach the server in the order they were sent); answers arrive in the background."""
 
     def __init__(self, transport: Any) -> None:
         self._transport = transport
 
     async def send(self, item: Outbound) -> None:
-        self._transport.submit(item.message)
+        await self._transport.deliver(item.message)
 
     async def aclose(self) -> None:
         pass
@@ -72,23 +73,32 @@ class StreamableHTTPTransport:
         self.read_send, self.read_receive = anyio.create_memory_object_stream[Decoded](256)
         self.write_stream = _PostingStream(self)
         self._posts: dict[RequestId, anyio.CancelScope] = {}
-        self._get_stream_started = False
+        self._streamed_session: str | None = None  # the session whose GET stream is open
+        self._expired = False  # the server forgot our session; the next request must say so
         self._closing = False
 
     # ------------------------------------------------------------------------------- sending
 
-    def submit(self, message: Message | list[Message]) -> None:
+    async def deliver(self, message: Message | list[Message]) -> None:
         if isinstance(message, list):
             for item in message:
-                self.submit(item)
+                await self.deliver(item)
             return
+        version = _meta_version(message)
+        if version is not None:
+            self.protocol_version = version  # a modern client says its version on every request
         if isinstance(message, Notification) and message.method == protocol.CANCELLED and self._is_modern(message):
             # 2026-07-28 over HTTP: closing the response stream is the cancellation.
             scope = self._posts.get((message.params or {}).get("requestId"))  # type: ignore[arg-type]
             if scope is not None:
                 scope.cancel()
             return
-        self.task_group.start_soon(self._post, message)
+        if self._expired and isinstance(message, Request) and message.method != protocol.INITIALIZE:
+            await self._push(error_response(message.id, ErrorCode.INVALID_REQUEST, "Session expired", {SESSION_EXPIRED: True}))
+            return
+        taken = anyio.Event()
+        self.task_group.start_soon(self._post, message, taken)
+        await taken.wait()
 
     def _is_modern(self, message: Message) -> bool:
         return self.protocol_version in MODERN_VERSIONS or _meta_version(message) in MODERN_VERSIONS
@@ -112,7 +122,7 @@ class StreamableHTTPTransport:
             headers["mcp-session-id"] = self.session_id
         return headers
 
-    async def _post(self, message: Message) -> None:
+    async def _post(self, message: Message, taken: anyio.Event) -> None:
         request_id = message.id if isinstance(message, Request) else None
         scope = anyio.CancelScope()
         if request_id is not None:
@@ -120,12 +130,14 @@ class StreamableHTTPTransport:
         try:
             with scope:
                 async with self.http.stream("POST", self.url, content=encode(message), headers=self._headers_for(message)) as response:
+                    taken.set()  # the server has answered the POST: the next message may go
                     await self._take_response(message, response)
         except Exception as failure:  # httpx errors: the connection failed
             logger.warning("POST %s failed: %s", getattr(message, "method", "response"), failure)
             if request_id is not None:
                 await self._push(error_response(request_id, ErrorCode.REQUEST_TIMEOUT, f"HTTP request failed: {failure}"))
         finally:
+            taken.set()
             if request_id is not None:
                 self._posts.pop(request_id, None)
 
@@ -136,18 +148,23 @@ class StreamableHTTPTransport:
         if response.status_code == 404 and self.session_id is not None and not self._is_modern(message):
             logger.info("session %s ended on the server", self.session_id[:8])
             self.session_id = None
+            self._expired = True
             if request_id is not None:
+                self._expired = False  # this request carries the news; the client initializes again
                 await self._push(error_response(request_id, ErrorCode.INVALID_REQUEST, "Session expired", {SESSION_EXPIRED: True}))
             return
         session_id = response.headers.get("mcp-session-id")
         if session_id and isinstance(message, Request) and message.method == protocol.INITIALIZE:
             self.session_id = session_id
+            self._expired = False
         content_type = response.headers.get("content-type", "")
         if content_type.startswith("text/event-stream"):
             await self._read_stream(response, request_id)
             return
         body = await response.aread()
         item = decode(body) if content_type.startswith("application/json") and body else None
+        if isinstance(item, ErrorResponse) and item.id is None and request_id is not None:
+            item = ErrorResponse(request_id, item.error)  # an HTTP-level refusal of this very request
         if isinstance(item, (Response, ErrorResponse)) or (isinstance(item, list)):
             self._note_version(item)
             await self._push(item)
@@ -158,9 +175,9 @@ class StreamableHTTPTransport:
     def _note_version(self, item: Any) -> None:
         if isinstance(item, Response) and isinstance(item.result, dict) and "protocolVersion" in item.result:
             self.protocol_version = item.result["protocolVersion"]
-            if self.session_id is not None and not self._get_stream_started:
-                self._get_stream_started = True
-                self.task_group.start_soon(self._standalone_stream)
+            if self.session_id is not None and self._streamed_session != self.session_id:
+                self._streamed_session = self.session_id
+                self.task_group.start_soon(self._standalone_stream, self.session_id)
 
     async def _push(self, item: Decoded) -> None:
         try:
@@ -210,13 +227,13 @@ class StreamableHTTPTransport:
             logger.info("stream dropped: %s", failure)
         return False
 
-    async def _standalone_stream(self) -> None:
+    async def _standalone_stream(self, session_id: str) -> None:
         """The legacy session's GET stream: server notifications and requests. Reopened with
-        backoff (and ``Last-Event-ID``) while the session lives; 405 means the server has none."""
+        backoff (and ``Last-Event-ID``) while that session lives; 405 means the server has none."""
         decoder = sse.Decoder()
         attempt = 0
-        while not self._closing and self.session_id is not None:
-            headers = {**self.headers, "accept": "text/event-stream", "mcp-session-id": self.session_id}
+        while not self._closing and self.session_id == session_id:
+            headers = {**self.headers, "accept": "text/event-stream", "mcp-session-id": session_id}
             if self.protocol_version:
                 headers["mcp-protocol-version"] = self.protocol_version
             if decoder.last_event_id:
@@ -283,8 +300,8 @@ class SSETransport:
         finally:
             self.read_send.close()  # the stream is the session: its end is the end
 
-    def submit(self, message: Message | list[Message]) -> None:
-        self.task_group.start_soon(self._post, message)
+    async def deliver(self, message: Message | list[Message]) -> None:
+        await self._post(message)  # answered at once (202): waiting keeps the messages in order
 
     async def _post(self, message: Message | list[Message]) -> None:
         assert self.endpoint is not None
@@ -350,6 +367,16 @@ async def connect_http(
         verify: TLS verification, as httpx takes it (a CA bundle path for a private CA).
         options: passed to :class:`Client` (``protocol_version``, callbacks, ...).
     """
+    with unwrap_single_errors():
+        async with _connected(url, transport, headers, timeout, verify, initialize, options) as client:
+            yield client
+
+
+@asynccontextmanager
+async def _connected(
+    url: str, transport: str, headers: dict[str, str] | None, timeout: float, verify: Any, initialize: bool,
+    options: dict[str, Any],
+) -> AsyncIterator[Client]:
     import httpx
 
     async with httpx.AsyncClient(timeout=httpx.Timeout(timeout, read=None), verify=verify) as http:
