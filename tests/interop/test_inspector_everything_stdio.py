@@ -7,8 +7,13 @@ import sys
 
 import pytest
 
-from .test_inspector_cli import era, inspector, only_text  # noqa: F401  (pytest fixtures)
+from . import test_inspector_cli as stdio_cli
 from .test_inspector_http import SIMPLE_PROMPT, SIMPLE_TEXT, STATIC_TEXT, TOOL_NAMES
+
+# The stdio Inspector runner and the era parameter, shared with test_inspector_cli.py.
+inspector = stdio_cli.inspector
+era = stdio_cli.era
+only_text = stdio_cli.only_text
 
 pytestmark = pytest.mark.interop
 

@@ -8,7 +8,6 @@ from typing import Any
 
 import anyio
 import pytest
-
 from plainmcp.jsonrpc import Notification, Request, Response
 from plainmcp.session import InFlight, Outbound, Session
 
