@@ -48,6 +48,18 @@ def header(scope: Scope, name: str) -> str | None:
     return None
 
 
+def principal_subject(scope: Scope) -> str | None:
+    """Who the request is from, as the HTTP app's authentication put it in ``scope["state"]``
+    (None without authentication)."""
+    principal = (scope.get("state") or {}).get("principal")
+    return getattr(principal, "subject", None)
+
+
+def log_extra(scope: Scope) -> dict[str, Any]:
+    """``extra`` for a log line about this request: its id, when the HTTP app assigned one."""
+    return {"request_id": (scope.get("state") or {}).get("request_id")}
+
+
 async def read_body(receive: Receive, limit: int) -> bytes:
     """The whole request body. Raises BodyTooLarge past ``limit`` bytes, ClientGone on disconnect."""
     chunks: list[bytes] = []
@@ -189,11 +201,11 @@ class HostPolicy:
         """Answer and return True if the request must be refused: 421 for a foreign Host, 403
         for a foreign Origin."""
         if not self.host_allowed(header(scope, "host")):
-            logger.warning("refused a request for host %r", header(scope, "host"))
+            logger.warning("refused a request for host %r", header(scope, "host"), extra=log_extra(scope))
             await respond_json(send, 421, error_payload(-32600, "Misdirected request: unknown Host"))
             return True
         if not self.origin_allowed(header(scope, "origin")):
-            logger.warning("refused a request from origin %r", header(scope, "origin"))
+            logger.warning("refused a request from origin %r", header(scope, "origin"), extra=log_extra(scope))
             await respond_json(send, 403, error_payload(-32600, "Forbidden: Origin not allowed"))
             return True
         return False

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 from urllib.parse import urlsplit
 
-from .asgi import Scope, Send, header, respond_json
+from .asgi import Scope, Send, header, log_extra, respond_json
 
 logger = logging.getLogger(__name__)
 
@@ -205,11 +205,11 @@ class BearerAuth:
         try:
             return await self.authenticate(token)
         except AuthError as refusal:
-            logger.info("refused a request to %s: %s", scope.get("path"), refusal.description)
+            logger.info("refused a request to %s: %s", scope.get("path"), refusal.description, extra=log_extra(scope))
             value = challenge(error="invalid_token", description=refusal.description, resource_metadata=metadata_url)
             await _unauthorized(send, refusal.description, value)
         except AuthUnavailable as problem:
-            logger.warning("cannot check a bearer token: %s", problem)
+            logger.warning("cannot check a bearer token: %s", problem, extra=log_extra(scope))
             await respond_json(
                 send, 503, {"error": "temporarily_unavailable", "error_description": "Cannot check tokens right now"},
                 headers=[("retry-after", "5")],

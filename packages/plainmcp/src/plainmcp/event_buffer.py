@@ -21,10 +21,13 @@ logger = logging.getLogger(__name__)
 class EventBuffer:
     """Numbered events of one stream. Event ids are ``<key>-<seq>``, unique across the session."""
 
-    def __init__(self, limit: int = 256, key: str | None = None) -> None:
+    def __init__(self, limit: int = 256, key: str | None = None, *, max_bytes: int | None = None) -> None:
         self.key = key or secrets.token_hex(6)
         self.seq = 0
         self.history: deque[tuple[int, bytes]] = deque(maxlen=limit)
+        #: The history is kept under this many bytes too (the newest event always stays).
+        self.max_bytes = max_bytes
+        self.size = 0
         self.finished = False
         self.readers = 0
         #: Bumped to make current readers stop early (SSE polling); the stream itself goes on.
@@ -37,7 +40,12 @@ class EventBuffer:
     def push(self, data: bytes) -> int:
         """Append one event's JSON; returns its sequence number."""
         self.seq += 1
+        if len(self.history) == self.history.maxlen:
+            self.size -= len(self.history[0][1])  # the append below drops it
         self.history.append((self.seq, data))
+        self.size += len(data)
+        while self.max_bytes is not None and self.size > self.max_bytes and len(self.history) > 1:
+            self.size -= len(self.history.popleft()[1])
         self._wake()
         return self.seq
 

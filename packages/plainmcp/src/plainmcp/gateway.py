@@ -92,18 +92,30 @@ class Gateway:
             await respond_json(send, 400, _not_a_request(decoded))
             return
         tool = self.server.tools.get(decoded.method)
-        if tool is None:
-            await respond_json(send, 200, error_payload(ErrorCode.METHOD_NOT_FOUND, f"Unknown tool: {decoded.method}", decoded.id))
-            return
         arguments = decoded.params or {}
-        problems = tool.input_validator.field_errors(arguments)
-        if problems:
-            message = f"Invalid arguments for tool {tool.name!r}"
-            await respond_json(send, 200, error_payload(ErrorCode.INVALID_PARAMS, message, decoded.id, {"errors": problems}))
+        if tool is None:
+            error = {"code": int(ErrorCode.METHOD_NOT_FOUND), "message": f"Unknown tool: {decoded.method}"}
+        else:
+            problems = tool.input_validator.field_errors(arguments)
+            error = {
+                "code": int(ErrorCode.INVALID_PARAMS),
+                "message": f"Invalid arguments for tool {tool.name!r}",
+                "data": {"errors": problems},
+            } if problems else None
+        if error is not None:
+            self._observe_refusal(decoded.method, arguments, error)
+            await respond_json(send, 200, {"jsonrpc": "2.0", "id": decoded.id, "error": error})
             return
+        assert tool is not None
         reply = await self._run(tool.name, arguments, receive)
         if reply is not None:
             await respond_json(send, 200, _answer(decoded.id, reply))
+
+    def _observe_refusal(self, name: str, arguments: dict[str, Any], error: dict[str, Any]) -> None:
+        """Count a call refused here (unknown tool, bad arguments) as the call it stands for."""
+        if self.observer is not None:
+            request = Request(_CALL_ID, protocol.TOOLS_CALL, {"name": name, "arguments": arguments})
+            self.observer(request, ErrorResponse(_CALL_ID, error), 0.0)
 
     async def _run(self, name: str, arguments: dict[str, Any], receive: Receive) -> Message | None:
         """The tool's ``tools/call`` reply; None when the client went away first (then it is cancelled)."""

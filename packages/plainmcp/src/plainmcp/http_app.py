@@ -2,21 +2,36 @@
 
 ``/mcp`` is Streamable HTTP (both eras); ``/sse`` and ``/messages`` are the 2024-11-05 HTTP+SSE
 transport, kept for old clients as the specification's backwards-compatibility section recommends;
-``/health`` answers liveness probes. Every MCP path checks ``Host`` and ``Origin`` first.
+``/mcp/server-info`` and ``/mcp/call`` are the plain JSON-RPC gateway; ``/metrics`` is Prometheus
+text; ``/health`` answers liveness probes; ``/.well-known/oauth-protected-resource`` is the
+RFC 9728 document when an authorization server is configured.
+
+Every path but ``/health`` checks ``Host`` and ``Origin``; with authentication configured, every
+path but ``/health`` and the metadata document needs a bearer token. Every response carries the
+request id (``X-Request-ID``, ``X-MCP-Request-ID``), and every request ends in one log line.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import logging
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
 from typing import Any
 
-from .asgi import HostPolicy, Receive, Scope, Send, respond, respond_json
+from .asgi import ASGIApp, HostPolicy, Receive, Scope, Send, principal_subject, respond, respond_json
+from .auth import WELL_KNOWN_PRM, BearerAuth
+from .gateway import Gateway
+from .http_exchange import Exchange
 from .legacy_sse import LegacySSE
+from .metrics import CONTENT_TYPE
 from .streamable_http import StreamableHTTP
+from .telemetry import HTTPMetrics
 
 logger = logging.getLogger(__name__)
+
+HEALTH_PATH = "/health"
+METRICS_PATH = "/metrics"
 
 
 class MCPApp:
@@ -28,7 +43,15 @@ class MCPApp:
     Args:
         streamable: serve Streamable HTTP at ``path``.
         legacy_sse: serve the HTTP+SSE transport at ``sse_path`` and ``messages_path``.
+        gateway: serve the JSON-RPC gateway at ``<path>/server-info`` and ``<path>/call``.
+        metrics: count calls, sizes, sessions and streams, and serve them at ``/metrics``.
+        auth: who may call (None: anyone who passes the Host/Origin checks).
         allowed_hosts, allowed_origins: names beyond loopback to accept in ``Host`` / ``Origin``.
+        max_body_bytes: larger request bodies get 413.
+        max_sessions: sessions at once, per transport; past it a new one gets 503.
+        body_timeout: seconds for a request body to arrive (else 408).
+        write_timeout: seconds a client may leave written data unread before it is dropped.
+        options: passed to :class:`~plainmcp.streamable_http.StreamableHTTP`.
     """
 
     def __init__(
@@ -38,22 +61,48 @@ class MCPApp:
         path: str = "/mcp",
         streamable: bool = True,
         legacy_sse: bool = True,
+        gateway: bool = True,
+        metrics: bool = True,
         sse_path: str = "/sse",
         messages_path: str = "/messages",
+        auth: BearerAuth | None = None,
         allowed_hosts: Iterable[str] = (),
         allowed_origins: Iterable[str] = (),
         max_body_bytes: int = 4 * 1024 * 1024,
+        max_sessions: int = 1000,
+        body_timeout: float | None = 30.0,
+        write_timeout: float | None = 30.0,
         **options: Any,
     ) -> None:
         self.server = server
         self.path = path
         self.hosts = HostPolicy(allowed_hosts, allowed_origins)
-        self.streamable = StreamableHTTP(server, max_body_bytes=max_body_bytes, **options) if streamable else None
+        self.auth = auth
+        self.body_timeout = body_timeout
+        self.write_timeout = write_timeout
+        self.metrics = HTTPMetrics(server) if metrics else None
+        observer = self.metrics.observe_call if self.metrics is not None else None
+        self.streamable = (
+            StreamableHTTP(server, max_body_bytes=max_body_bytes, max_sessions=max_sessions, observer=observer, **options)
+            if streamable
+            else None
+        )
         self.legacy = (
-            LegacySSE(server, sse_path=sse_path, messages_path=messages_path, max_body_bytes=max_body_bytes)
+            LegacySSE(
+                server, sse_path=sse_path, messages_path=messages_path, max_body_bytes=max_body_bytes,
+                max_sessions=max_sessions, observer=observer,
+            )
             if legacy_sse
             else None
         )
+        self.gateway = Gateway(server, path=path, max_body_bytes=max_body_bytes, observer=observer) if gateway else None
+        if self.metrics is not None:
+            if self.streamable is not None:
+                streamable_app = self.streamable
+                self.metrics.track_sessions("streamable_http", lambda: len(streamable_app.sessions))
+            if self.legacy is not None:
+                legacy_app = self.legacy
+                self.metrics.track_sessions("sse", lambda: len(legacy_app.sessions))
 
     @asynccontextmanager
     async def running(self) -> AsyncIterator[None]:
@@ -69,18 +118,83 @@ class MCPApp:
             return
         if scope["type"] != "http":
             return
+        route = self._route_name(scope["path"])
+        exchange = Exchange(
+            scope, receive, send, body_timeout=self.body_timeout, write_timeout=self.write_timeout,
+            on_stream=self._stream_counter(route),
+        )
+        try:
+            with exchange.cancel_scope:
+                await self._serve(route, scope, exchange.receive, exchange.send)
+            await exchange.timed_out_response()
+        finally:
+            subject = principal_subject(scope)
+            exchange.finish(route=route, extra={"subject": subject} if subject else None)
+            if self.metrics is not None:
+                status = exchange.status if exchange.status is not None else 499  # the client left first
+                self.metrics.http_responses.inc(route=route, status=str(status))
+
+    def _route_name(self, path: str) -> str:
+        """``path`` if it is one we serve, else ``other``: a bounded label and log field."""
+        if path in (HEALTH_PATH, METRICS_PATH) or path == WELL_KNOWN_PRM or path.startswith(WELL_KNOWN_PRM + "/"):
+            return WELL_KNOWN_PRM if path.startswith(WELL_KNOWN_PRM) else path
+        if self._target(path) is not None:
+            return path
+        return "other"
+
+    def _target(self, path: str) -> ASGIApp | None:
+        if self.streamable is not None and path == self.path:
+            return self.streamable
+        if self.legacy is not None and self.legacy.handles(path):
+            return self.legacy
+        if self.gateway is not None and self.gateway.handles(path):
+            return self.gateway
+        if self.metrics is not None and path == METRICS_PATH:
+            return self._metrics
+        return None
+
+    def _stream_counter(self, route: str) -> Callable[[int], None] | None:
+        if self.metrics is None:
+            return None
+        gauge = self.metrics.active_streams
+        transport = "sse" if self.legacy is not None and route == self.legacy.sse_path else "streamable_http"
+        return lambda change: gauge.inc(change, transport=transport)
+
+    async def _serve(self, route: str, scope: Scope, receive: Receive, send: Send) -> None:
         path = scope["path"]
-        if path == "/health" and scope["method"] == "GET":
+        if path == HEALTH_PATH and scope["method"] == "GET":
             await respond_json(send, 200, {"status": "ok", "server": self.server.name, "version": self.server.version})
             return
         if await self.hosts.reject(scope, send):
             return
-        if self.streamable is not None and path == self.path:
-            await self.streamable(scope, receive, send)
-        elif self.legacy is not None and self.legacy.handles(path):
-            await self.legacy(scope, receive, send)
-        else:
+        if route == WELL_KNOWN_PRM and self.auth is not None and self.auth.publishes_metadata:
+            await self._resource_metadata(scope, send)
+            return
+        target = self._target(path)
+        if target is None:
             await respond(send, 404, b"Not Found", content_type="text/plain")
+            return
+        if self.auth is not None:
+            principal = await self.auth.check(scope, send, self.path)
+            if principal is None:
+                return
+            scope["state"]["principal"] = principal
+        await target(scope, receive, send)
+
+    async def _resource_metadata(self, scope: Scope, send: Send) -> None:
+        assert self.auth is not None
+        if scope["method"] != "GET":
+            await respond(send, 405, headers=[("allow", "GET")])
+            return
+        document = self.auth.metadata(scope, self.path, self.server.name)
+        await respond_json(send, 200, document, headers=[("cache-control", "max-age=300")])
+
+    async def _metrics(self, scope: Scope, receive: Receive, send: Send) -> None:
+        assert self.metrics is not None
+        if scope["method"] != "GET":
+            await respond(send, 405, headers=[("allow", "GET")])
+            return
+        await respond(send, 200, self.metrics.exposition(), content_type=CONTENT_TYPE)
 
     def begin_shutdown(self) -> None:
         """Close long-lived streams gracefully (the runner calls this before draining)."""
@@ -99,6 +213,15 @@ class MCPApp:
         await send({"type": "lifespan.shutdown.complete"})
 
 
+def _is_loopback_bind(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
 def run_http(
     server: Any,
     *,
@@ -107,21 +230,33 @@ def run_http(
     transport: str = "http",
     certfile: str | None = None,
     keyfile: str | None = None,
+    max_connections: int = 1000,
     **options: Any,
 ) -> None:
     """Serve over HTTP until SIGTERM/SIGINT (blocking). ``transport="sse"`` serves only the
-    2024-11-05 HTTP+SSE endpoints; ``"http"`` serves Streamable HTTP and those endpoints too."""
+    2024-11-05 HTTP+SSE endpoints; ``"http"`` serves Streamable HTTP, the gateway and those
+    endpoints too. With ``certfile`` and ``keyfile`` it serves HTTPS (uvicorn's TLS).
+    ``max_connections`` bounds connections at once (503 past it)."""
     import uvicorn
 
+    if (certfile is None) != (keyfile is None):
+        raise ValueError("TLS needs both a certificate file and a key file")
+    options.setdefault("gateway", transport == "http")
     app = MCPApp(server, streamable=transport == "http", **options)
+    if not _is_loopback_bind(host):
+        if app.auth is None:
+            logger.warning("listening on %s without authentication: anyone who can reach it can call every tool", host)
+        if certfile is None:
+            logger.warning("listening on %s without TLS: tokens and data cross the network in clear text", host)
     config = uvicorn.Config(
         app,
         host=host,
         port=port,
         lifespan="on",
         log_config=None,  # our logging set-up (stderr) stays in charge
-        access_log=False,
+        access_log=False,  # our own access line carries the request id and never a header
         timeout_graceful_shutdown=3,
+        limit_concurrency=max_connections + 1,  # uvicorn counts the new connection itself too
         ssl_certfile=certfile,
         ssl_keyfile=keyfile,
     )

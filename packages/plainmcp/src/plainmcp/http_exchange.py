@@ -69,7 +69,7 @@ class Exchange:
         self.cancel_scope = anyio.CancelScope()
         self.status: int | None = None
         self.streaming = False
-        self.complete = False
+        self.session: str | None = header(scope, "mcp-session-id")
         self.bytes_in = 0
         self.bytes_out = 0
         self.body_timed_out = False
@@ -95,7 +95,7 @@ class Exchange:
         # then answers 408 (see :meth:`timed_out_response`).
         self.body_timed_out = True
         self._body_done = True
-        logger.info("request %s: body not received within %.0f s", self.id, self.body_timeout)
+        logger.info("request %s: body not received within %g s", self.id, self.body_timeout)
         return {"type": "http.disconnect"}
 
     def _count_in(self, message: Message) -> None:
@@ -117,14 +117,16 @@ class Exchange:
             ]
             message = {**message, "headers": headers}
             self.status = message["status"]
-            self.streaming = any(
-                name.lower() == b"content-type" and value.startswith(b"text/event-stream") for name, value in headers
-            )
+            for name, value in headers:
+                name = name.lower()
+                if name == b"content-type":
+                    self.streaming = value.startswith(b"text/event-stream")
+                elif name == b"mcp-session-id":
+                    self.session = value.decode("latin-1")  # the session this request opened or used
             if self.streaming and self.on_stream is not None:
                 self.on_stream(1)
         elif message["type"] == "http.response.body":
             self.bytes_out += len(message.get("body", b""))
-            self.complete = not message.get("more_body", False)
         if self.write_timeout is None:
             await self._send(message)
             return
@@ -132,7 +134,7 @@ class Exchange:
             await self._send(message)
         if waiting.cancelled_caught:
             self.stalled = True
-            logger.warning("request %s: the client stopped reading for %.0f s; dropped", self.id, self.write_timeout)
+            logger.warning("request %s: the client stopped reading for %g s; dropped", self.id, self.write_timeout)
             self.cancel_scope.cancel()
             await anyio.lowlevel.checkpoint()  # raises the cancellation here, inside the scope
             raise TimeoutError("the client stopped reading")
@@ -165,9 +167,8 @@ class Exchange:
         mcp_method = header(scope, "mcp-method")
         if mcp_method:
             fields["mcp_method"] = mcp_method[:100]
-        session = header(scope, "mcp-session-id")
-        if session:
-            fields["mcp_session"] = session[:8]  # a prefix: the full id lets anyone use the session
+        if self.session:
+            fields["mcp_session"] = self.session[:8]  # a prefix: the full id lets anyone use the session
         if self.stalled:
             fields["stalled"] = True
         fields.update(extra or {})

@@ -1,6 +1,6 @@
 """JWT bearer tokens: signature, expiry, issuer and audience, checked with PyJWT.
 
-Needs the ``plainmcp[jwt]`` extra (``pyjwt[crypto]``, and httpx for a JWKS URL); PyJWT is imported
+Needs the ``plainmcp[jwt]`` extra (``pyjwt[crypto]``); PyJWT is imported
 only when a :class:`JWTVerifier` is made. Keys are an HS256 shared secret, PEM public keys (RS256
 for RSA, ES256/384/512 for EC) or a JWKS URL (fetched with a timeout, cached, fetched again
 for an unknown ``kid`` at most every ``jwks_min_refresh`` seconds).
@@ -132,6 +132,7 @@ class JWTVerifier:
         leeway: float = 30.0,
         jwks_timeout: float = 5.0,
         jwks_ttl: float = 300.0,
+        jwks_min_refresh: float = 30.0,
     ) -> None:
         self._jwt = _jwt()
         sources = sum(1 for given in (secret, public_keys, jwks_url) if given)
@@ -153,7 +154,7 @@ class JWTVerifier:
             self._keys = [_pem_key(pem) for pem in public_keys]
         else:
             assert jwks_url is not None
-            self._jwks = JWKSCache(jwks_url, timeout=jwks_timeout, ttl=jwks_ttl)
+            self._jwks = JWKSCache(jwks_url, timeout=jwks_timeout, ttl=jwks_ttl, min_refresh=jwks_min_refresh)
 
     async def authenticate(self, token: str) -> Principal | None:
         jwt = self._jwt

@@ -23,20 +23,25 @@ from .asgi import (
     Send,
     error_payload,
     header,
+    principal_subject,
     read_body,
     respond,
     respond_json,
     wait_disconnect,
 )
 from .jsonrpc import Decoded, Invalid, decode
-from .session import Outbound
+from .session import Observer, Outbound
 from .stdio import frame
 
 logger = logging.getLogger(__name__)
 
 
 class LegacySSE:
-    """ASGI app answering the SSE path (GET) and the message path (POST)."""
+    """ASGI app answering the SSE path (GET) and the message path (POST).
+
+    A session's messages must come with the credentials that opened its stream (when the HTTP
+    app authenticates): its id alone is not enough. ``observer`` goes to every session (metrics).
+    """
 
     def __init__(
         self,
@@ -47,6 +52,7 @@ class LegacySSE:
         max_body_bytes: int = 4 * 1024 * 1024,
         max_sessions: int = 1000,
         keepalive_seconds: float = 15.0,
+        observer: Observer | None = None,
     ) -> None:
         self.server = server
         self.sse_path = sse_path
@@ -54,7 +60,9 @@ class LegacySSE:
         self.max_body_bytes = max_body_bytes
         self.max_sessions = max_sessions
         self.keepalive_seconds = keepalive_seconds
+        self.observer = observer
         self.sessions: dict[str, anyio.abc.ObjectSendStream[Decoded]] = {}
+        self.owners: dict[str, str | None] = {}
 
     def begin_shutdown(self) -> None:
         """End every session: their streams close."""
@@ -80,8 +88,9 @@ class LegacySSE:
         session_id = secrets.token_urlsafe(24)
         input_send, input_receive = anyio.create_memory_object_stream[Decoded](64)
         output_send, output_receive = anyio.create_memory_object_stream[Outbound](256)
-        connection = self.server.connect(input_receive, output_send)
+        connection = self.server.connect(input_receive, output_send, observer=self.observer)
         self.sessions[session_id] = input_send
+        self.owners[session_id] = principal_subject(scope)
         events = EventStream(send)
         endpoint = f"{scope.get('root_path', '')}{self.messages_path}?session_id={session_id}"
         logger.info("SSE session %s opened", session_id[:8])
@@ -101,13 +110,14 @@ class LegacySSE:
             pass  # the client went away
         finally:
             self.sessions.pop(session_id, None)
+            self.owners.pop(session_id, None)
             input_send.close()
             logger.info("SSE session %s closed", session_id[:8])
 
     async def _message(self, scope: Scope, receive: Receive, send: Send) -> None:
         session_id = parse_qs(scope.get("query_string", b"").decode("latin-1")).get("session_id", [None])[0]
         input_send = self.sessions.get(session_id) if session_id else None
-        if input_send is None:
+        if input_send is None or self.owners.get(session_id) != principal_subject(scope):
             await respond_json(send, 404, error_payload(-32600, "Session not found"))
             return
         if (header(scope, "content-type") or "").split(";")[0].strip().lower() != "application/json":

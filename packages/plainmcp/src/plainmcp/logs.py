@@ -18,7 +18,10 @@ from typing import Any
 LEVELS = ("debug", "info", "warning", "error", "critical")
 
 # Attributes every LogRecord has: anything else on a record came from ``extra``.
-_RECORD_ATTRIBUTES = frozenset(vars(logging.LogRecord("", 0, "", 0, "", (), None))) | {"message", "asctime", "taskName"}
+_RECORD_ATTRIBUTES = frozenset(vars(logging.LogRecord("", 0, "", 0, "", (), None))) | {
+    "message", "asctime", "taskName",
+    "color_message",  # uvicorn's message with terminal colours
+}
 
 
 def extra_fields(record: logging.LogRecord) -> dict[str, Any]:

@@ -73,7 +73,7 @@ class Counter(_Metric):
         super().__init__(name, help, labels)
         self.values: dict[LabelValues, float] = {}
 
-    def inc(self, amount: float = 1.0, **labels: str) -> None:
+    def inc(self, amount: float = 1.0, /, **labels: str) -> None:
         if amount < 0:
             raise ValueError("a counter cannot decrease")
         key = self._key(labels)
@@ -97,14 +97,14 @@ class Gauge(_Metric):
         self.values: dict[LabelValues, float] = {}
         self._collectors: list[Callable[[], Iterable[tuple[dict[str, str], float]]]] = []
 
-    def set(self, value: float, **labels: str) -> None:
+    def set(self, value: float, /, **labels: str) -> None:
         self.values[self._key(labels)] = value
 
-    def inc(self, amount: float = 1.0, **labels: str) -> None:
+    def inc(self, amount: float = 1.0, /, **labels: str) -> None:
         key = self._key(labels)
         self.values[key] = self.values.get(key, 0.0) + amount
 
-    def dec(self, amount: float = 1.0, **labels: str) -> None:
+    def dec(self, amount: float = 1.0, /, **labels: str) -> None:
         self.inc(-amount, **labels)
 
     def collect_with(self, collector: Callable[[], Iterable[tuple[dict[str, str], float]]]) -> None:
@@ -138,7 +138,7 @@ class Histogram(_Metric):
         self.bounds = [*(b for b in bounds if not math.isinf(b)), math.inf]
         self.series: dict[LabelValues, list[float]] = {}  # bucket counts..., sum, count
 
-    def observe(self, value: float, **labels: str) -> None:
+    def observe(self, value: float, /, **labels: str) -> None:
         key = self._key(labels)
         series = self.series.get(key)
         if series is None:

@@ -35,6 +35,7 @@ from .asgi import (
     Send,
     error_payload,
     header,
+    principal_subject,
     read_body,
     respond,
     respond_json,
@@ -53,10 +54,10 @@ from .jsonrpc import (
     RequestId,
     Response,
     decode,
-    encode,
 )
 from .modern import MODERN_ONLY_METHODS, is_modern_request, parse_envelope
-from .session import Outbound
+from .session import Observer, Outbound
+from .stdio import DEFAULT_MAX_MESSAGE_BYTES, frame
 from .versions import LEGACY_VERSIONS, MODERN_VERSIONS, V2025_11_25, at_least
 
 logger = logging.getLogger(__name__)
@@ -82,7 +83,11 @@ class StreamableHTTP:
         max_body_bytes: larger POST bodies get 413.
         max_sessions: legacy sessions at once; a new ``initialize`` past it gets 503.
         session_idle_seconds: a legacy session unused this long (and with no open stream) is ended.
-        replay_events: events kept per stream for ``Last-Event-ID`` resumption.
+        replay_events, replay_bytes: events (and their total size) kept per stream for
+            ``Last-Event-ID`` resumption.
+        max_message_bytes: an outgoing message larger than this is replaced by an error (for a
+            response) or dropped (for a notification).
+        observer: passed to every session (``Session(observer=...)``): metrics.
         keepalive_seconds: interval of SSE comment lines on idle long-lived streams.
         retry_ms: the reconnection delay advised in each stream's priming event.
     """
@@ -95,8 +100,11 @@ class StreamableHTTP:
         max_sessions: int = 1000,
         session_idle_seconds: float = 1800.0,
         replay_events: int = 256,
+        replay_bytes: int = 16 * 1024 * 1024,
+        max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
         keepalive_seconds: float = 15.0,
         retry_ms: int = 1000,
+        observer: Observer | None = None,
     ) -> None:
         self.server = server
         self.retry_ms = retry_ms
@@ -104,6 +112,9 @@ class StreamableHTTP:
         self.max_sessions = max_sessions
         self.session_idle_seconds = session_idle_seconds
         self.replay_events = replay_events
+        self.replay_bytes = replay_bytes
+        self.max_message_bytes = max_message_bytes
+        self.observer = observer
         self.keepalive_seconds = keepalive_seconds
         self.sessions: dict[str, LegacySession] = {}
         self._task_group: TaskGroup | None = None
@@ -151,7 +162,7 @@ class StreamableHTTP:
             if session_id is None or header(scope, "mcp-protocol-version") in MODERN_VERSIONS:
                 # 2026-07-28 has no GET stream and no sessions; legacy needs a session for both.
                 await respond(send, 405, headers=[("allow", "POST")])
-            elif (session := self.sessions.get(session_id)) is None:
+            elif (session := self.sessions.get(session_id)) is None or not session.owned_by(scope):
                 await _session_not_found(send)
             elif method == "GET":
                 await self._get(scope, receive, send, session)
@@ -196,11 +207,11 @@ class StreamableHTTP:
             if len(self.sessions) >= self.max_sessions:
                 await respond_json(send, 503, error_payload(-32603, "Too many sessions; try again later"))
                 return
-            session = self._open_session()
+            session = self._open_session(principal_subject(scope))
         elif session_id is None:
             await respond_json(send, 400, error_payload(-32600, "Bad Request: missing Mcp-Session-Id header"))
             return
-        elif (found := self.sessions.get(session_id)) is None:
+        elif (found := self.sessions.get(session_id)) is None or not found.owned_by(scope):
             await _session_not_found(send)
             return
         elif version is not None and version not in LEGACY_VERSIONS:
@@ -240,9 +251,9 @@ class StreamableHTTP:
         else:
             await respond(send, 202, headers=headers)
 
-    def _open_session(self) -> LegacySession:
+    def _open_session(self, owner: str | None) -> LegacySession:
         assert self._task_group is not None, "StreamableHTTP must run inside running() (the app lifespan)"
-        session = LegacySession(self, secrets.token_urlsafe(24))
+        session = LegacySession(self, secrets.token_urlsafe(24), owner)
         self.sessions[session.id] = session
         self._task_group.start_soon(session.run)
         logger.info("session %s opened (%d open)", session.id[:8], len(self.sessions))
@@ -273,17 +284,22 @@ class StreamableHTTP:
 
 
 class LegacySession:
-    """One legacy client session: a server connection and the streams its messages go to."""
+    """One legacy client session: a server connection and the streams its messages go to.
 
-    def __init__(self, app: StreamableHTTP, session_id: str) -> None:
+    ``owner`` is the authenticated subject that opened it (None without authentication): a
+    session id is useless with anyone else's credentials.
+    """
+
+    def __init__(self, app: StreamableHTTP, session_id: str, owner: str | None = None) -> None:
         self.app = app
         self.id = session_id
+        self.owner = owner
         self.last_seen = time.monotonic()
         self._input, input_receive = anyio.create_memory_object_stream[Decoded](64)
         self._output, self._output_receive = anyio.create_memory_object_stream[Outbound](256)
-        self.connection = app.server.connect(input_receive, self._output)
+        self.connection = app.server.connect(input_receive, self._output, observer=app.observer)
         self.connection.stream_control = self
-        self.standalone = EventBuffer(app.replay_events)
+        self.standalone = EventBuffer(app.replay_events, max_bytes=app.replay_bytes)
         self.standalone_opened = False
         self.buffers: dict[str, EventBuffer] = {self.standalone.key: self.standalone}
         self._by_request: dict[RequestId, EventBuffer] = {}
@@ -307,6 +323,9 @@ class LegacySession:
             self.app.sessions.pop(self.id, None)
             self._input.close()
 
+    def owned_by(self, scope: Scope) -> bool:
+        return principal_subject(scope) == self.owner
+
     def busy(self) -> bool:
         return any(buffer.readers for buffer in self.buffers.values())
 
@@ -321,7 +340,7 @@ class LegacySession:
         return request_id in self._by_request
 
     def open_stream(self, request_id: RequestId) -> EventBuffer:
-        buffer = EventBuffer(self.app.replay_events)
+        buffer = EventBuffer(self.app.replay_events, max_bytes=self.app.replay_bytes)
         self.buffers[buffer.key] = buffer
         self._by_request[request_id] = buffer
         return buffer
@@ -337,11 +356,9 @@ class LegacySession:
         is_reply = isinstance(message, (Response, ErrorResponse))
         target = message.id if is_reply else related_to
         buffer = self._by_request.get(target) if target is not None else None
-        try:
-            data = encode(message)
-        except (ValueError, TypeError):
-            logger.exception("cannot serialize an outgoing message")
-            return
+        data = frame(Outbound(message), self.app.max_message_bytes).rstrip(b"\n")
+        if not data:
+            return  # a notification that cannot be sent (logged)
         (buffer or self.standalone).push(data)
         if is_reply and buffer is not None:
             buffer.finish()
@@ -465,7 +482,7 @@ class ModernExchange:
     async def _run(self, request: Request) -> None:
         input_send, input_receive = anyio.create_memory_object_stream[Decoded](4)
         output_send, output_receive = anyio.create_memory_object_stream[Outbound](64)
-        connection = self.app.server.connect(input_receive, output_send, shutdown_grace=1.0)
+        connection = self.app.server.connect(input_receive, output_send, shutdown_grace=1.0, observer=self.app.observer)
         self.app._modern_inputs.add(input_send)
         try:
             async with anyio.create_task_group() as task_group:
@@ -487,8 +504,10 @@ class ModernExchange:
             input_send.close()
 
     async def _reply_json(self, message: Message) -> None:
+        # A result too large to send becomes -32603, which is a 200 like the result would be.
+        data = frame(Outbound(message), self.app.max_message_bytes).rstrip(b"\n")
         status = MODERN_ERROR_STATUS.get(message.code, 200) if isinstance(message, ErrorResponse) else 200
-        await respond(self.send, status, encode(message), content_type="application/json")
+        await respond(self.send, status, data, content_type="application/json")
 
     async def _reply_stream(
         self, request: Request, first: Outbound, output: Any, input_send: ObjectSendStream[Decoded], gone: anyio.Event
@@ -501,7 +520,9 @@ class ModernExchange:
             pending: Outbound | None = first
             try:
                 while pending is not None and not gone.is_set():
-                    await events.event(encode(pending.message).decode("utf-8"), event="message")
+                    data = frame(pending, self.app.max_message_bytes).rstrip(b"\n")
+                    if data:
+                        await events.event(data.decode("utf-8"), event="message")
                     if _is_reply_to(pending.message, request.id):
                         break
                     pending = await _next_or_none(output, gone)
