@@ -148,6 +148,18 @@ class StdinStream(ObjectReceiveStream[Decoded]):
         self._mode = "file" if stat.S_ISREG(os.fstat(fd).st_mode) else "poll"
         if sys.platform == "win32":
             self._mode = "thread"
+        # asyncio fast path: one reader registration kept while messages keep coming. It needs a
+        # non-blocking descriptor (a readiness report may be stale by the time we read), so it is
+        # used only for a pipe or socket of our own, never for a terminal shared with a shell.
+        self._loop: Any = None
+        self._watching = False
+        self._waiter: Any = None
+        self._nonblocking = False
+        mode = os.fstat(fd).st_mode
+        if self._mode == "poll" and (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
+            if os.get_blocking(fd):
+                os.set_blocking(fd, False)
+                self._nonblocking = True
 
     def receive_nowait(self) -> Decoded:
         """The next message already read. Raises WouldBlock, or EndOfStream after the last."""
@@ -168,6 +180,8 @@ class StdinStream(ObjectReceiveStream[Decoded]):
         return self.receive_nowait()
 
     async def _read(self) -> bytes:
+        if self._nonblocking and _asyncio_loop() is not None:
+            return await self._read_asyncio()
         if self._mode == "poll":
             try:
                 await anyio.wait_readable(self.fd)
@@ -182,15 +196,65 @@ class StdinStream(ObjectReceiveStream[Decoded]):
         await anyio.lowlevel.checkpoint()
         return os.read(self.fd, _READ_SIZE)
 
+    async def _read_asyncio(self) -> bytes:
+        """Wait for the descriptor with a reader registration that stays in place between reads,
+        instead of one registration (two epoll_ctl calls and a future) per message."""
+        loop = self._loop = _asyncio_loop()
+        while not self._eof:
+            try:
+                return os.read(self.fd, _READ_SIZE)
+            except BlockingIOError:
+                pass
+            if not self._watching:
+                loop.add_reader(self.fd, self._readable)
+                self._watching = True
+            self._waiter = loop.create_future()
+            try:
+                await self._waiter
+            finally:
+                self._waiter = None
+        return b""
+
+    def _readable(self) -> None:
+        if self._waiter is not None and not self._waiter.done():
+            self._waiter.set_result(None)
+        else:
+            # Readable while nobody reads (the session is busy): stop watching until asked again,
+            # or the loop would spin on the level-triggered readiness.
+            self._unwatch()
+
+    def _unwatch(self) -> None:
+        if self._watching and self._loop is not None:
+            self._loop.remove_reader(self.fd)
+            self._watching = False
+
     def end(self) -> None:
         """Stop reading, as at end of input."""
         if not self._eof:
             self._eof = True
-            if self._mode == "poll":
+            if self._waiter is not None and not self._waiter.done():
+                self._waiter.set_result(None)
+            elif self._mode == "poll" and self._loop is None:
                 anyio.notify_closing(self.fd)  # wakes a pending wait_readable with ClosedResourceError
+            self._unwatch()
 
     async def aclose(self) -> None:
         self.end()
+        if self._nonblocking:
+            try:
+                os.set_blocking(self.fd, True)
+            except OSError:
+                pass
+
+
+def _asyncio_loop() -> Any:
+    """The running asyncio loop, or None under another backend."""
+    import asyncio
+
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
 
 
 class StdoutStream(ObjectSendStream[Outbound]):
