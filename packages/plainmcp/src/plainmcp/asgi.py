@@ -77,6 +77,21 @@ async def read_body(receive: Receive, limit: int) -> bytes:
             return b"".join(chunks)
 
 
+async def read_json_body(scope: Scope, receive: Receive, send: Send, limit: int) -> bytes | None:
+    """The body of a JSON POST; None once answered otherwise: 415 when it is not JSON, 413 past
+    ``limit`` bytes, nothing at all when the client left."""
+    if (header(scope, "content-type") or "").split(";")[0].strip().lower() != "application/json":
+        await respond_json(send, 415, error_payload(-32600, "Unsupported Media Type: send application/json"))
+        return None
+    try:
+        return await read_body(receive, limit)
+    except BodyTooLarge:
+        await respond_json(send, 413, error_payload(-32600, f"Request body exceeds {limit} bytes"))
+    except ClientGone:
+        pass
+    return None
+
+
 def _encode_headers(headers: Iterable[tuple[str, str]]) -> list[tuple[bytes, bytes]]:
     return [(name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in headers]
 

@@ -19,14 +19,11 @@ import anyio
 
 from . import __version__, protocol
 from .asgi import (
-    BodyTooLarge,
-    ClientGone,
     Receive,
     Scope,
     Send,
     error_payload,
-    header,
-    read_body,
+    read_json_body,
     respond,
     respond_json,
     wait_disconnect,
@@ -77,15 +74,8 @@ class Gateway:
         return info
 
     async def _call(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if (header(scope, "content-type") or "").split(";")[0].strip().lower() != "application/json":
-            await respond_json(send, 415, error_payload(-32600, "Unsupported Media Type: send application/json"))
-            return
-        try:
-            body = await read_body(receive, self.max_body_bytes)
-        except BodyTooLarge:
-            await respond_json(send, 413, error_payload(-32600, f"Request body exceeds {self.max_body_bytes} bytes"))
-            return
-        except ClientGone:
+        body = await read_json_body(scope, receive, send, self.max_body_bytes)
+        if body is None:
             return
         decoded = decode(body)
         if not isinstance(decoded, Request):

@@ -15,16 +15,13 @@ from urllib.parse import parse_qs
 import anyio
 
 from .asgi import (
-    BodyTooLarge,
-    ClientGone,
     EventStream,
     Receive,
     Scope,
     Send,
     error_payload,
-    header,
     principal_subject,
-    read_body,
+    read_json_body,
     respond,
     respond_json,
     wait_disconnect,
@@ -120,15 +117,8 @@ class LegacySSE:
         if input_send is None or self.owners.get(session_id) != principal_subject(scope):
             await respond_json(send, 404, error_payload(-32600, "Session not found"))
             return
-        if (header(scope, "content-type") or "").split(";")[0].strip().lower() != "application/json":
-            await respond_json(send, 415, error_payload(-32600, "Unsupported Media Type: send application/json"))
-            return
-        try:
-            body = await read_body(receive, self.max_body_bytes)
-        except BodyTooLarge:
-            await respond_json(send, 413, error_payload(-32600, f"Request body exceeds {self.max_body_bytes} bytes"))
-            return
-        except ClientGone:
+        body = await read_json_body(scope, receive, send, self.max_body_bytes)
+        if body is None:
             return
         decoded = decode(body)
         if isinstance(decoded, Invalid) and decoded.reply is not None and decoded.reply.code == -32700:

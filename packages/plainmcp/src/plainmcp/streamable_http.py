@@ -27,8 +27,6 @@ from anyio.abc import ObjectSendStream, TaskGroup
 
 from . import protocol
 from .asgi import (
-    BodyTooLarge,
-    ClientGone,
     EventStream,
     Receive,
     Scope,
@@ -36,7 +34,7 @@ from .asgi import (
     error_payload,
     header,
     principal_subject,
-    read_body,
+    read_json_body,
     respond,
     respond_json,
     wait_disconnect,
@@ -177,16 +175,8 @@ class StreamableHTTP:
         if not (("application/json" in accept and "text/event-stream" in accept) or "*/*" in accept):
             await respond_json(send, 406, error_payload(-32600, "Not Acceptable: accept application/json and text/event-stream"))
             return
-        content_type = (header(scope, "content-type") or "").split(";")[0].strip().lower()
-        if content_type != "application/json":
-            await respond_json(send, 415, error_payload(-32600, "Unsupported Media Type: send application/json"))
-            return
-        try:
-            body = await read_body(receive, self.max_body_bytes)
-        except BodyTooLarge:
-            await respond_json(send, 413, error_payload(-32600, f"Request body exceeds {self.max_body_bytes} bytes"))
-            return
-        except ClientGone:
+        body = await read_json_body(scope, receive, send, self.max_body_bytes)
+        if body is None:
             return
         decoded = decode(body)
         if isinstance(decoded, Invalid):
