@@ -265,6 +265,10 @@ class StdoutStream(ObjectSendStream[Outbound]):
     stderr), so a client that is slow to read never blocks the event loop: what the pipe does not
     take waits in a buffer that a drain task empties as the pipe frees up, and senders wait while
     that buffer holds more than ``high_water`` bytes. Elsewhere writes are plain blocking writes.
+
+    On asyncio, the first message of an event-loop turn is written at once and the others of the
+    same turn go out together with one write in the next turn: a lone answer waits for nothing,
+    and a burst of answers (pipelined requests) costs a few system calls instead of one each.
     """
 
     def __init__(self, fd: int, max_bytes: int = DEFAULT_MAX_MESSAGE_BYTES, high_water: int = 1 << 20) -> None:
@@ -278,6 +282,7 @@ class StdoutStream(ObjectSendStream[Outbound]):
         self._closed = False
         self._broken = False
         self._restore = False
+        self._turn_open = False  # a message was written in this event-loop turn
         if sys.platform != "win32":
             mode = os.fstat(fd).st_mode
             shares_stderr = fd != 2 and _same_file(fd, 2)
@@ -291,14 +296,24 @@ class StdoutStream(ObjectSendStream[Outbound]):
         data = frame(item, self.max_bytes)
         if not data or self._broken:
             return
-        if not self._pending:
+        if not self._pending and not self._turn_open:
             data = data[self._write(data) :]
             if not data:
+                self._open_turn()
                 return
         self._pending += data
         self._need_drain.set()
         if len(self._pending) > self.high_water:
             await self._drained.wait()
+
+    def _open_turn(self) -> None:
+        loop = _asyncio_loop()
+        if loop is not None:
+            self._turn_open = True
+            loop.call_soon(self._close_turn)
+
+    def _close_turn(self) -> None:
+        self._turn_open = False
 
     def _write(self, data: bytes) -> int:
         """Write what the descriptor takes now; returns the count (all of it when blocking)."""
