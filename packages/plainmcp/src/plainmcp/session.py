@@ -249,6 +249,23 @@ class Session:
                     )
                 )
 
+    async def answer(self, request: Request) -> Message | None:
+        """Serve one request in the caller's task and return its reply (None when cancelled).
+
+        For transports where every request is an exchange of its own (2026-07-28 over HTTP): no
+        read loop and no task per request. :meth:`cancel` from another task cancels it.
+        """
+        return await self._answer(self._register(request))
+
+    def cancel(self, request_id: RequestId, reason: str = "") -> None:
+        """Cancel an incoming request, as ``notifications/cancelled`` from the peer would."""
+        self._on_cancelled({"requestId": request_id, "reason": reason})
+
+    def end_input(self) -> None:
+        """Declare the peer's input over without a read loop (long-lived handlers finish)."""
+        self._closed = True
+        self.input_ended.set()
+
     def _register(self, request: Request) -> InFlight:
         call = InFlight(self, request)
         self._in_flight[request.id] = call

@@ -54,7 +54,7 @@ from .jsonrpc import (
     decode,
 )
 from .modern import MODERN_ONLY_METHODS, is_modern_request, parse_envelope
-from .session import Observer, Outbound
+from .session import Observer, Outbound, Session
 from .stdio import DEFAULT_MAX_MESSAGE_BYTES, frame
 from .versions import LEGACY_VERSIONS, MODERN_VERSIONS, V2025_11_25, at_least
 
@@ -116,7 +116,7 @@ class StreamableHTTP:
         self.keepalive_seconds = keepalive_seconds
         self.sessions: dict[str, LegacySession] = {}
         self._task_group: TaskGroup | None = None
-        self._modern_inputs: set[ObjectSendStream[Decoded]] = set()
+        self._modern_sessions: set[Session] = set()
 
     @asynccontextmanager
     async def running(self) -> AsyncIterator[None]:
@@ -135,8 +135,8 @@ class StreamableHTTP:
         """End what keeps connections open, gracefully: listen streams get their final result,
         legacy sessions end (their streams finish). Call before the HTTP server waits for its
         connections to close."""
-        for stream in list(self._modern_inputs):
-            stream.close()
+        for session in list(self._modern_sessions):
+            session.end_input()
         for session in list(self.sessions.values()):
             session.close()
 
@@ -470,28 +470,33 @@ class ModernExchange:
         await respond_json(self.send, status, {"jsonrpc": "2.0", "id": request_id, "error": error.to_dict()})
 
     async def _run(self, request: Request) -> None:
-        input_send, input_receive = anyio.create_memory_object_stream[Decoded](4)
-        output_send, output_receive = anyio.create_memory_object_stream[Outbound](64)
-        connection = self.app.server.connect(input_receive, output_send, shutdown_grace=1.0, observer=self.app.observer)
-        self.app._modern_inputs.add(input_send)
+        """Serve the request in this task; notifications that come first turn the answer into an
+        SSE stream. The client leaving cancels the request (this revision's cancellation)."""
+        input_send, input_receive = anyio.create_memory_object_stream[Decoded](0)
+        input_send.close()  # nothing more will come: this exchange is one request
+        sink = _ExchangeStream(self, request)
+        connection = self.app.server.connect(input_receive, sink, observer=self.app.observer)
+        session = connection.session
+        self.app._modern_sessions.add(session)
         try:
             async with anyio.create_task_group() as task_group:
-                task_group.start_soon(connection.run)
-                await input_send.send(request)
-                gone = anyio.Event()
-                task_group.start_soon(_watch_disconnect, self.receive, gone)
-                first = await _next_or_none(output_receive, gone)
-                if first is None:
-                    # The client left before any answer: a disconnect is a cancellation.
-                    await input_send.send(_cancelled(request.id))
-                elif _is_reply_to(first.message, request.id):
-                    await self._reply_json(first.message)
-                else:
-                    await self._reply_stream(request, first, output_receive, input_send, gone)
+                sink.task_group = task_group
+                task_group.start_soon(self._cancel_when_gone, session, request.id, sink)
+                reply = await session.answer(request)
                 task_group.cancel_scope.cancel()
         finally:
-            self.app._modern_inputs.discard(input_send)
-            input_send.close()
+            self.app._modern_sessions.discard(session)
+        if reply is None or sink.gone:
+            return  # cancelled: nothing more may be sent for it
+        if sink.started:
+            await sink.finish(reply)
+        else:
+            await self._reply_json(reply)
+
+    async def _cancel_when_gone(self, session: Session, request_id: RequestId, sink: _ExchangeStream) -> None:
+        await wait_disconnect(self.receive)
+        sink.gone = True
+        session.cancel(request_id, "client disconnected")
 
     async def _reply_json(self, message: Message) -> None:
         # A result too large to send becomes -32603, which is a 200 like the result would be.
@@ -499,60 +504,46 @@ class ModernExchange:
         status = MODERN_ERROR_STATUS.get(message.code, 200) if isinstance(message, ErrorResponse) else 200
         await respond(self.send, status, data, content_type="application/json")
 
-    async def _reply_stream(
-        self, request: Request, first: Outbound, output: Any, input_send: ObjectSendStream[Decoded], gone: anyio.Event
-    ) -> None:
-        events = EventStream(self.send)
-        await events.start()
-        async with anyio.create_task_group() as task_group:
-            if request.method in MODERN_ONLY_METHODS:
-                task_group.start_soon(events.keep_alive, self.app.keepalive_seconds)
-            pending: Outbound | None = first
-            try:
-                while pending is not None and not gone.is_set():
-                    data = frame(pending, self.app.max_message_bytes).rstrip(b"\n")
-                    if data:
-                        await events.event(data.decode("utf-8"), event="message")
-                    if _is_reply_to(pending.message, request.id):
-                        break
-                    pending = await _next_or_none(output, gone)
-            except OSError:
-                gone.set()
-            if gone.is_set():
-                # Closing the response stream is the cancellation signal of this revision.
-                await input_send.send(_cancelled(request.id))
-            task_group.cancel_scope.cancel()
-        if not gone.is_set():
-            try:
-                await events.close()
-            except OSError:
-                pass
 
+class _ExchangeStream(ObjectSendStream[Outbound]):
+    """The write stream of one 2026-07-28 exchange: the first notification starts the SSE
+    response, and every message related to the request becomes an event of it."""
 
-async def _next_or_none(output: Any, gone: anyio.Event) -> Outbound | None:
-    """The next outgoing message, or None when the client has gone (whichever comes first)."""
-    result: list[Outbound | None] = [None]
-    async with anyio.create_task_group() as task_group:
+    def __init__(self, exchange: ModernExchange, request: Request) -> None:
+        self.exchange = exchange
+        self.request = request
+        self.events = EventStream(exchange.send)
+        self.started = False
+        self.gone = False
+        self.task_group: TaskGroup | None = None
 
-        async def take() -> None:
-            try:
-                result[0] = await output.receive()
-            except anyio.EndOfStream:
-                pass
-            task_group.cancel_scope.cancel()
+    async def send(self, item: Outbound) -> None:
+        if self.gone:
+            return
+        data = frame(item, self.exchange.app.max_message_bytes).rstrip(b"\n")
+        if not data:
+            return
+        try:
+            if not self.started:
+                await self.events.start()
+                self.started = True
+                if self.request.method in MODERN_ONLY_METHODS and self.task_group is not None:
+                    self.task_group.start_soon(self.events.keep_alive, self.exchange.app.keepalive_seconds)
+            await self.events.event(data.decode("utf-8"), event="message")
+        except OSError:
+            self.gone = True
 
-        async def stop() -> None:
-            await gone.wait()
-            task_group.cancel_scope.cancel()
+    async def finish(self, reply: Message) -> None:
+        """The final response, then the end of the stream."""
+        data = frame(Outbound(reply), self.exchange.app.max_message_bytes).rstrip(b"\n")
+        try:
+            await self.events.event(data.decode("utf-8"), event="message")
+            await self.events.close()
+        except OSError:
+            pass
 
-        task_group.start_soon(take)
-        task_group.start_soon(stop)
-    return result[0]
-
-
-async def _watch_disconnect(receive: Receive, gone: anyio.Event) -> None:
-    await wait_disconnect(receive)
-    gone.set()
+    async def aclose(self) -> None:
+        pass
 
 
 async def _cancel_on_disconnect(receive: Receive, scope: anyio.CancelScope) -> None:
@@ -562,14 +553,6 @@ async def _cancel_on_disconnect(receive: Receive, scope: anyio.CancelScope) -> N
 
 async def _session_not_found(send: Send) -> None:
     await respond_json(send, 404, error_payload(-32600, "Session not found: it ended or never existed; initialize again"))
-
-
-def _cancelled(request_id: RequestId) -> Notification:
-    return Notification(protocol.CANCELLED, {"requestId": request_id, "reason": "client disconnected"})
-
-
-def _is_reply_to(message: Message | list[Message], request_id: RequestId) -> bool:
-    return isinstance(message, (Response, ErrorResponse)) and message.id == request_id
 
 
 def _is_modern(decoded: Decoded, version_header: str | None) -> bool:
