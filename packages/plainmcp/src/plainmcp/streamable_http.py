@@ -286,8 +286,7 @@ class LegacySession:
         self.owner = owner
         self.last_seen = time.monotonic()
         self._input, input_receive = anyio.create_memory_object_stream[Decoded](64)
-        self._output, self._output_receive = anyio.create_memory_object_stream[Outbound](256)
-        self.connection = app.server.connect(input_receive, self._output, observer=app.observer)
+        self.connection = app.server.connect(input_receive, _RoutingStream(self), observer=app.observer)
         self.connection.stream_control = self
         self.standalone = EventBuffer(app.replay_events, max_bytes=app.replay_bytes)
         self.standalone_opened = False
@@ -298,9 +297,7 @@ class LegacySession:
 
     async def run(self) -> None:
         try:
-            async with anyio.create_task_group() as task_group:
-                task_group.start_soon(self._route)
-                await self.connection.run()
+            await self.connection.run()
         finally:
             self.close()
             self.app.sessions.pop(self.id, None)
@@ -321,7 +318,10 @@ class LegacySession:
 
     async def feed(self, item: Decoded) -> None:
         try:
-            await self._input.send(item)
+            try:
+                self._input.send_nowait(item)  # no extra event-loop turn when there is room
+            except anyio.WouldBlock:
+                await self._input.send(item)
         except (anyio.ClosedResourceError, anyio.BrokenResourceError):
             logger.debug("session %s closed; dropped input", self.id[:8])
 
@@ -335,12 +335,10 @@ class LegacySession:
         self._by_request[request_id] = buffer
         return buffer
 
-    async def _route(self) -> None:
+    def route(self, outbound: Outbound) -> None:
         """Send each outgoing message to the stream of the request it belongs to."""
-        async with self._output_receive:
-            async for outbound in self._output_receive:
-                for message in outbound.message if isinstance(outbound.message, list) else [outbound.message]:
-                    self._deliver(message, outbound.related_to)
+        for message in outbound.message if isinstance(outbound.message, list) else [outbound.message]:
+            self._deliver(message, outbound.related_to)
 
     def _deliver(self, message: Message, related_to: RequestId | None) -> None:
         is_reply = isinstance(message, (Response, ErrorResponse))
@@ -425,6 +423,19 @@ class LegacySession:
             await events.close()
         except OSError:
             pass
+
+
+class _RoutingStream(ObjectSendStream[Outbound]):
+    """A legacy session's write stream: each message goes straight into its stream's buffer."""
+
+    def __init__(self, session: LegacySession) -> None:
+        self._session = session
+
+    async def send(self, item: Outbound) -> None:
+        self._session.route(item)
+
+    async def aclose(self) -> None:
+        pass
 
 
 class ModernExchange:
