@@ -29,6 +29,9 @@ REQUEST_ID_HEADERS = ("x-request-id", "x-mcp-request-id")
 _USABLE_ID = re.compile(r"[\x21-\x7e]{1,128}")
 
 
+_SMALL_BODY = 64 * 1024
+
+
 def request_id_of(scope: Scope) -> str:
     """The client's request id if it sent a usable one, else a new UUID."""
     for name in REQUEST_ID_HEADERS:
@@ -127,7 +130,9 @@ class Exchange:
                 self.on_stream(1)
         elif message["type"] == "http.response.body":
             self.bytes_out += len(message.get("body", b""))
-        if self.write_timeout is None:
+        if self.write_timeout is None or not (self.streaming or len(message.get("body", b"")) > _SMALL_BODY):
+            # A small one-shot answer goes into the server's buffer at once; only streams and big
+            # bodies can wait on a client that stopped reading, and only they pay for a timer.
             await self._send(message)
             return
         with anyio.move_on_after(self.write_timeout) as waiting:
@@ -153,6 +158,9 @@ class Exchange:
         """Write the access-log line (debug level for probes and scrapes)."""
         if self.streaming and self.on_stream is not None:
             self.on_stream(-1)
+        level = logging.DEBUG if route in ("/health", "/metrics") else logging.INFO
+        if not logger.isEnabledFor(level):
+            return
         milliseconds = (time.perf_counter() - self.started) * 1000
         scope = self.scope
         fields: dict[str, Any] = {
@@ -172,7 +180,6 @@ class Exchange:
         if self.stalled:
             fields["stalled"] = True
         fields.update(extra or {})
-        level = logging.DEBUG if route in ("/health", "/metrics") else logging.INFO
         logger.log(
             level, "%s %s %s %.1f ms", scope.get("method"), scope.get("path"),
             self.status if self.status is not None else "-", milliseconds, extra=fields,
