@@ -256,6 +256,9 @@ def run_http(
         log_config=None,  # our logging set-up (stderr) stays in charge
         access_log=False,  # our own access line carries the request id and never a header
         timeout_graceful_shutdown=3,
+        # MCP clients call again after their model has thought; uvicorn's 5 s default would close
+        # most connections in between, and a request racing that close fails with a reset.
+        timeout_keep_alive=30,
         limit_concurrency=max_connections + 1,  # uvicorn counts the new connection itself too
         ssl_certfile=certfile,
         ssl_keyfile=keyfile,
