@@ -199,13 +199,16 @@ class ModernDispatcher:
         subscription_id = call.request.id
         session = self.connection.session
         listener = Listener(session, subscription_id, agreed)
-        await session.notify(
-            protocol.SUBSCRIPTIONS_ACKNOWLEDGED,
-            {"_meta": {protocol.META_SUBSCRIPTION_ID: subscription_id}, "notifications": agreed},
-            related_to=subscription_id,
-        )
+        # Attached before the acknowledgement goes out, so nothing published after the client has
+        # it can be missed; what comes before it is held and follows it.
         self.server.bus.attach(listener)
         try:
+            await session.notify(
+                protocol.SUBSCRIPTIONS_ACKNOWLEDGED,
+                {"_meta": {protocol.META_SUBSCRIPTION_ID: subscription_id}, "notifications": agreed},
+                related_to=subscription_id,
+            )
+            await listener.open()
             await session.input_ended.wait()  # the client cancelling ends it too (no result then)
         finally:
             self.server.bus.detach(listener)
@@ -251,6 +254,14 @@ class Listener:
         self.subscription_id = subscription_id
         self.agreed = agreed
         self.uris = frozenset(agreed.get("resourceSubscriptions", ()))
+        self._held: list[tuple[str, dict[str, Any] | None]] | None = []  # until the acknowledgement is out
+
+    async def open(self) -> None:
+        """The acknowledgement is sent: deliver what was held, then everything as it comes."""
+        while self._held:
+            method, params = self._held.pop(0)
+            await self._send(method, params)
+        self._held = None
 
     def wants(self, method: str, params: dict[str, Any] | None) -> bool:
         if method == protocol.RESOURCE_UPDATED:
@@ -263,6 +274,12 @@ class Listener:
     async def deliver(self, method: str, params: dict[str, Any] | None) -> None:
         if self.session.closed or not self.wants(method, params):
             return
+        if self._held is not None:
+            self._held.append((method, params))
+            return
+        await self._send(method, params)
+
+    async def _send(self, method: str, params: dict[str, Any] | None) -> None:
         tagged = {**(params or {}), "_meta": {protocol.META_SUBSCRIPTION_ID: self.subscription_id}}
         await self.session.notify(method, tagged, related_to=self.subscription_id)
 
