@@ -123,7 +123,8 @@ def decode(data: bytes | str) -> Decoded:
     return classify(obj)
 
 
-def _is_id(value: Any) -> bool:
+def is_id(value: Any) -> bool:
+    """Whether ``value`` can be a request id in MCP: a string or an integer (never a bool)."""
     return isinstance(value, (str, int)) and not isinstance(value, bool)
 
 
@@ -131,7 +132,7 @@ def _invalid(obj: dict[str, Any], reason: str) -> Invalid:
     request_id = obj.get("id")
     return Invalid(
         error_response(
-            request_id if _is_id(request_id) else None,
+            request_id if is_id(request_id) else None,
             ErrorCode.INVALID_REQUEST,
             f"Invalid Request: {reason}",
         ),
@@ -165,7 +166,7 @@ def _classify_call(obj: dict[str, Any]) -> Message | Invalid:
         reason = '"method" must be a string'
     elif "params" in obj and not isinstance(params, dict):
         reason = '"params" must be an object'
-    elif is_request and not _is_id(obj["id"]):
+    elif is_request and not is_id(obj["id"]):
         reason = '"id" must be a string or an integer'
     elif is_request:
         return Request(obj["id"], method, params)
@@ -184,7 +185,7 @@ def _classify_response(obj: dict[str, Any]) -> Message | Invalid:
     if has_result == has_error:
         return _invalid(obj, 'a response needs exactly one of "result" and "error"')
     if has_result:
-        if not _is_id(request_id):
+        if not is_id(request_id):
             return _invalid(obj, '"id" must be a string or an integer')
         return Response(request_id, obj["result"])
     error = obj["error"]
@@ -195,7 +196,7 @@ def _classify_response(obj: dict[str, Any]) -> Message | Invalid:
         or not isinstance(error.get("message"), str)
     ):
         return _invalid(obj, '"error" must be an object with an integer "code" and a string "message"')
-    if request_id is not None and not _is_id(request_id):
+    if request_id is not None and not is_id(request_id):
         return _invalid(obj, '"id" must be a string, an integer or null')
     return ErrorResponse(request_id, error)
 

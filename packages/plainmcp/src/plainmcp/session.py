@@ -34,6 +34,7 @@ from .jsonrpc import (
     RequestId,
     Response,
     error_response,
+    is_id,
 )
 
 logger = logging.getLogger(__name__)
@@ -53,10 +54,6 @@ class Outbound:
 
     message: Message | list[Message]
     related_to: RequestId | None = None
-
-
-def _is_id(value: Any) -> bool:
-    return isinstance(value, (str, int)) and not isinstance(value, bool)
 
 
 class Handler(Protocol):
@@ -88,7 +85,7 @@ class InFlight:
     def progress_token(self) -> str | int | None:
         meta = (self.request.params or {}).get("_meta")
         token = meta.get(protocol.PROGRESS_TOKEN) if isinstance(meta, dict) else None
-        return token if isinstance(token, (str, int)) and not isinstance(token, bool) else None
+        return token if is_id(token) else None
 
     async def report_progress(
         self, progress: float, total: float | None = None, message: str | None = None
@@ -355,7 +352,7 @@ class Session:
     def _on_cancelled(self, params: dict[str, Any]) -> None:
         request_id = params.get("requestId")
         # Only a real id: a dict would not hash, and True or 1.0 would match the id 1.
-        call = self._in_flight.get(request_id) if _is_id(request_id) else None
+        call = self._in_flight.get(request_id) if is_id(request_id) else None
         if call is None:
             return  # unknown or already answered: the specification says ignore it
         if call.request.method == protocol.INITIALIZE:
@@ -366,7 +363,7 @@ class Session:
 
     def _on_progress(self, params: dict[str, Any]) -> None:
         token = params.get("progressToken")
-        request_id = self._progress_routes.get(token) if _is_id(token) else None
+        request_id = self._progress_routes.get(token) if is_id(token) else None
         pending = self._pending.get(request_id) if request_id is not None else None
         progress = params.get("progress")
         if pending is None or pending.on_progress is None or not isinstance(progress, (int, float)):
