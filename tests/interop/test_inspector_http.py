@@ -22,6 +22,8 @@ from typing import Any
 
 import pytest
 
+from tests.servers.everything.support import TOOLS
+
 from .http_server import ROOT, NodeTools, ServerProcess, node_tools, running_server
 
 pytestmark = pytest.mark.interop
@@ -39,38 +41,7 @@ SERVER_INFO = {
     "version": "0.1.0",
     "description": "Every MCP feature, under the names the official conformance suite expects",
 }
-TOOL_NAMES = [
-    "test_simple_text",
-    "test_image_content",
-    "test_audio_content",
-    "test_embedded_resource",
-    "test_multiple_content_types",
-    "test_tool_with_logging",
-    "test_logging_tool",
-    "test_tool_with_progress",
-    "test_error_handling",
-    "test_reconnection",
-    "test_sampling",
-    "test_elicitation",
-    "test_elicitation_sep1034_defaults",
-    "test_elicitation_sep1330_enums",
-    "json_schema_2020_12_tool",
-    "test_missing_capability",
-    "test_input_required_result_elicitation",
-    "test_input_required_result_sampling",
-    "test_input_required_result_list_roots",
-    "test_input_required_result_request_state",
-    "test_input_required_result_multiple_inputs",
-    "test_input_required_result_multi_round",
-    "test_input_required_result_tampered_state",
-    "test_input_required_result_capabilities",
-    "test_streaming_elicitation",
-    "test_dynamic_tool",
-    "test_trigger_tool_change",
-    "test_trigger_prompt_change",
-    "test_trigger_resource_change",
-    "test_trigger_resource_update",
-]
+TOOL_NAMES = TOOLS
 SIMPLE_TEXT = "This is a simple text response for testing."
 STATIC_TEXT = "This is the content of the static text resource."
 SIMPLE_PROMPT = "This is a simple prompt for testing."

@@ -40,6 +40,8 @@ from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.client.subscriptions import ResourceUpdated, ToolsListChanged
 
+from tests.servers.everything.support import TOOLS
+
 from .http_server import ServerProcess, running_server
 from .sdk_modern import CLIENT_CAPABILITIES, LOG_LEVEL, MODERN, PROTOCOL_VERSION, SERVER_INFO, Wire, _TapRead, _TapWrite
 
@@ -81,38 +83,7 @@ INSTRUCTIONS = (
     "A conformance fixture: every tool, resource and prompt is named test_* or test://* after what it tests, "
     "and returns fixed content. Nothing here does real work."
 )
-TOOL_NAMES = [
-    "test_simple_text",
-    "test_image_content",
-    "test_audio_content",
-    "test_embedded_resource",
-    "test_multiple_content_types",
-    "test_tool_with_logging",
-    "test_logging_tool",
-    "test_tool_with_progress",
-    "test_error_handling",
-    "test_reconnection",
-    "test_sampling",
-    "test_elicitation",
-    "test_elicitation_sep1034_defaults",
-    "test_elicitation_sep1330_enums",
-    "json_schema_2020_12_tool",
-    "test_missing_capability",
-    "test_input_required_result_elicitation",
-    "test_input_required_result_sampling",
-    "test_input_required_result_list_roots",
-    "test_input_required_result_request_state",
-    "test_input_required_result_multiple_inputs",
-    "test_input_required_result_multi_round",
-    "test_input_required_result_tampered_state",
-    "test_input_required_result_capabilities",
-    "test_streaming_elicitation",
-    "test_dynamic_tool",
-    "test_trigger_tool_change",
-    "test_trigger_prompt_change",
-    "test_trigger_resource_change",
-    "test_trigger_resource_update",
-]
+TOOL_NAMES = TOOLS
 SIMPLE_TEXT = "This is a simple text response for testing."
 ERROR_TEXT = "This tool intentionally returns an error for testing"
 STATIC_TEXT = "This is the content of the static text resource."

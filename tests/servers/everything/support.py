@@ -169,3 +169,37 @@ def png_size(data_b64: str) -> tuple[int, int]:
 def wav_parameters(data_b64: str) -> Any:
     with wave.open(io.BytesIO(base64.b64decode(data_b64, validate=True))) as audio:
         return audio.getparams()
+
+#: Every tool of the fixture, in listing order (also used by the interop tests).
+TOOLS = [
+    "test_simple_text",
+    "test_image_content",
+    "test_audio_content",
+    "test_embedded_resource",
+    "test_multiple_content_types",
+    "test_tool_with_logging",
+    "test_logging_tool",
+    "test_tool_with_progress",
+    "test_error_handling",
+    "test_reconnection",
+    "test_sampling",
+    "test_elicitation",
+    "test_elicitation_sep1034_defaults",
+    "test_elicitation_sep1330_enums",
+    "json_schema_2020_12_tool",
+    "test_missing_capability",
+    "test_input_required_result_elicitation",
+    "test_input_required_result_sampling",
+    "test_input_required_result_list_roots",
+    "test_input_required_result_request_state",
+    "test_input_required_result_multiple_inputs",
+    "test_input_required_result_multi_round",
+    "test_input_required_result_tampered_state",
+    "test_input_required_result_capabilities",
+    "test_streaming_elicitation",
+    "test_dynamic_tool",
+    "test_trigger_tool_change",
+    "test_trigger_prompt_change",
+    "test_trigger_resource_change",
+    "test_trigger_resource_update",
+]
