@@ -96,12 +96,15 @@ class ServerProcess:
 
 
 @contextlib.contextmanager
-def server_process(*args: str, transport: str = "http") -> Iterator[ServerProcess]:
-    """The everything fixture as a real process serving HTTP on a free loopback port."""
+def server_process(
+    *args: str, transport: str = "http", module: str = "plainmcp_everything", env: dict[str, str] | None = None
+) -> Iterator[ServerProcess]:
+    """``python -m <module> --transport <transport> <args>`` (the everything fixture unless told
+    otherwise) as a real process serving HTTP on a free loopback port; ``env`` adds variables."""
     port = free_port()
     log = tempfile.NamedTemporaryFile(prefix="plainmcp-http-", suffix=".log", delete=False)
-    command = [sys.executable, "-m", "plainmcp_everything", "--transport", transport, "--port", str(port), *args]
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    command = [sys.executable, "-m", module, "--transport", transport, "--port", str(port), *args]
+    env = {**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})}
     process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, env=env)
     server = ServerProcess(process, port, log.name)
     try:

@@ -19,6 +19,7 @@ from .handlers import FEATURE_METHODS, LEGACY_METHODS, METHOD_CAPABILITY
 from .jsonrpc import Notification, Request
 from .modern import ModernDispatcher, is_modern_request
 from .session import InFlight, Session
+from .subscriptions import any_covers
 from .versions import allows_batches, negotiate_legacy
 
 if TYPE_CHECKING:
@@ -70,6 +71,10 @@ class ServerConnection:
             await self.session.run()
         finally:
             self.server.bus.detach(self)
+
+    @property
+    def subscribed_uris(self) -> set[str]:
+        return self.subscriptions
 
     # ------------------------------------------------------------------------------ Handler API
 
@@ -148,6 +153,6 @@ class ServerConnection:
         """Pass a published notification on, if this client finished initializing and asked for it."""
         if not self.ready or self.session.closed:
             return
-        if method == protocol.RESOURCE_UPDATED and (params or {}).get("uri") not in self.subscriptions:
+        if method == protocol.RESOURCE_UPDATED and not any_covers(self.subscriptions, (params or {}).get("uri", "")):
             return
         await self.session.notify(method, params)

@@ -161,6 +161,7 @@ async def resources_subscribe(ctx: Context, params: dict[str, Any]) -> dict[str,
     uri = _subscription_uri(ctx, params)
     assert ctx.connection is not None
     ctx.connection.subscriptions.add(uri)
+    ctx.server.bus.changed()
     return {}
 
 
@@ -168,6 +169,7 @@ async def resources_unsubscribe(ctx: Context, params: dict[str, Any]) -> dict[st
     uri = _subscription_uri(ctx, params)
     assert ctx.connection is not None
     ctx.connection.subscriptions.discard(uri)
+    ctx.server.bus.changed()
     return {}
 
 

@@ -106,11 +106,13 @@ class MCPApp:
 
     @asynccontextmanager
     async def running(self) -> AsyncIterator[None]:
-        if self.streamable is None:
-            yield
-            return
-        async with self.streamable.running():
-            yield
+        """The app's lifetime: the server's background tasks, and the Streamable HTTP sweeper."""
+        async with self.server.running():
+            if self.streamable is None:
+                yield
+                return
+            async with self.streamable.running():
+                yield
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":

@@ -18,6 +18,7 @@ from .context import Context
 from .errors import ErrorCode, MCPError, invalid_params, method_not_found
 from .handlers import FEATURE_METHODS, METHOD_CAPABILITY
 from .inputs import InputRequired, InputRound, binding, open_state, seal_state
+from .subscriptions import any_covers
 from .versions import LEGACY_VERSIONS, MODERN_VERSIONS
 
 if TYPE_CHECKING:
@@ -254,6 +255,7 @@ class Listener:
         self.subscription_id = subscription_id
         self.agreed = agreed
         self.uris = frozenset(agreed.get("resourceSubscriptions", ()))
+        self.subscribed_uris = self.uris
         self._held: list[tuple[str, dict[str, Any] | None]] | None = []  # until the acknowledgement is out
 
     async def open(self) -> None:
@@ -265,9 +267,7 @@ class Listener:
 
     def wants(self, method: str, params: dict[str, Any] | None) -> bool:
         if method == protocol.RESOURCE_UPDATED:
-            uri = (params or {}).get("uri", "")
-            # An update of a sub-resource (a file in a subscribed folder) counts too.
-            return uri in self.uris or any(uri.startswith(base.rstrip("/") + "/") for base in self.uris)
+            return any_covers(self.uris, (params or {}).get("uri", ""))
         flag = _FLAG_OF.get(method)
         return flag is not None and self.agreed.get(flag, False)
 

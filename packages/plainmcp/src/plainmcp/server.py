@@ -7,8 +7,11 @@ Capabilities are derived from what was registered, so they cannot disagree with 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
+
+import anyio
 
 from . import protocol
 from .pagination import DEFAULT_PAGE_SIZE
@@ -98,6 +101,8 @@ class Server:
         self.bus = SubscriptionBus()
         #: Called as ``await on_roots_changed(connection)`` when a legacy client's roots change.
         self.on_roots_changed: Callable[[ServerConnection], Any] | None = None
+        self._background: list[Callable[[Server], Awaitable[None]]] = []
+        self._running = 0
 
     # ------------------------------------------------------------------------------ description
 
@@ -294,6 +299,41 @@ class Server:
 
     async def notify_prompts_changed(self) -> None:
         await self.bus.publish(protocol.PROMPTS_LIST_CHANGED)
+
+    # ------------------------------------------------------------------------------- lifetime
+
+    def background(self, task: Callable[[Server], Awaitable[None]]) -> Callable[[Server], Awaitable[None]]:
+        """Register ``async def task(server)`` to run while the server is served: a file watcher, a
+        cache sweeper. Transports start it (:meth:`running`) and cancel it when serving ends, so it
+        should close what it opened in a ``finally``. An exception in it ends the serving."""
+        self._background.append(task)
+        return task
+
+    @asynccontextmanager
+    async def running(self) -> AsyncIterator[None]:
+        """Run the :meth:`background` tasks for the block's duration.
+
+        ``run_stdio``, the HTTP app's lifespan and ``connect_in_memory`` enter it. Nested entries
+        (two in-memory clients of one server) share the first entry's tasks, which end with it.
+        """
+        if self._running or not self._background:
+            self._running += 1
+            try:
+                yield
+            finally:
+                self._running -= 1
+            return
+        self._running = 1
+        try:
+            async with anyio.create_task_group() as task_group:
+                for task in self._background:
+                    task_group.start_soon(task, self)
+                try:
+                    yield
+                finally:
+                    task_group.cancel_scope.cancel()
+        finally:
+            self._running = 0
 
     # ------------------------------------------------------------------------------- connecting
 

@@ -384,7 +384,7 @@ async def serve_stdio(
     input_stream = StdinStream(sys.stdin.fileno() if stdin_fd is None else stdin_fd, max_message_bytes)
     output = StdoutStream(sys.stdout.fileno() if stdout_fd is None else stdout_fd, max_message_bytes)
     connection = server.connect(input_stream, output, **session_options)
-    async with anyio.create_task_group() as task_group:
+    async with server.running(), anyio.create_task_group() as task_group:
         task_group.start_soon(output.drain_forever)
         if handle_signals:
             task_group.start_soon(_end_input_on_signals, input_stream)

@@ -4,17 +4,37 @@ Servers publish from anywhere (a handler, a file watcher task); every live conne
 subscribed receives what it asked for. Legacy sessions subscribe with ``resources/subscribe`` and get
 list changes once initialized; modern ``subscriptions/listen`` streams subscribe per type. Both are
 just :class:`Subscriber` objects here.
+
+The bus also tells publishers who is listening (:meth:`SubscriptionBus.subscribed_uris`,
+:meth:`SubscriptionBus.wait_changed`), so a file watcher can start when the first client subscribes
+and stop when the last one leaves.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable
 from typing import Any, Protocol
+
+import anyio
 
 logger = logging.getLogger(__name__)
 
 
+def uri_covers(subscribed: str, uri: str) -> bool:
+    """True when a subscription to ``subscribed`` asks for updates of ``uri``: the same URI, or one
+    below it (a subscription to a folder covers the files in it)."""
+    return uri == subscribed or uri.startswith(subscribed.rstrip("/") + "/")
+
+
+def any_covers(subscribed: Iterable[str], uri: str) -> bool:
+    return any(uri_covers(base, uri) for base in subscribed)
+
+
 class Subscriber(Protocol):
+    #: The resource URIs this subscriber asked to hear about.
+    subscribed_uris: Iterable[str]
+
     async def deliver(self, method: str, params: dict[str, Any] | None) -> None:
         """Send the notification if this subscriber asked for it; never raise for a gone peer."""
 
@@ -22,18 +42,44 @@ class Subscriber(Protocol):
 class SubscriptionBus:
     def __init__(self) -> None:
         self._subscribers: list[Subscriber] = []
+        self._changed: anyio.Event | None = None
 
     def attach(self, subscriber: Subscriber) -> None:
         self._subscribers.append(subscriber)
+        self.changed()
 
     def detach(self, subscriber: Subscriber) -> None:
         try:
             self._subscribers.remove(subscriber)
         except ValueError:
-            pass
+            return
+        self.changed()
 
     def __len__(self) -> int:
         return len(self._subscribers)
+
+    # ------------------------------------------------------------------------------ interest
+
+    def subscribed_uris(self) -> set[str]:
+        """Every resource URI some connected client subscribed to (legacy and modern alike)."""
+        uris: set[str] = set()
+        for subscriber in self._subscribers:
+            uris.update(subscriber.subscribed_uris)
+        return uris
+
+    def changed(self) -> None:
+        """A subscriber came, went, or changed its URIs: wake :meth:`wait_changed`."""
+        if self._changed is not None:
+            self._changed.set()
+            self._changed = None
+
+    async def wait_changed(self) -> None:
+        """Return after the next attach, detach, subscribe or unsubscribe."""
+        if self._changed is None:
+            self._changed = anyio.Event()
+        await self._changed.wait()
+
+    # ---------------------------------------------------------------------------- publishing
 
     async def publish(self, method: str, params: dict[str, Any] | None = None) -> None:
         """Deliver one notification to every subscriber that wants it, in attach order."""

@@ -55,7 +55,7 @@ async def connect_in_memory(server: Server, *, initialize: bool = True, **option
     """Serve ``server`` in this event loop and yield a :class:`Client` connected to it."""
     async with memory_pair() as ((server_read, server_write), (client_read, client_write)):
         connection: ServerConnection = server.connect(server_read, server_write)
-        async with anyio.create_task_group() as task_group:
+        async with server.running(), anyio.create_task_group() as task_group:
             task_group.start_soon(connection.run)
             async with open_client(client_read, client_write, initialize=initialize, **options) as client:
                 client.server_connection = connection  # type: ignore[attr-defined]
