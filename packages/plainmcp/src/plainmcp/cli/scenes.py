@@ -1,18 +1,18 @@
-"""The ``plainmcp`` command. For now: ``plainmcp demo``, a scripted session with each server."""
+"""The demo's scenes: a scripted session with one server each, printing every step and its answer."""
 
 from __future__ import annotations
 
-import argparse
 import json
-import sys
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from .client import Client, connect_stdio
-from .errors import MCPError
+from ..errors import MCPError
+
+if TYPE_CHECKING:
+    from ..client import Client
 
 
 def _short(value: Any, width: int = 100) -> str:
@@ -56,7 +56,9 @@ async def _notes_walkthrough(client: Client) -> None:
     await _step("prompts/get summarize", lambda: client.get_prompt("summarize", {"title": "groceries"}), lambda r: r["messages"][-1]["content"]["text"])
 
 
-async def _demo_notes(python: str) -> None:
+async def demo_notes(python: str) -> None:
+    from ..client import connect_stdio
+
     command = [python, "-m", "plainmcp.examples.notes"]
     print(f"\n== notes example server: {' '.join(command[1:])}")
     notifications: list[str] = []
@@ -78,14 +80,14 @@ async def _demo_notes(python: str) -> None:
         print(f"  {'notification':<34} <- {line}")
 
 
-async def _demo_everything_http(python: str) -> None:
+async def demo_everything_http(python: str) -> None:
     """The conformance fixture over Streamable HTTP, spoken in the 2026-07-28 era."""
     import importlib.util
     import socket
 
     if importlib.util.find_spec("plainmcp_everything") is None:
         return
-    from .http_client import connect_http
+    from ..http_client import connect_http
 
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -127,23 +129,3 @@ async def _wait_for_health(port: int) -> None:
                 except httpx.TransportError:
                     pass
                 await anyio.sleep(0.1)
-
-
-def _demo(args: argparse.Namespace) -> int:
-    print("plainmcp demo: a scripted session with each server, on embedded defaults")
-    anyio.run(_demo_notes, sys.executable)
-    anyio.run(_demo_everything_http, sys.executable)
-    print("\nEvery line above is a real request to a real server process.")
-    return 0
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="plainmcp", description="Tools for MCP servers built with plainmcp.")
-    commands = parser.add_subparsers(dest="command", required=True)
-    commands.add_parser("demo", help="run a scripted session with each server").set_defaults(run=_demo)
-    args = parser.parse_args(argv)
-    return args.run(args)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,0 +1,7 @@
+"""``python -m plainmcp.cli``: the ``plainmcp`` command."""
+
+import sys
+
+from . import main
+
+sys.exit(main())
