@@ -5,6 +5,7 @@ No framework: the transports speak raw ASGI, so they mount into any ASGI applica
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import json
 import logging
@@ -39,13 +40,26 @@ class ClientGone(Exception):
     """The client disconnected before the request body arrived."""
 
 
+_HEADER_TABLE = "plainmcp.headers"  # scope key of the request's headers by name, built on first use
+
+
+@functools.lru_cache(maxsize=128)
+def _header_key(name: str) -> bytes:
+    return name.lower().encode("latin-1")
+
+
 def header(scope: Scope, name: str) -> str | None:
     """The first value of a request header (names compare case-insensitively)."""
-    wanted = name.lower().encode("latin-1")
-    for key, value in scope.get("headers", ()):
-        if key.lower() == wanted:
-            return value.decode("latin-1").strip()
-    return None
+    table = scope.get(_HEADER_TABLE)
+    if table is None:
+        # One pass over the header list per request, instead of one per lookup: a request is
+        # asked for ten or so headers on its way through the app.
+        table = {}
+        for key, value in scope.get("headers", ()):
+            table.setdefault(key.lower(), value)
+        scope[_HEADER_TABLE] = table
+    value = table.get(_header_key(name))
+    return None if value is None else value.decode("latin-1").strip()
 
 
 def principal_subject(scope: Scope) -> str | None:
