@@ -1,0 +1,201 @@
+"""Open-Meteo's geocoding and forecast APIs: the query each call sends, and its answer as plain dicts.
+
+Field names are ours (``temperature``, not ``temperature_2m``) so the tools' output schemas do not
+depend on Open-Meteo's variable naming. An answer missing what we asked for raises
+:class:`~plainmcp_weather.upstream.Unavailable` (it is the upstream's failure, not the caller's).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .units import Units
+from .upstream import Unavailable, Upstream
+from .wmo import describe
+
+ATTRIBUTION = "Weather data by Open-Meteo.com (https://open-meteo.com/), licensed under CC BY 4.0"
+
+#: Open-Meteo variable -> our field name, per section of the answer.
+CURRENT = {
+    "temperature_2m": "temperature",
+    "apparent_temperature": "apparent_temperature",
+    "relative_humidity_2m": "relative_humidity",
+    "precipitation": "precipitation",
+    "weather_code": "weather_code",
+    "cloud_cover": "cloud_cover",
+    "pressure_msl": "pressure_msl",
+    "wind_speed_10m": "wind_speed",
+    "wind_direction_10m": "wind_direction",
+    "wind_gusts_10m": "wind_gusts",
+    "is_day": "is_day",
+}
+DAILY = {
+    "weather_code": "weather_code",
+    "temperature_2m_max": "temperature_max",
+    "temperature_2m_min": "temperature_min",
+    "precipitation_sum": "precipitation_sum",
+    "precipitation_probability_max": "precipitation_probability_max",
+    "wind_speed_10m_max": "wind_speed_max",
+    "wind_gusts_10m_max": "wind_gusts_max",
+    "uv_index_max": "uv_index_max",
+    "sunrise": "sunrise",
+    "sunset": "sunset",
+}
+HOURLY = {
+    "temperature_2m": "temperature",
+    "apparent_temperature": "apparent_temperature",
+    "relative_humidity_2m": "relative_humidity",
+    "precipitation_probability": "precipitation_probability",
+    "precipitation": "precipitation",
+    "weather_code": "weather_code",
+    "wind_speed_10m": "wind_speed",
+}
+#: Hours of hourly data a forecast returns at most: enough for "tomorrow afternoon", small enough
+#: for a model's context (16 days of hours would be 384 rows).
+MAX_HOURS = 48
+#: Candidates fetched when a qualifier will filter them: "Portland" alone has dozens.
+QUALIFIED_COUNT = 50
+
+
+def _unreadable(label: str) -> Unavailable:
+    return Unavailable(f"The {label} service sent an answer that could not be read. Try again later.")
+
+
+def place_from(raw: Any) -> dict[str, Any] | None:
+    """One geocoding result as our place dict, or None when it lacks a name or coordinates."""
+    if not isinstance(raw, dict):
+        return None
+    name, latitude, longitude = raw.get("name"), raw.get("latitude"), raw.get("longitude")
+    if not isinstance(name, str) or not _is_number(latitude) or not _is_number(longitude):
+        return None
+    place: dict[str, Any] = {"name": name, "latitude": float(latitude), "longitude": float(longitude)}
+    for key in ("id", "country", "country_code", "admin1", "admin2", "timezone", "population", "elevation"):
+        value = raw.get(key)
+        if value not in (None, ""):
+            place[key] = value
+    return place
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _unit_labels(units: Any) -> dict[str, str]:
+    units = units if isinstance(units, dict) else {}
+    return {
+        "temperature": units.get("temperature_2m") or units.get("temperature_2m_max") or "",
+        "wind_speed": units.get("wind_speed_10m") or units.get("wind_speed_10m_max") or "",
+        "precipitation": units.get("precipitation") or units.get("precipitation_sum") or "",
+    }
+
+
+def _rename(values: dict[str, Any], names: dict[str, str]) -> dict[str, Any]:
+    row = {ours: values.get(theirs) for theirs, ours in names.items()}
+    row["conditions"] = describe(row.get("weather_code"))
+    return row
+
+
+def _columns(section: Any, names: dict[str, str], limit: int | None, label: str) -> list[dict[str, Any]]:
+    """Open-Meteo's column arrays (``{"time": [...], "temperature_2m": [...]}``) as rows."""
+    if not isinstance(section, dict) or not isinstance(section.get("time"), list):
+        raise _unreadable(label)
+    times = section["time"][:limit] if limit is not None else section["time"]
+    rows = []
+    for index, when in enumerate(times):
+        values = {
+            theirs: (column[index] if isinstance(column := section.get(theirs), list) and index < len(column) else None)
+            for theirs in names
+        }
+        rows.append({"time": when, **_rename(values, names)})
+    return rows
+
+
+class OpenMeteo:
+    """The two Open-Meteo APIs. ``api_key`` (commercial plan) is sent as ``apikey`` when set."""
+
+    def __init__(
+        self, geocoding: Upstream, forecast: Upstream, *, geocoding_url: str, forecast_url: str,
+        api_key: str | None = None, language: str = "en",
+    ) -> None:
+        self.geocoding = geocoding
+        self.forecast_api = forecast
+        self.search_url = f"{geocoding_url}/v1/search"
+        self.forecast_url = f"{forecast_url}/v1/forecast"
+        self.api_key = api_key
+        self.language = language
+
+    def _with_key(self, params: dict[str, Any]) -> dict[str, Any]:
+        if self.api_key:
+            params["apikey"] = self.api_key
+        return params
+
+    async def search(self, name: str, count: int, country_code: str | None = None) -> list[dict[str, Any]]:
+        """Places whose name matches ``name`` (no qualifier: see :mod:`.places`), most populous first.
+
+        Raises:
+            UpstreamError: see :meth:`Upstream.get_json`.
+        """
+        params: dict[str, Any] = {"name": name, "count": count, "language": self.language, "format": "json"}
+        if country_code:
+            params["countryCode"] = country_code.upper()
+        data = await self.geocoding.get_json(self.search_url, self._with_key(params))
+        if not isinstance(data, dict):
+            raise _unreadable(self.geocoding.label)
+        results = data.get("results") or []  # absent when nothing matches
+        if not isinstance(results, list):
+            raise _unreadable(self.geocoding.label)
+        return [place for place in map(place_from, results) if place is not None]
+
+    async def weather(
+        self, latitude: float, longitude: float, units: Units, *, current: bool = False, days: int = 0,
+        hourly: bool = False,
+    ) -> dict[str, Any]:
+        """Current conditions and/or ``days`` of daily forecast (plus up to :data:`MAX_HOURS` hours).
+
+        Returns ``{"grid": {latitude, longitude, elevation, timezone}, "units": {...},
+        "current"?: {...}, "daily"?: [...], "hourly"?: [...]}``.
+
+        Raises:
+            UpstreamError: see :meth:`Upstream.get_json`; Unavailable also for an answer without
+                the sections asked for.
+        """
+        params: dict[str, Any] = {
+            "latitude": round(latitude, 4),
+            "longitude": round(longitude, 4),
+            "timezone": "auto",  # local times; daily values need a timezone
+            **units.query(),
+        }
+        if current:
+            params["current"] = ",".join(CURRENT)
+        if days:
+            params["forecast_days"] = days
+            params["daily"] = ",".join(DAILY)
+        else:
+            params["forecast_days"] = 1
+        if hourly:
+            params["hourly"] = ",".join(HOURLY)
+        label = self.forecast_api.label
+        data = await self.forecast_api.get_json(self.forecast_url, self._with_key(params))
+        if not isinstance(data, dict) or not _is_number(data.get("latitude")) or not _is_number(data.get("longitude")):
+            raise _unreadable(label)
+        answer: dict[str, Any] = {
+            "grid": {
+                "latitude": data["latitude"],
+                "longitude": data["longitude"],
+                "elevation": data.get("elevation"),
+                "timezone": data.get("timezone") or "GMT",
+            },
+        }
+        if current:
+            section = data.get("current")
+            if not isinstance(section, dict):
+                raise _unreadable(label)
+            answer["current"] = {"time": section.get("time"), **_rename(section, CURRENT)}
+            answer["units"] = _unit_labels(data.get("current_units"))
+        if days:
+            answer["daily"] = _columns(data.get("daily"), DAILY, days, label)
+            answer.setdefault("units", _unit_labels(data.get("daily_units")))
+        if hourly:
+            answer["hourly"] = _columns(data.get("hourly"), HOURLY, MAX_HOURS, label)
+        answer.setdefault("units", _unit_labels({}))
+        return answer

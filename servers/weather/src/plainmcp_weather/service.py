@@ -1,0 +1,211 @@
+"""The weather service behind the tools: upstream calls through the cache, stale answers when down.
+
+Every answer is an :class:`Answer`: the value plus when it was fetched and whether it is stale.
+A stale answer is served only when the upstream is *unavailable* (timeouts, 5xx, 429, an open
+circuit): a refusal (4xx) is the caller's problem and is reported, never papered over.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import time
+from collections.abc import Awaitable, Callable, Hashable
+from dataclasses import dataclass
+from typing import Any
+
+import anyio
+import httpx
+
+from .cache import TTLCache, cache_key
+from .config import WeatherConfig
+from .nws import ACCEPT, NWS
+from .openmeteo import QUALIFIED_COUNT, OpenMeteo
+from .places import PlaceQuery, filter_candidates, label
+from .resilience import CircuitBreaker, RetryPolicy
+from .units import Units
+from .upstream import Unavailable, Upstream
+
+logger = logging.getLogger(__name__)
+
+#: Other same-name places listed next to the one chosen.
+MAX_ALTERNATIVES = 5
+
+
+class NoSuchPlace(LookupError):
+    """No place matches a name (and its qualifiers); ``message`` is for the model."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """A value, when it was fetched (Unix time), and whether it came from the cache / is past its TTL."""
+
+    value: Any
+    retrieved_at: float
+    cached: bool = False
+    stale: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Resolved:
+    """The place a name resolved to, the other places it could have meant, and the lookup's answer."""
+
+    place: dict[str, Any]
+    alternatives: list[dict[str, Any]]
+    answer: Answer
+
+
+@dataclass(slots=True)
+class Deps:
+    """What :func:`plainmcp_weather.server.build_server` may be given instead of the real things."""
+
+    client: httpx.AsyncClient | None = None
+    clock: Callable[[], float] = time.monotonic
+    wall: Callable[[], float] = time.time
+    sleep: Callable[[float], Awaitable[Any]] = anyio.sleep
+    rand: Callable[[], float] = random.random
+
+
+def new_client(config: WeatherConfig) -> httpx.AsyncClient:
+    """The production HTTP client: redirects followed (the NWS uses them), proxies from the
+    environment honoured (httpx's default), no connection pool bigger than we need."""
+    return httpx.AsyncClient(
+        follow_redirects=True,
+        timeout=config.timeout,
+        limits=httpx.Limits(max_connections=20, max_keepalive_connections=10),
+    )
+
+
+class WeatherService:
+    """Geocoding, weather and alerts, each cached under its own TTL. See the module docstring."""
+
+    def __init__(self, config: WeatherConfig, deps: Deps | None = None) -> None:
+        deps = deps or Deps()
+        self.config = config
+        self._wall = deps.wall
+        self._client = deps.client
+        self.cache = TTLCache(config.cache_size, stale_for=config.stale_for, clock=deps.clock, wall=deps.wall)
+        policy = RetryPolicy(config.retries, config.backoff, config.max_backoff, config.max_retry_after)
+        self.breakers = {
+            name: CircuitBreaker(name, config.breaker_threshold, config.breaker_cooldown, deps.clock)
+            for name in ("geocoding", "forecast", "nws")
+        }
+
+        def upstream(name: str, label: str, headers: dict[str, str] | None = None) -> Upstream:
+            return Upstream(
+                label, _LazyClient(self), policy=policy, breaker=self.breakers[name], timeout=config.timeout,
+                headers={"User-Agent": config.user_agent, **(headers or {})}, sleep=deps.sleep, rand=deps.rand,
+            )
+
+        self.upstreams = {
+            "geocoding": upstream("geocoding", "Open-Meteo geocoding"),
+            "forecast": upstream("forecast", "Open-Meteo forecast"),
+            "nws": upstream("nws", "National Weather Service", {"Accept": ACCEPT}),
+        }
+        self.open_meteo = OpenMeteo(
+            self.upstreams["geocoding"], self.upstreams["forecast"], geocoding_url=config.geocoding_url,
+            forecast_url=config.forecast_url, api_key=config.api_key, language=config.language,
+        )
+        self.nws = NWS(self.upstreams["nws"], base_url=config.nws_url)
+
+    # ------------------------------------------------------------------------------ the client
+
+    def client(self) -> httpx.AsyncClient:
+        """The HTTP client, created on first use (building the server does no I/O)."""
+        if self._client is None:
+            self._client = new_client(self.config)
+        return self._client
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.aclose()
+
+    # --------------------------------------------------------------------------------- caching
+
+    async def _cached(self, key: Hashable, ttl: float, fetch: Callable[[], Awaitable[Any]]) -> Answer:
+        hit = self.cache.get(key)
+        if hit is not None:
+            return Answer(hit.value, hit.stored_at, cached=True)
+        try:
+            value = await fetch()
+        except Unavailable:
+            old = self.cache.get_stale(key)
+            if old is None:
+                raise
+            logger.warning("serving a stale answer for %s (upstream unavailable)", key[0])
+            return Answer(old.value, old.stored_at, cached=True, stale=old.stale)
+        self.cache.put(key, value, ttl)
+        return Answer(value, self._wall())
+
+    # ------------------------------------------------------------------------------- answers
+
+    async def search(self, query: PlaceQuery, count: int, country: str | None = None) -> Answer:
+        """Places matching ``query`` (qualifiers applied), at most ``count``, exact names first."""
+        fetch_count = QUALIFIED_COUNT if query.qualifiers else max(count, 10)
+        key = cache_key("geocoding", name=query.name, count=fetch_count, country=country,
+                        language=self.config.language)
+        answer = await self._cached(
+            key, self.config.geocoding_ttl, lambda: self.open_meteo.search(query.name, fetch_count, country)
+        )
+        found = filter_candidates(answer.value, query)
+        exact = query.name.casefold()
+        found.sort(key=lambda place: place["name"].casefold() != exact)  # stable: upstream order within
+        return Answer(found[:count], answer.retrieved_at, answer.cached, answer.stale)
+
+    async def resolve(self, query: PlaceQuery) -> Resolved:
+        """The best place for a name: the most populous exact match of its qualifiers.
+
+        Raises:
+            NoSuchPlace: nothing matches.
+            UpstreamError: the lookup failed (and nothing cached could stand in).
+        """
+        answer = await self.search(query, MAX_ALTERNATIVES + 1)
+        places = answer.value
+        if not places:
+            if query.qualifiers:
+                raise NoSuchPlace(
+                    f"No place named {query.name!r} matches {', '.join(query.qualifiers)!r}. Check the "
+                    "qualifier (a country, or a region such as a US state code), or search_locations "
+                    f"for {query.name!r} to see the candidates."
+                )
+            raise NoSuchPlace(
+                f"No place named {query.name!r} was found. Check the spelling, try the name in English "
+                "or a nearby larger town, or give latitude and longitude."
+            )
+        best, others = places[0], places[1:]
+        same_name = [place for place in others if place["name"].casefold() == best["name"].casefold()]
+        logger.debug("%r resolved to %s", query.text, label(best))
+        return Resolved(best, same_name, answer)
+
+    async def weather(self, latitude: float, longitude: float, units: Units, *, current: bool = False,
+                      days: int = 0, hourly: bool = False) -> Answer:
+        ttl = self.config.current_ttl if current else self.config.forecast_ttl
+        key = cache_key("weather", latitude=latitude, longitude=longitude, units=(units.temperature,
+                        units.wind_speed, units.precipitation), current=current, days=days, hourly=hourly)
+        return await self._cached(key, ttl, lambda: self.open_meteo.weather(
+            latitude, longitude, units, current=current, days=days, hourly=hourly))
+
+    async def point(self, latitude: float, longitude: float) -> Answer:
+        """Which US state a point is in (OutsideCoverage when none); cached like geocoding."""
+        key = cache_key("nws-point", latitude=latitude, longitude=longitude)
+        return await self._cached(key, self.config.geocoding_ttl, lambda: self.nws.point(latitude, longitude))
+
+    async def alerts(self, *, area: str | None = None, latitude: float | None = None,
+                     longitude: float | None = None) -> Answer:
+        key = cache_key("nws-alerts", area=area, latitude=latitude, longitude=longitude)
+        return await self._cached(key, self.config.alerts_ttl, lambda: self.nws.alerts(
+            area=area, latitude=latitude, longitude=longitude))
+
+
+class _LazyClient:
+    """Stands in for the httpx client until the first request, so building the server opens nothing."""
+
+    def __init__(self, service: WeatherService) -> None:
+        self._service = service
+
+    async def get(self, url: str, **kwargs: Any) -> httpx.Response:
+        return await self._service.client().get(url, **kwargs)

@@ -1,0 +1,281 @@
+"""The four tools: argument checks, the service calls, structured results and their short summaries.
+
+Every failure the model can act on becomes a :class:`plainmcp.ToolError` here, in :func:`_failures`:
+no place, outside NWS coverage, an upstream refusing, failing, timing out or paused by its breaker.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from typing import Any
+
+from plainmcp import Server, ToolAnnotations, ToolError, ToolResult, content
+
+from . import schemas
+from .nws import ATTRIBUTION as NWS_ATTRIBUTION
+from .nws import OutsideCoverage
+from .openmeteo import ATTRIBUTION, MAX_HOURS
+from .places import label, parse_place, state_code
+from .service import Answer, NoSuchPlace, WeatherService
+from .units import units_for
+from .upstream import UpstreamError
+
+
+@contextmanager
+def _failures() -> Iterator[None]:
+    """Turn the domain's failures into tool errors carrying their model-facing sentence."""
+    try:
+        yield
+    except (UpstreamError, NoSuchPlace) as failure:
+        raise ToolError(failure.message) from None
+
+
+def _iso(timestamp: float) -> str:
+    return datetime.fromtimestamp(timestamp, UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def _freshness(*answers: Answer) -> dict[str, Any]:
+    """Stale if any part is stale; retrieved when the oldest part was."""
+    return {"stale": any(a.stale for a in answers), "retrieved_at": _iso(min(a.retrieved_at for a in answers))}
+
+
+def _stale_note(fields: dict[str, Any]) -> str:
+    if not fields["stale"]:
+        return ""
+    return f" [Stale: the service is unavailable now; this answer was fetched at {fields['retrieved_at']}.]"
+
+
+def _public(place: dict[str, Any]) -> dict[str, Any]:
+    """A geocoded place as the tools show it (``admin1`` is called ``region``)."""
+    return {
+        "name": place["name"],
+        "region": place.get("admin1"),
+        "country": place.get("country"),
+        "country_code": place.get("country_code"),
+        "latitude": place["latitude"],
+        "longitude": place["longitude"],
+        "timezone": place.get("timezone"),
+        "population": place.get("population"),
+        "elevation": place.get("elevation"),
+    }
+
+
+def _coordinates(args: dict[str, Any]) -> tuple[float, float] | None:
+    """Latitude and longitude when given (both, finite, in range); None when neither is.
+
+    Raises:
+        ToolError: only one of them, or a value out of range (the schema says so too).
+    """
+    latitude, longitude = args.get("latitude"), args.get("longitude")
+    if latitude is None and longitude is None:
+        return None
+    if latitude is None or longitude is None:
+        raise ToolError("Give both latitude and longitude, or a location name instead.")
+    for name, value, limit in (("latitude", latitude, 90), ("longitude", longitude, 180)):
+        if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value) or abs(value) > limit:
+            raise ToolError(f"{name} must be a number from -{limit} to {limit}.")
+    return float(latitude), float(longitude)
+
+
+async def _place(service: WeatherService, args: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]], list[Answer]]:
+    """The place a call is about: ``(location used, alternatives, answers it took)``.
+
+    Raises:
+        ToolError: neither or both of location and coordinates; an empty name; no such place.
+    """
+    point = _coordinates(args)
+    name = args.get("location")
+    if point is not None and name is not None:
+        raise ToolError("Give either a location name or latitude and longitude, not both.")
+    if point is not None:
+        latitude, longitude = point
+        return ({"name": f"{latitude:.4f}, {longitude:.4f}", "latitude": latitude, "longitude": longitude,
+                 "source": "coordinates"}, [], [])
+    if not isinstance(name, str):
+        raise ToolError("Give a location name (\"Paris, France\") or latitude and longitude.")
+    try:
+        query = parse_place(name)
+    except ValueError as problem:
+        raise ToolError(str(problem)) from None
+    with _failures():
+        resolved = await service.resolve(query)
+    used = {**_public(resolved.place), "source": "geocoded"}
+    return used, [_public(p) for p in resolved.alternatives], [resolved.answer]
+
+
+def _where_text(location: dict[str, Any]) -> str:
+    where = location["name"] if location["source"] == "coordinates" else label(
+        {"name": location["name"], "admin1": location.get("region"), "country": location.get("country")})
+    return f"{where} ({location['latitude']:.4f}, {location['longitude']:.4f})"
+
+
+def _alternatives_note(alternatives: list[dict[str, Any]]) -> str:
+    if not alternatives:
+        return ""
+    others = "; ".join(label({"name": p["name"], "admin1": p["region"], "country": p["country"]}) for p in alternatives)
+    return (f"\nOther places with this name: {others}. If one of them was meant, add its region or country "
+            "to the name (\"Paris, Texas\") or give its coordinates.")
+
+
+def _number(value: Any, unit: str, digits: int = 1) -> str:
+    if value is None:
+        return "n/a"
+    return f"{value:.{digits}f} {unit}".rstrip()
+
+
+def register(server: Server, service: WeatherService) -> None:
+    """Add the four tools to ``server``, answering through ``service``."""
+
+    def tool(name: str, title: str, input_schema: dict[str, Any], output_schema: dict[str, Any]
+             ) -> Callable[[Callable[..., Awaitable[Any]]], Any]:
+        return server.tool(name, title=title, input_schema=input_schema, output_schema=output_schema,
+                           annotations=ToolAnnotations(title=title, read_only=True, idempotent=True, open_world=True))
+
+    @tool("search_locations", "Search locations", schemas.SEARCH_INPUT, schemas.SEARCH_OUTPUT)
+    async def search_locations(ctx: Any, args: dict[str, Any]) -> ToolResult:
+        """Find places by name, anywhere on Earth (Open-Meteo geocoding), most populous first.
+
+        A qualifier after a comma narrows the search: "Paris, France", "Portland, OR", "Springfield, Illinois".
+        Use it to pick coordinates before asking for weather when a name is ambiguous.
+        """
+        try:
+            query = parse_place(args["name"])
+        except ValueError as problem:
+            raise ToolError(str(problem)) from None
+        count = int(args.get("count", 5))
+        country = args.get("country")
+        with _failures():
+            answer = await service.search(query, count, country.upper() if country else None)
+        results = [_public(place) for place in answer.value]
+        structured = {"query": query.text, "results": results, **_freshness(answer), "attribution": ATTRIBUTION}
+        if results:
+            lines = [f"{len(results)} place(s) match {query.text!r}:"]
+            lines += [f"{i}. {label({'name': p['name'], 'admin1': p['region'], 'country': p['country']})} "
+                      f"({p['latitude']:.4f}, {p['longitude']:.4f})" for i, p in enumerate(results, 1)]
+        else:
+            lines = [f"No place matches {query.text!r}. Check the spelling or drop the qualifier."]
+        return ToolResult([content.text("\n".join(lines) + _stale_note(structured) + f"\n{ATTRIBUTION}")], structured)
+
+    @tool("get_current_weather", "Current weather", schemas.CURRENT_INPUT, schemas.CURRENT_OUTPUT)
+    async def get_current_weather(ctx: Any, args: dict[str, Any]) -> ToolResult:
+        """Current weather for a place name ("Paris, France") or coordinates, anywhere on Earth.
+
+        The result says which place was used (check it is the one meant) and lists other places
+        with the same name.
+        """
+        units = units_for(args.get("units", "metric"), args.get("wind_speed_unit"))
+        location, alternatives, answers = await _place(service, args)
+        with _failures():
+            answer = await service.weather(location["latitude"], location["longitude"], units, current=True)
+        data = answer.value
+        fields = _freshness(*answers, answer)
+        structured = {"location": location, "alternatives": alternatives, "grid": data["grid"],
+                      "units": data["units"], "current": data["current"], **fields, "attribution": ATTRIBUTION}
+        now, unit = data["current"], data["units"]
+        summary = (
+            f"{_where_text(location)}: {now['conditions']}, "
+            f"{_number(now.get('temperature'), unit['temperature'])} "
+            f"(feels like {_number(now.get('apparent_temperature'), unit['temperature'])}), "
+            f"wind {_number(now.get('wind_speed'), unit['wind_speed'])}"
+            + (f" from {now['wind_direction']:.0f}°" if now.get("wind_direction") is not None else "")
+            + (f", humidity {now['relative_humidity']:.0f}%" if now.get("relative_humidity") is not None else "")
+            + f". Local time {now.get('time')} ({data['grid']['timezone']})."
+        )
+        note = _alternatives_note(alternatives) + _stale_note(fields)
+        return ToolResult([content.text(summary + note + f"\n{ATTRIBUTION}")], structured)
+
+    @tool("get_forecast", "Weather forecast", schemas.FORECAST_INPUT, schemas.FORECAST_OUTPUT)
+    async def get_forecast(ctx: Any, args: dict[str, Any]) -> ToolResult:
+        """Daily forecast for 1-16 days (7 by default) for a place name or coordinates, anywhere on Earth.
+
+        With hourly=true, hourly values for the first 48 hours (local time from midnight today) too.
+        The result says which place was used and lists other places with the same name.
+        """
+        days = args.get("days", 7)
+        if not isinstance(days, int) or isinstance(days, bool) or not 1 <= days <= schemas.MAX_DAYS:
+            raise ToolError(f"days must be a whole number from 1 to {schemas.MAX_DAYS}.")
+        hourly = bool(args.get("hourly", False))
+        units = units_for(args.get("units", "metric"), args.get("wind_speed_unit"))
+        location, alternatives, answers = await _place(service, args)
+        with _failures():
+            answer = await service.weather(location["latitude"], location["longitude"], units, days=days, hourly=hourly)
+        data = answer.value
+        fields = _freshness(*answers, answer)
+        structured: dict[str, Any] = {
+            "location": location, "alternatives": alternatives, "grid": data["grid"], "units": data["units"],
+            "days": days, "daily": data["daily"],
+        }
+        if hourly:
+            structured["hourly"] = data.get("hourly", [])
+        structured.update(fields, attribution=ATTRIBUTION)
+        temperature, rain = data["units"]["temperature"], data["units"]["precipitation"]
+        lines = [f"{days}-day forecast for {_where_text(location)}:"]
+        for day in data["daily"]:
+            chance = day.get("precipitation_probability_max")
+            lines.append(
+                f"{day['time']}: {day['conditions']}, {_number(day.get('temperature_min'), '')} to "
+                f"{_number(day.get('temperature_max'), temperature)}, precipitation "
+                f"{_number(day.get('precipitation_sum'), rain)}" + (f" ({chance:.0f}% chance)" if chance is not None else "")
+            )
+        if alternatives:
+            lines.append(_alternatives_note(alternatives).strip())
+        if hourly:
+            lines.append(f"Hourly values for the first {MAX_HOURS} hours are in the structured result.")
+        return ToolResult([content.text("\n".join(lines) + _stale_note(fields) + f"\n{ATTRIBUTION}")], structured)
+
+    @tool("get_alerts", "US weather alerts", schemas.ALERTS_INPUT, schemas.ALERTS_OUTPUT)
+    async def get_alerts(ctx: Any, args: dict[str, Any]) -> ToolResult:
+        """Active weather alerts (warnings, watches, advisories) from the US National Weather Service.
+
+        Give a US state or territory (code "CA" or name "California"), or the latitude and longitude of
+        a point in the US. The NWS covers only the United States and its territories.
+        """
+        point = _coordinates(args)
+        state = args.get("state")
+        if (point is None) == (state is None):
+            raise ToolError("Give either a US state (\"CA\" or \"California\") or latitude and longitude.")
+        answers: list[Answer] = []
+        with _failures():
+            if state is not None:
+                code = state_code(state)
+                if code is None:
+                    raise ToolError(
+                        f"{state!r} is not a US state or territory. The NWS issues alerts only for the US; use a "
+                        "two-letter code such as CA, or the state's name."
+                    )
+                answer = await service.alerts(area=code)
+                where = code
+            else:
+                latitude, longitude = point  # type: ignore[misc]
+                try:
+                    located = await service.point(latitude, longitude)
+                except OutsideCoverage:
+                    raise ToolError(
+                        f"({latitude:.4f}, {longitude:.4f}) is outside the area of the US National Weather Service, "
+                        "which issues alerts only for the United States and its territories. There is no alert "
+                        "source for other countries here; get_forecast shows the expected weather anywhere."
+                    ) from None
+                answers.append(located)
+                code = located.value.get("state")
+                answer = await service.alerts(latitude=latitude, longitude=longitude)
+                where = f"({latitude:.4f}, {longitude:.4f})" + (f" in {code}" if code else "")
+        answers.append(answer)
+        data = answer.value
+        fields = _freshness(*answers)
+        structured = {
+            "state": code,
+            "point": {"latitude": point[0], "longitude": point[1]} if point else None,
+            "title": data.get("title"), "updated": data.get("updated"),
+            "count": len(data["alerts"]), "alerts": data["alerts"], **fields, "attribution": NWS_ATTRIBUTION,
+        }
+        if data["alerts"]:
+            lines = [f"{len(data['alerts'])} active alert(s) for {where}:"]
+            lines += [f"- {a['event']} ({a.get('severity') or 'unknown severity'})"
+                      + (f", until {a['ends'] or a['expires']}" if (a.get("ends") or a.get("expires")) else "")
+                      + (f": {a['headline']}" if a.get("headline") else "") for a in data["alerts"]]
+        else:
+            lines = [f"No active weather alerts for {where}."]
+        return ToolResult([content.text("\n".join(lines) + _stale_note(fields) + f"\n{NWS_ATTRIBUTION}")], structured)
