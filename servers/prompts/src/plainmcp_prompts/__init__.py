@@ -1,0 +1,1 @@
+"""plainmcp-prompts: a prompt library kept as Markdown files, served as MCP prompts."""

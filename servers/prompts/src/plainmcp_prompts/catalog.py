@@ -1,0 +1,113 @@
+"""The catalog: the library installed into a :class:`plainmcp.Server`, and republished on change.
+
+:meth:`Catalog.install` turns the library's prompts into the server's prompts and source resources
+(synchronously: no request ever sees half of an update). :meth:`Catalog.reload` rescans the files
+and tells clients only what really changed: ``prompts/list_changed`` when a prompt was added,
+removed or would render differently, ``resources/list_changed`` when the set of sources changed, and
+``resources/updated`` for each source whose text changed.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import anyio
+from plainmcp import Context, Prompt, PromptArgument, Server
+
+from .completion import History, candidates
+from .library import Library
+from .model import PromptSpec
+from .rendering import render_prompt
+from .resources import source_resource, source_uri
+
+logger = logging.getLogger(__name__)
+
+
+class Catalog:
+    """What ``server`` serves from ``library``; ``history`` feeds completion."""
+
+    def __init__(self, server: Server, library: Library, history: History) -> None:
+        self.server = server
+        self.library = library
+        self.history = history
+        #: The specs installed, by name, in name order.
+        self.specs: dict[str, PromptSpec] = {}
+
+    def lookup(self, name: str) -> PromptSpec | None:
+        return self.specs.get(name)
+
+    def install(self) -> None:
+        """Serve what the library holds now."""
+        specs = dict(self.library.prompts)
+        prompts = {name: self._prompt(spec) for name, spec in specs.items()}
+        resources = {source_uri(name): source_resource(spec, self.lookup) for name, spec in specs.items()}
+        for gone in self.specs.keys() - specs.keys():
+            self.history.forget(gone)
+        self.specs = specs
+        self.server.prompts = prompts
+        self.server.resources = resources
+
+    async def reload(self) -> bool:
+        """Rescan (in a worker thread: it reads files), install and publish. Returns whether
+        anything served changed."""
+        changed = await anyio.to_thread.run_sync(self.library.scan)
+        if not changed:
+            return False
+        before = self.specs
+        self.install()
+        after = self.specs
+        logger.info("prompt library changed: %d prompts", len(after))
+        await self.server.notify_prompts_changed()
+        if _listing(before) != _listing(after):
+            await self.server.notify_resources_changed()
+        for name, spec in before.items():
+            if name not in after or after[name].source != spec.source:
+                await self.server.notify_resource_updated(source_uri(name))
+        return True
+
+    # ---------------------------------------------------------------------------------------- glue
+
+    def _prompt(self, spec: PromptSpec) -> Prompt:
+        async def get(ctx: Context, arguments: dict[str, str]) -> dict[str, Any]:
+            return await render_prompt(self.library, self.history, spec, arguments)
+
+        def completer(argument: str) -> Any:
+            async def complete(ctx: Context, value: str, others: dict[str, str]) -> list[str]:
+                return candidates(spec, argument, self.history, value)
+
+            return complete
+
+        return Prompt(
+            spec.name,
+            get,
+            description=spec.description,
+            title=spec.title,
+            arguments=tuple(
+                PromptArgument(
+                    argument.name,
+                    _describe(argument.description, argument.default, argument.values),
+                    # "" counts as absent (rendering.check_values); the core checks presence only.
+                    required=argument.required,
+                    title=argument.title,
+                    complete=completer(argument.name),
+                )
+                for argument in spec.arguments
+            ),
+        )
+
+
+def _describe(description: str | None, default: str | None, values: tuple[str, ...]) -> str | None:
+    """The argument's description, with its allowed values and default (the MCP listing has no
+    field for either, and a person filling a form needs them)."""
+    parts = [description.rstrip(".") + "." if description else ""]
+    if values:
+        parts.append(f"One of: {', '.join(values)}.")
+    if default is not None:
+        parts.append(f"Default: {default}.")
+    text = " ".join(part for part in parts if part)
+    return text or None
+
+
+def _listing(specs: dict[str, PromptSpec]) -> list[tuple[str, str | None, str, str]]:
+    return [(name, spec.title, spec.format, spec.path) for name, spec in specs.items()]

@@ -1,0 +1,92 @@
+"""``prompts/get`` for a library prompt: the arguments checked, the template rendered.
+
+Shared by the ``prompts/get`` method and the ``render_prompt`` tool, so both give the same text
+and refuse the same arguments.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import anyio
+from plainmcp import ErrorCode, MCPError
+
+from .completion import History
+from .frontmatter import FormatError
+from .library import Library
+from .model import Embed, PromptSpec
+from .template import render
+
+#: Longest argument value accepted (characters).
+MAX_VALUE_CHARS = 64 * 1024
+
+
+def check_values(spec: PromptSpec, arguments: Mapping[str, Any] | None) -> dict[str, str]:
+    """Every argument's value, defaults applied: the mapping the template is rendered with.
+
+    Raises MCPError(-32602) naming the problem: an argument the prompt does not take, a value that
+    is not a string or too long, a required argument missing or empty, a value not among the
+    argument's allowed values. An empty value counts as absent (clients often send "" for a field
+    left blank).
+    """
+    given = dict(arguments or {})
+    unknown = [name for name in given if spec.argument(name) is None]
+    if unknown:
+        takes = ", ".join(a.name for a in spec.arguments) or "no arguments"
+        raise _invalid(f"Prompt {spec.name!r} has no argument {', '.join(map(repr, unknown))}; it takes: {takes}",
+                       {"unknown": unknown})
+    values: dict[str, str] = {}
+    missing: list[str] = []
+    for argument in spec.arguments:
+        value = given.get(argument.name)
+        if value is not None and not isinstance(value, str):
+            raise _invalid(f"Argument {argument.name!r} of prompt {spec.name!r} must be a string")
+        if value is not None and len(value) > MAX_VALUE_CHARS:
+            raise _invalid(f"Argument {argument.name!r} of prompt {spec.name!r} is longer than "
+                           f"{MAX_VALUE_CHARS} characters")
+        if not value:
+            if argument.required:
+                missing.append(argument.name)
+                continue
+            value = argument.default or ""
+        elif argument.values and value not in argument.values:
+            raise _invalid(
+                f"Argument {argument.name!r} of prompt {spec.name!r} must be one of: "
+                f"{', '.join(argument.values)} (got {value!r})",
+                {"argument": argument.name, "allowed": list(argument.values)},
+            )
+        values[argument.name] = value
+    if missing:
+        raise _invalid(
+            f"Missing required argument{'s' if len(missing) > 1 else ''} for prompt {spec.name!r}: "
+            f"{', '.join(missing)}",
+            {"missing": missing},
+        )
+    return values
+
+
+async def render_prompt(
+    library: Library, history: History, spec: PromptSpec, arguments: Mapping[str, Any] | None
+) -> dict[str, Any]:
+    """The ``prompts/get`` result for ``spec``. Raises MCPError (-32602 for arguments, -32603 for an
+    embedded file that cannot be read now: the message names the file as written, never a host path)."""
+    values = check_values(spec, arguments)
+
+    def read(embed: Embed) -> Any:
+        try:
+            return library.read_embed(spec, embed)
+        except FormatError as error:
+            raise MCPError(ErrorCode.INTERNAL_ERROR, f"Prompt {spec.name!r} cannot be rendered: {error.message}") from None
+
+    has_embeds = any(isinstance(s, Embed) for message in spec.messages for s in message.segments)
+    if has_embeds:  # file reads leave the event loop
+        messages = await anyio.to_thread.run_sync(render, spec.messages, values, read)
+    else:
+        messages = render(spec.messages, values, read)
+    history.remember(spec.name, {name: value for name, value in (arguments or {}).items() if value})
+    return {"description": spec.description, "messages": messages}
+
+
+def _invalid(message: str, data: Any = None) -> MCPError:
+    return MCPError(ErrorCode.INVALID_PARAMS, message, data)

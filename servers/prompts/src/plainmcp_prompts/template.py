@@ -1,0 +1,258 @@
+"""Templates: substitution only, and embedding another file of the library.
+
+No code runs in a template. What each format understands (and nothing else is interpreted):
+
+- plainmcp files: ``{{name}}`` (spaces inside the braces allowed) is the value of argument
+  ``name``; ``{{> path}}`` embeds the library file at ``path`` (relative to the embedding file's
+  folder) as an embedded resource; ``\\{{`` is a literal ``{{``. Any other ``{{`` is an error, so a
+  typo or a template-language construct (``{{#if}}``) is reported instead of served.
+- Claude Code command files: ``$ARGUMENTS`` and ``$1``, ``$2``...
+- VS Code prompt files: ``${input:name}`` and ``${input:name:placeholder}``.
+
+A value is inserted as it is: it is never scanned for placeholders, so an argument cannot reach
+another argument or a file.
+"""
+
+from __future__ import annotations
+
+import mimetypes
+import os
+import re
+import stat
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from plainmcp import content
+
+from .frontmatter import FormatError
+from .model import Embed, MessageTemplate, Segment, Slot, Text
+
+#: Argument names: what ``{{...}}`` accepts, and what the front matter may declare.
+ARGUMENT_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]{0,63}")
+
+_NATIVE = re.compile(r"\\\{\{|\{\{(?P<inner>[^\n]*?)\}\}|\{\{")
+_CLAUDE = re.compile(r"\$ARGUMENTS\b|\$(?P<index>[1-9][0-9]*)")
+_VSCODE = re.compile(r"\$\{input:(?P<name>[A-Za-z0-9_-]+)(?::(?P<hint>[^}\n]*))?\}")
+
+#: Largest file that may be embedded.
+MAX_EMBED_BYTES = 256 * 1024
+
+
+def _merge(segments: list[Segment]) -> tuple[Segment, ...]:
+    merged: list[Segment] = []
+    for segment in segments:
+        if isinstance(segment, Text):
+            if not segment.text:
+                continue
+            if merged and isinstance(merged[-1], Text):
+                merged[-1] = Text(merged[-1].text + segment.text)
+                continue
+        merged.append(segment)
+    return tuple(merged)
+
+
+def compile_native(text: str, first_line: int) -> tuple[Segment, ...]:
+    """Segments of a plainmcp template. Raises FormatError (with the file line) for a ``{{`` that
+    is neither a placeholder nor an embed."""
+    segments: list[Segment] = []
+    position = 0
+    for match in _NATIVE.finditer(text):
+        segments.append(Text(text[position : match.start()]))
+        position = match.end()
+        token = match.group(0)
+        if token == "\\{{":
+            segments.append(Text("{{"))
+            continue
+        line = first_line + text.count("\n", 0, match.start())
+        inner = match.group("inner")
+        if inner is None:
+            raise FormatError("'{{' is never closed with '}}' (write \\{{ for a literal '{{')", line)
+        inner = inner.strip()
+        if inner.startswith(">"):
+            path = inner[1:].strip()
+            if not path:
+                raise FormatError("'{{>}}' needs the path of the file to embed", line)
+            check_embed_path(path, line)
+            segments.append(Embed(path, line))
+        elif ARGUMENT_NAME.fullmatch(inner):
+            segments.append(Slot(inner))
+        else:
+            raise FormatError(
+                f"'{{{{{inner}}}}}' is not a placeholder: templates only substitute {{{{argument}}}} and embed "
+                "{{> file}} (write \\{{ for a literal '{{')",
+                line,
+            )
+    segments.append(Text(text[position:]))
+    return _merge(segments)
+
+
+def claude_positions(text: str) -> tuple[int, bool]:
+    """(highest ``$N`` used, whether ``$ARGUMENTS`` is used) in a Claude Code command body."""
+    highest, whole = 0, False
+    for match in _CLAUDE.finditer(text):
+        if match.group("index") is None:
+            whole = True
+        else:
+            highest = max(highest, int(match.group("index")))
+    return highest, whole
+
+
+def compile_claude(text: str, positional: Sequence[str], whole: str) -> tuple[Segment, ...]:
+    """Segments of a Claude Code command: ``$N`` is argument ``positional[N-1]``; ``$ARGUMENTS`` is
+    argument ``whole`` when there are no positional arguments, else all of them joined by spaces."""
+    segments: list[Segment] = []
+    position = 0
+    for match in _CLAUDE.finditer(text):
+        segments.append(Text(text[position : match.start()]))
+        position = match.end()
+        index = match.group("index")
+        if index is not None:
+            segments.append(Slot(positional[int(index) - 1]))
+        elif positional:
+            segments.append(Slot(whole, joined=tuple(positional)))
+        else:
+            segments.append(Slot(whole))
+    segments.append(Text(text[position:]))
+    return _merge(segments)
+
+
+def vscode_inputs(text: str) -> dict[str, str | None]:
+    """The ``${input:name:placeholder}`` variables of a VS Code prompt, in order of first use, with
+    the first placeholder text given for each."""
+    inputs: dict[str, str | None] = {}
+    for match in _VSCODE.finditer(text):
+        hint = (match.group("hint") or "").strip() or None
+        if inputs.get(match.group("name")) is None:
+            inputs[match.group("name")] = hint
+    return inputs
+
+
+def compile_vscode(text: str) -> tuple[Segment, ...]:
+    segments: list[Segment] = []
+    position = 0
+    for match in _VSCODE.finditer(text):
+        segments.append(Text(text[position : match.start()]))
+        position = match.end()
+        segments.append(Slot(match.group("name")))
+    segments.append(Text(text[position:]))
+    return _merge(segments)
+
+
+def slot_names(messages: Sequence[MessageTemplate]) -> list[str]:
+    """Every argument name the templates use, in order of first use."""
+    names: dict[str, None] = {}
+    for message in messages:
+        for segment in message.segments:
+            if isinstance(segment, Slot):
+                for name in segment.joined or (segment.name,):
+                    names[name] = None
+    return list(names)
+
+
+# ------------------------------------------------------------------------------------- rendering
+
+
+@dataclass(frozen=True, slots=True)
+class EmbeddedFile:
+    uri: str
+    text: str
+    mime_type: str
+
+
+EmbedReader = Callable[[Embed], EmbeddedFile]
+
+
+def render(
+    messages: Sequence[MessageTemplate], values: Mapping[str, str], read_embed: EmbedReader
+) -> list[dict[str, Any]]:
+    """Prompt messages: each template's text with ``values`` substituted, split around embedded
+    files (a message holds one content block, so an embed becomes a message of its own, same role)."""
+    rendered: list[dict[str, Any]] = []
+    for message in messages:
+        pending: list[str] = []
+        for segment in message.segments:
+            if isinstance(segment, Text):
+                pending.append(segment.text)
+            elif isinstance(segment, Slot):
+                if segment.joined:
+                    pending.append(" ".join(v for v in (values.get(n, "") for n in segment.joined) if v))
+                else:
+                    pending.append(values.get(segment.name, ""))
+            else:
+                _flush(rendered, message.role, pending)
+                pending = []
+                embedded = read_embed(segment)
+                contents = content.text_contents(embedded.uri, embedded.text, embedded.mime_type)
+                rendered.append(content.message(message.role, content.embedded_resource(contents)))
+        _flush(rendered, message.role, pending)
+    return rendered
+
+
+def _flush(rendered: list[dict[str, Any]], role: str, pending: list[str]) -> None:
+    """Add the text gathered so far as a message, without the blank lines around it (none if blank)."""
+    text = "".join(pending).strip("\n")
+    if text.strip():
+        rendered.append(content.message(role, text))
+
+
+# -------------------------------------------------------------------------------------- embedding
+
+
+def check_embed_path(path: str, line: int | None = None) -> None:
+    """Refuse, as written, a path that could leave the library. Raises FormatError."""
+    if "\x00" in path or "\\" in path:
+        raise FormatError(f"embedded path {path!r} may not contain backslashes or NUL", line)
+    if path.startswith(("/", "~")) or re.match(r"[A-Za-z]:", path):
+        raise FormatError(f"embedded path {path!r} must be relative to the embedding file", line)
+
+
+def read_embedded(root: str, folder: str, path: str) -> tuple[str, str]:
+    """(path below ``root``, text) of the file ``path`` written in a file of ``folder`` (a path below
+    ``root``). Everything is checked on the real, symlink-free path, at every read: the file must be
+    inside ``root``, not hidden, a regular file of at most MAX_EMBED_BYTES of UTF-8.
+
+    Raises FormatError with a message that names no host path.
+    """
+    check_embed_path(path)
+    real_root = os.path.realpath(root)
+    real = os.path.realpath(os.path.join(real_root, folder, path))
+    if os.path.commonpath([real_root, real]) != real_root or real == real_root:
+        raise FormatError(f"embedded file {path!r} is outside the library directory")
+    relative = os.path.relpath(real, real_root).replace(os.sep, "/")
+    if any(part.startswith(".") for part in relative.split("/")):
+        raise FormatError(f"embedded file {path!r} is hidden; hidden files are never embedded")
+    data = read_regular_file(real, MAX_EMBED_BYTES + 1)
+    if data is None:
+        raise FormatError(f"embedded file {path!r} does not exist or is not a readable regular file")
+    if len(data) > MAX_EMBED_BYTES:
+        raise FormatError(f"embedded file {path!r} is larger than {MAX_EMBED_BYTES // 1024} KiB")
+    try:
+        return relative, data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise FormatError(f"embedded file {path!r} is not UTF-8 text") from None
+
+
+def read_regular_file(path: str, limit: int) -> bytes | None:
+    """Up to ``limit`` bytes of ``path`` if it is a regular file, else None. Opened without blocking
+    and checked on the open descriptor, so a FIFO or device put in the library cannot hang a read."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        with os.fdopen(fd, "rb", closefd=False) as file:
+            return file.read(limit)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def mime_type(path: str) -> str:
+    if path.endswith((".md", ".markdown")):
+        return "text/markdown"
+    guessed, _ = mimetypes.guess_type(path)
+    return guessed if guessed and guessed.startswith("text/") else "text/plain"

@@ -1,0 +1,147 @@
+"""The library as tools, for clients that only use tools: ``list_prompts`` and ``render_prompt``.
+
+They serve exactly what ``prompts/list`` and ``prompts/get`` serve; failures (an unknown prompt, a
+missing or not-allowed argument) are ``isError`` results that say what to change.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from plainmcp import Context, MCPError, Server, ToolAnnotations, ToolError, ToolResult, content
+
+from .catalog import Catalog
+from .rendering import render_prompt
+
+_ARGUMENT_LISTING = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string"},
+        "title": {"type": "string"},
+        "description": {"type": "string"},
+        "required": {"type": "boolean"},
+        "default": {"type": "string"},
+        "values": {"type": "array", "items": {"type": "string"}},
+    },
+    "required": ["name", "required"],
+}
+
+LIST_OUTPUT = {
+    "type": "object",
+    "properties": {
+        "prompts": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "name": {"type": "string"},
+                    "title": {"type": "string"},
+                    "description": {"type": "string"},
+                    "arguments": {"type": "array", "items": _ARGUMENT_LISTING},
+                    "tags": {"type": "array", "items": {"type": "string"}},
+                    "format": {"enum": ["plainmcp", "claude-code", "vscode"]},
+                },
+                "required": ["name", "description", "arguments", "tags", "format"],
+            },
+        }
+    },
+    "required": ["prompts"],
+}
+
+RENDER_OUTPUT = {
+    "type": "object",
+    "properties": {
+        "description": {"type": "string"},
+        "messages": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {"role": {"enum": ["user", "assistant"]}, "content": {"type": "object"}},
+                "required": ["role", "content"],
+            },
+        },
+    },
+    "required": ["description", "messages"],
+}
+
+def register(server: Server, catalog: Catalog) -> None:
+    @server.tool(
+        input_schema={
+            "type": "object",
+            "properties": {
+                "tag": {"type": "string", "description": "Only prompts with this tag"},
+                "query": {"type": "string", "description": "Only prompts whose name, title or description "
+                          "contains this text (ignoring case)"},
+            },
+            "additionalProperties": False,
+        },
+        output_schema=LIST_OUTPUT,
+        annotations=ToolAnnotations(title="List prompts", read_only=True, idempotent=True, open_world=False),
+    )
+    async def list_prompts(ctx: Context, args: dict[str, Any]) -> ToolResult:
+        """List the prompts of the library: name, description, arguments (with their allowed values and
+        defaults) and tags. Render one with render_prompt."""
+        tag, query = args.get("tag"), (args.get("query") or "").casefold()
+        listing = [
+            spec.to_listing()
+            for spec in catalog.specs.values()
+            if (tag is None or tag in spec.tags)
+            and (not query or any(query in (text or "").casefold() for text in (spec.name, spec.title, spec.description)))
+        ]
+        lines = [f"{len(listing)} prompt{'s' if len(listing) != 1 else ''}:"] + [_describe(entry) for entry in listing]
+        return ToolResult(content=[content.text("\n".join(lines))], structured={"prompts": listing})
+
+    @server.tool(
+        "render_prompt",
+        input_schema={
+            "type": "object",
+            "properties": {
+                "name": {"type": "string", "description": "The prompt's name (see list_prompts)"},
+                "arguments": {
+                    "type": "object",
+                    "additionalProperties": {"type": "string"},
+                    "description": "The prompt's arguments, by name",
+                },
+            },
+            "required": ["name"],
+            "additionalProperties": False,
+        },
+        output_schema=RENDER_OUTPUT,
+        annotations=ToolAnnotations(title="Render a prompt", read_only=True, idempotent=True, open_world=False),
+    )
+    async def render(ctx: Context, args: dict[str, Any]) -> ToolResult:
+        """Render a prompt of the library with its arguments: the messages, as text and as data."""
+        spec = catalog.lookup(args["name"])
+        if spec is None:
+            raise ToolError(f"No prompt named {args['name']!r}. Call list_prompts to see the names.")
+        try:
+            result = await render_prompt(catalog.library, catalog.history, spec, args.get("arguments"))
+        except MCPError as error:
+            raise ToolError(error.message) from None
+        return ToolResult(content=[content.text(as_text(result["messages"]))], structured=result)
+
+
+
+def _describe(entry: dict[str, Any]) -> str:
+    arguments = ", ".join(
+        argument["name"] + ("" if argument["required"] else "?") for argument in entry["arguments"]
+    )
+    return f"- {entry['name']}({arguments}): {entry['description']}"
+
+
+def as_text(messages: list[dict[str, Any]]) -> str:
+    """Rendered messages as Markdown, one ``## User`` / ``## Assistant`` section per turn; an
+    embedded file as a fenced block under its URI."""
+    parts: list[str] = []
+    previous = None
+    for message in messages:
+        if message["role"] != previous:
+            parts.append(f"## {message['role'].capitalize()}")
+            previous = message["role"]
+        block = message["content"]
+        if block["type"] == "text":
+            parts.append(block["text"])
+        else:
+            resource = block["resource"]
+            parts.append(f"{resource['uri']}:\n\n````\n{resource.get('text', '')}\n````")
+    return "\n\n".join(parts)

@@ -1,0 +1,62 @@
+"""Watching the library directories with watchfiles, while the server is served.
+
+Changes are debounced by watchfiles itself: after the first change it waits until the files have
+been quiet for ``debounce_ms`` (an editor's save is several writes), then the library is rescanned
+once; the catalog publishes only if what is served changed. Once the watcher is running (its first
+idle period), one rescan catches anything edited between the server's start and the watcher's.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+
+import anyio
+from watchfiles import awatch
+
+from .catalog import Catalog
+
+logger = logging.getLogger(__name__)
+
+#: Longest a burst of changes is held back before a rescan, however busy the files are.
+MAX_HOLD_MS = 2000
+#: How long one wait for changes lasts before it reports an idle period.
+IDLE_MS = 500
+
+
+async def watch_library(catalog: Catalog, debounce_ms: int) -> None:
+    """Rescan ``catalog``'s library on every change of its directories, until cancelled."""
+    dirs = [directory for directory in catalog.library.dirs if os.path.isdir(directory)]
+    if not dirs:
+        logger.warning("no existing prompt directory to watch")
+        return
+    stop = anyio.Event()
+    caught_up = False
+    async with anyio.create_task_group() as task_group:
+        # watchfiles waits in a worker thread that a cancellation cannot interrupt; this task ends
+        # that wait (the thread checks the event every step) as soon as the watcher is cancelled.
+        task_group.start_soon(_set_when_cancelled, stop)
+        logger.info("watching %s", ", ".join(dirs))
+        async for changes in awatch(
+            *dirs,
+            step=debounce_ms,
+            debounce=max(MAX_HOLD_MS, debounce_ms),
+            stop_event=stop,
+            rust_timeout=IDLE_MS,
+            yield_on_timeout=True,
+        ):
+            if not changes and caught_up:
+                continue
+            caught_up = True
+            try:
+                await catalog.reload()
+            except Exception:  # a rescan must never end the watching; the traceback goes to stderr
+                logger.exception("rescanning the prompt library failed")
+        task_group.cancel_scope.cancel()
+
+
+async def _set_when_cancelled(event: anyio.Event) -> None:
+    try:
+        await anyio.sleep_forever()
+    finally:
+        event.set()
