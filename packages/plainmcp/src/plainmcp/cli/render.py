@@ -184,8 +184,7 @@ def block(item: dict[str, Any]) -> str:
     if kind == "text":
         return str(item.get("text", ""))
     if kind in ("image", "audio"):
-        size = len(item.get("data", "")) * 3 // 4
-        return f"<{kind} {item.get('mimeType', '?')}, about {size} bytes>"
+        return f"<{kind} {item.get('mimeType', '?')}, {decoded_size(item.get('data', ''))} bytes>"
     if kind == "resource_link":
         return f"<link {item.get('uri')} {item.get('name', '')}>".replace(" >", ">")
     if kind == "resource":
@@ -193,12 +192,20 @@ def block(item: dict[str, Any]) -> str:
     return f"<{kind}> {short(item)}"
 
 
+def decoded_size(data: Any) -> int:
+    """How many bytes a base64 text decodes to, without decoding it."""
+    if not isinstance(data, str):
+        return 0
+    data = "".join(data.split())
+    return len(data) * 3 // 4 - (len(data) - len(data.rstrip("=")))
+
+
 def contents(item: dict[str, Any]) -> str:
     """One entry of ``resources/read`` contents (or an embedded resource)."""
     if "text" in item:
         return str(item["text"])
     if "blob" in item:
-        return f"<blob {item.get('uri', '')} {item.get('mimeType', '?')}, about {len(item['blob']) * 3 // 4} bytes>"
+        return f"<blob {item.get('uri', '')} {item.get('mimeType', '?')}, {decoded_size(item['blob'])} bytes>"
     return short(item)
 
 
