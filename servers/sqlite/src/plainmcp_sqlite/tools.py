@@ -1,0 +1,235 @@
+"""The tools: ``query``, ``list_tables``, ``describe_table``, ``explain_query``, and with
+``--allow-write`` ``execute``.
+
+Every failure of the database becomes an ``isError`` result whose text says what was wrong (see
+``engine.Database._explain``); nothing here builds SQL from what the model sent, apart from
+``EXPLAIN QUERY PLAN`` in front of its own statement, which changes nothing it may do.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from plainmcp import Server, ToolAnnotations, ToolError, ToolResult, content
+
+from . import catalog, results
+from .config import Config
+from .engine import MAX_SQL_LENGTH, Database, DatabaseError, Params
+
+_SCALAR = {"type": ["string", "number", "integer", "boolean", "null"]}
+_SQL = {"type": "string", "minLength": 1, "maxLength": MAX_SQL_LENGTH}
+_PARAMS = {
+    "type": ["array", "object"],
+    "items": _SCALAR,
+    "additionalProperties": _SCALAR,
+    "description": "Values for the statement's parameters: an array for ? placeholders, or an object "
+    "for :name placeholders (keys with or without the ':'). Strings, numbers, booleans (stored as 1/0), null.",
+}
+_RESULT_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "columns": {"type": "array", "items": {"type": "string"}},
+        "rows": {"type": "array", "items": {"type": "array"}},
+        "row_count": {"type": "integer"},
+        "truncated": {"type": "boolean"},
+        "hint": {"type": "string"},
+        "cells_truncated": {"type": "integer"},
+    },
+    "required": ["columns", "rows", "row_count", "truncated"],
+}
+_EXPLAIN_PREFIX = re.compile(r"^\s*explain(\s+query\s+plan)?\s+", re.IGNORECASE)
+
+
+def bind(params: Any) -> Params:
+    """The JSON ``params`` as sqlite3 wants them: a tuple, or a dict with bare names."""
+    if params is None:
+        return ()
+    if isinstance(params, list):
+        return tuple(params)
+    return {name.lstrip(":@$"): value for name, value in params.items()}
+
+
+def register(server: Server, config: Config, reader: Database, writer: Database | None) -> None:
+    """Add the tools to ``server``: the read tools on ``reader``, ``execute`` on ``writer`` if given."""
+    max_rows = config.max_rows
+
+    def shaped(outcome: Any) -> dict[str, Any]:
+        return results.to_json(outcome, max_cell_chars=config.max_cell_chars, max_rows=max_rows)
+
+    @server.tool(
+        title="Run a read-only SQL query",
+        input_schema={
+            "type": "object",
+            "properties": {
+                "sql": {**_SQL, "description": "One SQL statement (SELECT, WITH ... SELECT, VALUES, or a read-only PRAGMA)."},
+                "params": _PARAMS,
+                "max_rows": {"type": "integer", "minimum": 1, "maximum": max_rows,
+                             "description": f"Rows to return at most (default {config.rows_by_default})."},
+            },
+            "required": ["sql"],
+            "additionalProperties": False,
+        },
+        output_schema=_RESULT_SCHEMA,
+        annotations=ToolAnnotations(read_only=True, open_world=False),
+    )
+    async def query(ctx: Any, args: dict[str, Any]) -> ToolResult:
+        """Run one read-only SQL statement and return its rows as JSON: {columns, rows, row_count,
+        truncated}. Pass values as params instead of writing them into the SQL. Blobs are shown as
+        {"blob": base64, "bytes": size}. Long results are cut: page with ORDER BY ... LIMIT/OFFSET."""
+        want = args.get("max_rows", config.rows_by_default)
+        outcome = await _run(reader, args["sql"], bind(args.get("params")), want, config.max_result_bytes)
+        result = shaped(outcome)
+        return ToolResult(content=[content.text(results.summary(result))], structured=result)
+
+    @server.tool(
+        title="List tables and views",
+        output_schema={
+            "type": "object",
+            "properties": {
+                "tables": {"type": "array", "items": {"type": "object", "properties": {
+                    "name": {"type": "string"}, "type": {"type": "string"},
+                    "columns": {"type": "array", "items": {"type": "string"}},
+                    "rows": {"type": ["integer", "null"]},
+                }, "required": ["name", "type", "columns", "rows"]}},
+                "truncated": {"type": "boolean"},
+            },
+            "required": ["tables", "truncated"],
+        },
+        annotations=ToolAnnotations(read_only=True, open_world=False),
+    )
+    async def list_tables(ctx: Any, args: dict[str, Any]) -> ToolResult:
+        """The tables and views of the database with their column names, and row counts where
+        counting is quick (null otherwise)."""
+        try:
+            listing = await catalog.list_tables(reader)
+        except DatabaseError as failure:
+            raise ToolError(str(failure)) from None
+        lines = [
+            f"{t['name']} ({t['type']}" + (f", {t['rows']} rows" if t["rows"] is not None else "") + "): "
+            + ", ".join(t["columns"])
+            for t in listing["tables"]
+        ] or ["The database has no tables."]
+        return ToolResult(content=[content.text("\n".join(lines))], structured=listing)
+
+    @server.tool(
+        title="Describe a table",
+        input_schema={
+            "type": "object",
+            "properties": {"table": {"type": "string", "minLength": 1, "maxLength": 1000,
+                                     "description": "A table or view name, as list_tables gives it."}},
+            "required": ["table"],
+            "additionalProperties": False,
+        },
+        output_schema={"type": "object", "properties": {
+            "name": {"type": "string"}, "type": {"type": "string"}, "columns": {"type": "array"},
+            "primary_key": {"type": "array"}, "foreign_keys": {"type": "array"}, "indexes": {"type": "array"},
+            "rows": {"type": ["integer", "null"]}, "sql": {"type": ["string", "null"]},
+        }, "required": ["name", "type", "columns", "primary_key", "foreign_keys", "indexes"]},
+        annotations=ToolAnnotations(read_only=True, open_world=False),
+    )
+    async def describe_table(ctx: Any, args: dict[str, Any]) -> ToolResult:
+        """Columns (type, nullable, default, primary key), foreign keys, indexes, the CREATE
+        statement and the row count of one table or view."""
+        try:
+            description = await catalog.describe(reader, args["table"])
+        except DatabaseError as failure:
+            raise ToolError(str(failure)) from None
+        return ToolResult(content=[content.text(describe_text(description))], structured=description)
+
+    @server.tool(
+        title="Explain a query plan",
+        input_schema={
+            "type": "object",
+            "properties": {"sql": {**_SQL, "description": "The statement to explain (without EXPLAIN)."},
+                           "params": _PARAMS},
+            "required": ["sql"],
+            "additionalProperties": False,
+        },
+        annotations=ToolAnnotations(read_only=True, open_world=False),
+    )
+    async def explain_query(ctx: Any, args: dict[str, Any]) -> ToolResult:
+        """How SQLite would run a statement (EXPLAIN QUERY PLAN): which indexes it uses, where it
+        scans whole tables. The statement is not run."""
+        sql = _EXPLAIN_PREFIX.sub("", args["sql"], count=1)
+        outcome = await _run(reader, f"EXPLAIN QUERY PLAN {sql}", bind(args.get("params")), 10_000, 1 << 20)
+        plan = [{"id": row[0], "parent": row[1], "detail": row[-1]} for row in outcome.rows]
+        return ToolResult(content=[content.text(plan_text(plan))], structured={"plan": plan})
+
+    if writer is None:
+        return
+
+    @server.tool(
+        title="Change the database",
+        input_schema={
+            "type": "object",
+            "properties": {"sql": {**_SQL, "description": "One statement: INSERT, UPDATE, DELETE, CREATE, ALTER, DROP..."},
+                           "params": _PARAMS},
+            "required": ["sql"],
+            "additionalProperties": False,
+        },
+        output_schema={"type": "object", "properties": {
+            "changes": {"type": "integer"}, "last_row_id": {"type": ["integer", "null"]},
+            **_RESULT_SCHEMA["properties"],
+        }, "required": ["changes", "last_row_id"]},
+        annotations=ToolAnnotations(read_only=False, destructive=True, idempotent=False, open_world=False),
+    )
+    async def execute(ctx: Any, args: dict[str, Any]) -> ToolResult:
+        """Run one statement that changes the database, in its own transaction (committed when it
+        succeeds, rolled back otherwise). Returns the number of changed rows and the last inserted
+        row id, and rows of a RETURNING clause. Attaching files, VACUUM and settings stay refused."""
+        outcome = await _run(writer, args["sql"], bind(args.get("params")), config.rows_by_default, config.max_result_bytes)
+        result: dict[str, Any] = {"changes": outcome.changes, "last_row_id": outcome.last_row_id or None}
+        text = f"{outcome.changes} row(s) changed" + (
+            f"; last inserted row id {outcome.last_row_id}" if outcome.last_row_id else ""
+        )
+        if outcome.columns:
+            result.update(shaped(outcome))
+            text += "\n\n" + results.summary(result)
+        return ToolResult(content=[content.text(text)], structured=result)
+
+
+async def _run(db: Database, sql: str, params: Params, max_rows: int, max_bytes: int) -> Any:
+    try:
+        return await db.run(sql, params, max_rows=max_rows, max_bytes=max_bytes)
+    except DatabaseError as failure:
+        raise ToolError(str(failure)) from None
+
+
+def describe_text(description: dict[str, Any]) -> str:
+    """A readable account of :func:`catalog.describe`'s result."""
+    rows = f", {description['rows']} rows" if description.get("rows") is not None else ""
+    lines = [f"{description['type']} {description['name']}{rows}", "", "columns:"]
+    for column in description["columns"]:
+        traits = [column["type"] or "(no type)"]
+        if column["primary_key"]:
+            traits.append("primary key")
+        if not column["nullable"]:
+            traits.append("not null")
+        if column["default"] is not None:
+            traits.append(f"default {column['default']}")
+        if column.get("generated"):
+            traits.append("generated")
+        lines.append(f"  {column['name']}: {', '.join(traits)}")
+    for key in description["foreign_keys"]:
+        target = key["references"]
+        to_columns = ", ".join(c or "(primary key)" for c in target["columns"])
+        lines.append(f"foreign key ({', '.join(key['columns'])}) -> {target['table']}({to_columns})")
+    for index in description["indexes"]:
+        unique = "unique " if index["unique"] else ""
+        cols = ", ".join(c or "(expression)" for c in index["columns"])
+        lines.append(f"{unique}index {index['name']} ({cols}) [{index['origin']}]")
+    if description.get("sql"):
+        lines += ["", description["sql"]]
+    return "\n".join(lines)
+
+
+def plan_text(plan: list[dict[str, Any]]) -> str:
+    """The plan as an indented tree, as the sqlite3 shell draws it."""
+    depth: dict[int, int] = {0: -1}
+    lines = ["QUERY PLAN"]
+    for step in plan:
+        level = depth.get(step["parent"], -1) + 1
+        depth[step["id"]] = level
+        lines.append("  " * level + "- " + str(step["detail"]))
+    return "\n".join(lines)
