@@ -189,7 +189,10 @@ class Recorder:
         self._show(f"{ARROWS[direction]} (a {size}-byte line, logged truncated)")
 
     def _write(self, record: dict[str, Any]) -> None:
-        self.log.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
+        text = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+        # U+2028/U+2029 are line breaks to str.splitlines and to JavaScript: escape them, so every
+        # reader sees one record per line.
+        self.log.write(text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029") + "\n")
         self.log.flush()  # so `tail -f` shows each message as it happens
 
     def _show(self, text: str) -> None:
