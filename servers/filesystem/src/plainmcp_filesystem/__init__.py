@@ -1,0 +1,1 @@
+"""plainmcp-filesystem: safe file access over MCP, with live resource subscriptions."""

@@ -1,0 +1,92 @@
+"""``plainmcp-filesystem DIR [DIR...]``: serve files below the given directories (stdio by default)."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+
+from plainmcp.serve import env_option, serve, server_arguments
+
+from .config import Config
+from .server import build_server
+
+PREFIX = "PLAINMCP_FILESYSTEM"
+logger = logging.getLogger("plainmcp_filesystem")
+
+
+def _flag(value: object) -> bool:
+    """An on/off option that may come from the environment as text."""
+    if isinstance(value, bool):
+        return value
+    return str(value).strip().lower() in ("1", "true", "yes", "on")
+
+
+def parser() -> argparse.ArgumentParser:
+    parser = server_arguments(
+        "plainmcp-filesystem",
+        env_prefix=PREFIX,
+        description="MCP server for files below the given directories: read-only unless --allow-write.",
+    )
+    parser.add_argument("directories", nargs="*", metavar="DIR",
+                        help=f"allowed directory (repeatable) [env: {PREFIX}_DIRECTORIES, separated by {os.pathsep!r}]")
+
+    def switch(flag: str, env: str, help: str) -> None:
+        env_option(parser, flag, f"{PREFIX}_{env}", nargs="?", const=True, default=False,
+                   type=_flag, help=help)
+
+    switch("--allow-write", "ALLOW_WRITE", "enable write_file, edit_file, create_directory, move_file, copy_file")
+    switch("--allow-delete", "ALLOW_DELETE", "also enable delete_file (needs --allow-write)")
+    switch("--use-roots", "USE_ROOTS", "narrow the allowed directories to the client's roots when it offers them")
+    switch("--no-watch", "NO_WATCH", "do not watch files (no change notifications for subscriptions)")
+    env_option(parser, "--max-read-bytes", f"{PREFIX}_MAX_READ_BYTES", type=int, default=Config.max_read_bytes,
+               help="cap on the text one read returns")
+    env_option(parser, "--max-media-bytes", f"{PREFIX}_MAX_MEDIA_BYTES", type=int, default=Config.max_media_bytes,
+               help="largest file read_media_file and resources/read return")
+    env_option(parser, "--max-entries", f"{PREFIX}_MAX_ENTRIES", type=int, default=Config.max_entries,
+               help="default cap on entries of a listing, tree or search")
+    env_option(parser, "--max-resources", f"{PREFIX}_MAX_RESOURCES", type=int, default=Config.max_resources,
+               help="cap on files listed by resources/list")
+    env_option(parser, "--debounce-ms", f"{PREFIX}_DEBOUNCE_MS", type=int, default=Config.debounce_ms,
+               help="longest wait to group a burst of file changes into one notification")
+    return parser
+
+
+def config_from(args: argparse.Namespace) -> Config:
+    directories = list(args.directories) or [
+        d for d in os.environ.get(f"{PREFIX}_DIRECTORIES", "").split(os.pathsep) if d
+    ]
+    usable = []
+    for directory in directories:
+        if os.path.isdir(os.path.expanduser(directory)):
+            usable.append(directory)
+        else:
+            logger.warning("skipping %s: not an accessible directory", directory)
+    if not usable:
+        raise SystemExit("plainmcp-filesystem: name at least one existing directory (plainmcp-filesystem DIR [DIR...])")
+    return Config(
+        roots=tuple(usable),
+        allow_write=_flag(args.allow_write),
+        allow_delete=_flag(args.allow_delete),
+        use_roots=_flag(args.use_roots),
+        watch=not _flag(args.no_watch),
+        max_read_bytes=args.max_read_bytes,
+        max_media_bytes=args.max_media_bytes,
+        max_entries=args.max_entries,
+        max_resources=args.max_resources,
+        debounce_ms=args.debounce_ms,
+    )
+
+
+def main() -> None:
+    args = parser().parse_args()
+    try:
+        config = config_from(args)
+        server = build_server(config)
+    except ValueError as problem:
+        raise SystemExit(f"plainmcp-filesystem: {problem}") from None
+    serve(server, args)
+
+
+if __name__ == "__main__":
+    main()

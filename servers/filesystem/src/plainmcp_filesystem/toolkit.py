@@ -1,0 +1,90 @@
+"""What every tool shares: schema pieces, annotations, and turning failures into tool errors."""
+
+from __future__ import annotations
+
+import functools
+import logging
+import os
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from plainmcp import ToolAnnotations, ToolError, ToolResult, content
+
+from .editing import EditFailed
+from .paths import AccessError
+from .writing import WriteFailed
+
+logger = logging.getLogger(__name__)
+
+READ = ToolAnnotations(read_only=True, destructive=False, idempotent=True, open_world=False)
+
+Handler = Callable[[Any, dict[str, Any]], Awaitable[Any]]
+
+
+def annotations(*, destructive: bool, idempotent: bool) -> ToolAnnotations:
+    return ToolAnnotations(read_only=False, destructive=destructive, idempotent=idempotent, open_world=False)
+
+
+def guarded(handler: Handler) -> Handler:
+    """Turn the failures a tool expects into ``isError`` results with safe messages.
+
+    Access refusals, failed writes and edits keep their messages (written to be shown); an OSError
+    becomes its ``strerror`` alone, since its text would carry the host path.
+    """
+
+    @functools.wraps(handler)
+    async def run(ctx: Any, args: dict[str, Any]) -> Any:
+        try:
+            return await handler(ctx, args)
+        except (AccessError, WriteFailed, EditFailed) as problem:
+            raise ToolError(str(problem)) from None
+        except ValueError as problem:  # bad patterns, encodings, sizes: said in the message
+            raise ToolError(str(problem)) from None
+        except OSError as problem:
+            logger.info("tool %s: %s", handler.__name__, problem)
+            raise ToolError(f"The operation failed: {os.strerror(problem.errno) if problem.errno else 'I/O error'}") from None
+
+    return run
+
+
+def result(text: str, data: dict[str, Any]) -> ToolResult:
+    """A result with its readable text and its structured content."""
+    return ToolResult(content=[content.text(text)], structured=data)
+
+
+# ------------------------------------------------------------------------------------ schema pieces
+
+PATH = {"type": "string", "minLength": 1, "description": "Absolute, or relative to the first allowed directory"}
+
+
+def string_list(description: str, *, max_items: int = 100) -> dict[str, Any]:
+    return {"type": "array", "items": {"type": "string", "minLength": 1}, "maxItems": max_items,
+            "description": description}
+
+
+def count(description: str, *, minimum: int = 1, maximum: int | None = None) -> dict[str, Any]:
+    schema: dict[str, Any] = {"type": "integer", "minimum": minimum, "description": description}
+    if maximum is not None:
+        schema["maximum"] = maximum
+    return schema
+
+
+def obj(properties: dict[str, Any], required: tuple[str, ...] = ()) -> dict[str, Any]:
+    schema: dict[str, Any] = {"type": "object", "properties": properties, "additionalProperties": False}
+    if required:
+        schema["required"] = list(required)
+    return schema
+
+
+def out(properties: dict[str, Any], required: tuple[str, ...] = ()) -> dict[str, Any]:
+    """An output schema: an object that may grow fields later."""
+    schema: dict[str, Any] = {"type": "object", "properties": properties}
+    if required:
+        schema["required"] = list(required)
+    return schema
+
+
+EXCLUDES = string_list(
+    "Glob patterns to skip: a name pattern ('node_modules', '*.pyc') matches at any depth; a pattern with "
+    "'/' matches the path relative to the start ('build/**'). Excluded directories are not entered"
+)

@@ -1,0 +1,152 @@
+"""Bounded directory walks that cannot be led out of the allowed directories.
+
+The walk holds an open descriptor for each directory on its path and opens each child relative to
+its parent with ``O_NOFOLLOW | O_DIRECTORY``: a directory swapped for a symbolic link while the walk
+runs fails to open and is skipped, instead of being followed. Links are reported, never descended.
+Entries come sorted by name in each directory (deterministic output), depth first, parents before
+children. The walk is synchronous and fast; :class:`Pacer` lets an async caller interleave
+checkpoints (so cancellation lands) and progress reports.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import anyio
+
+from .globs import Excluder
+from .paths import PathDenied
+
+if TYPE_CHECKING:
+    from plainmcp import Context
+
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+
+
+@dataclass(slots=True)
+class Entry:
+    """One entry met by a walk.
+
+    ``relative`` is ``/``-separated below the start; ``depth`` is 1 for the start's children.
+    ``dir_fd`` (the directory holding it) is valid only until the walk moves on.
+    """
+
+    relative: str
+    name: str
+    kind: str  # "file", "directory", "symlink" or "other"
+    depth: int
+    dir_fd: int
+    entry: os.DirEntry[str]
+
+    def lstat(self) -> os.stat_result:
+        return self.entry.stat(follow_symlinks=False)
+
+    def open(self) -> int:
+        """Open this entry for reading if it is still a regular file; the caller closes the fd.
+        Raises OSError, or PathDenied for anything but a regular file."""
+        fd = os.open(self.name, _FILE_FLAGS, dir_fd=self.dir_fd)
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            raise PathDenied("not a regular file")
+        return fd
+
+
+def entry_kind(entry: os.DirEntry[str]) -> str:
+    if entry.is_symlink():
+        return "symlink"
+    if entry.is_dir(follow_symlinks=False):
+        return "directory"
+    if entry.is_file(follow_symlinks=False):
+        return "file"
+    return "other"
+
+
+def _scan(fd: int) -> list[os.DirEntry[str]]:
+    with os.scandir(fd) as found:
+        return sorted(found, key=lambda e: e.name)
+
+
+def walk(
+    start: str,
+    *,
+    max_depth: int,
+    exclude: Excluder | None = None,
+    include_hidden: bool = True,
+) -> Iterator[Entry]:
+    """Walk below the resolved directory ``start`` (not included), at most ``max_depth`` levels.
+
+    Excluded entries (and everything below an excluded directory) are skipped, as are hidden ones
+    (names starting with ``.``) unless ``include_hidden``. Directories that vanish, cannot be read,
+    or turn into links during the walk are skipped silently.
+
+    Raises:
+        PathDenied: ``start`` is not a directory (or is a link).
+    """
+    try:
+        top = os.open(start, _DIR_FLAGS)
+    except OSError:
+        raise PathDenied("Not a directory") from None
+    stack: list[tuple[int, Iterator[os.DirEntry[str]], str, int]] = []
+    try:
+        stack.append((top, iter(_scan(top)), "", 1))
+    except OSError:
+        os.close(top)
+        raise PathDenied("The directory cannot be read") from None
+    try:
+        while stack:
+            fd, entries, prefix, depth = stack[-1]
+            entry = next(entries, None)
+            if entry is None:
+                stack.pop()
+                os.close(fd)
+                continue
+            name = entry.name
+            if not include_hidden and name.startswith("."):
+                continue
+            relative = prefix + name
+            if exclude and exclude.excluded(relative, name):
+                continue
+            kind = entry_kind(entry)
+            yield Entry(relative, name, kind, depth, fd, entry)
+            if kind != "directory" or depth >= max_depth:
+                continue
+            try:
+                child = os.open(name, _DIR_FLAGS, dir_fd=fd)
+            except OSError:
+                continue  # gone, unreadable, or no longer a directory (a link swapped in)
+            try:
+                listing = _scan(child)
+            except OSError:
+                os.close(child)
+                continue
+            stack.append((child, iter(listing), relative + "/", depth + 1))
+    finally:
+        for fd, *_ in stack:
+            os.close(fd)
+
+
+class Pacer:
+    """Gives a long synchronous loop checkpoints and progress: call :meth:`step` per item.
+
+    Every ``every`` items it yields to the event loop (a cancelled request stops there) and reports
+    progress, if the request asked for it, as the count so far (no total: walks do not know it).
+    """
+
+    __slots__ = ("ctx", "every", "count", "label")
+
+    def __init__(self, ctx: Context | Any, label: str, every: int = 2048) -> None:
+        self.ctx = ctx
+        self.label = label
+        self.every = every
+        self.count = 0
+
+    async def step(self) -> None:
+        self.count += 1
+        if self.count % self.every == 0:
+            await anyio.sleep(0)
+            await self.ctx.report_progress(self.count, None, f"{self.count} {self.label}")

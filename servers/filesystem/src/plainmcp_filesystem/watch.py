@@ -1,0 +1,187 @@
+"""One file watcher per server, feeding resource subscriptions and list changes.
+
+Lifecycle: a background task (``Server.background``) waits until someone listens (any subscriber
+on the server's bus: a legacy session, or a 2026-07-28 listen stream), then watches; when the last
+one leaves it stops. Nothing is watched while nobody could be told.
+
+What is watched: every directory below the allowed directories, *each one non-recursively*, as
+found by our own walk. The notify backend's recursive mode follows symbolic links (a link to ``/``
+would make it watch the whole disk and report changes outside the roots); watching the directories
+the walk found keeps it inside. When a burst adds or removes directories, the watch is rebuilt.
+At most :data:`MAX_WATCHED_DIRECTORIES` are watched (a warning says when more exist).
+
+What is sent, per burst (changes grouped until ``debounce_ms`` or a quiet 50 ms): one
+``notifications/resources/updated`` per subscribed URI that the burst touched (a file, or
+anything below a subscribed directory), and one ``notifications/resources/list_changed`` if files
+came or went. A burst of thousands of changes is one batch, so clients are never flooded.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+import anyio
+
+from .access import file_uri_path
+from .paths import AccessError, AccessPolicy
+from .walk import walk
+
+if TYPE_CHECKING:
+    from plainmcp import Server
+
+    from .resources import FileIndex
+
+logger = logging.getLogger(__name__)
+
+ADDED, MODIFIED, DELETED = 1, 2, 3
+MAX_WATCHED_DIRECTORIES = 20_000
+STEP_MS = 50
+#: How long one blocking wait in the watcher's thread lasts; stop requests are seen every STEP_MS.
+TIMEOUT_MS = 1000
+
+
+def _ancestors(path: str, stop: set[str]) -> Iterable[str]:
+    """``path`` and its parent directories, up to one in ``stop`` (an allowed directory)."""
+    while True:
+        yield path
+        if path in stop:
+            return
+        parent = os.path.dirname(path)
+        if parent == path:
+            return
+        path = parent
+
+
+class ChangeFeed:
+    """Turns batches of changed paths into notifications; shared by the watcher and the write tools.
+
+    ``watching`` is True while the watcher runs: the write tools then leave publishing to it, so a
+    change is announced once.
+    """
+
+    def __init__(self, server: Server, policy: AccessPolicy, index: FileIndex | None) -> None:
+        self.server = server
+        self.policy = policy
+        self.index = index
+        self.watching = False
+
+    async def publish(self, paths: Iterable[str], structural: bool) -> None:
+        """Announce a batch: ``paths`` are real paths that changed; ``structural`` if names came or went."""
+        roots = {root.real for root in self.policy.roots}
+        touched: set[str] = set()
+        for path in paths:
+            touched.update(_ancestors(path, roots))
+        for uri in sorted(self.server.bus.subscribed_uris()):
+            path = file_uri_path(uri)
+            if path is None:
+                continue
+            try:
+                real = self.policy.resolve(path, must_exist=False)
+            except AccessError:
+                continue
+            if real in touched:
+                await self.server.notify_resource_updated(uri)
+        if structural:
+            if self.index is not None:
+                self.index.invalidate()
+            await self.server.notify_resources_changed()
+
+    async def after_write(self, paths: list[str], structural: bool) -> None:
+        """Called by the write tools; publishes only when no watcher will."""
+        if self.index is not None and structural:
+            self.index.invalidate()
+        if not self.watching:
+            await self.publish(paths, structural)
+
+
+class Watcher:
+    """The background task: ``server.background(Watcher(...).run)``."""
+
+    def __init__(self, feed: ChangeFeed, *, debounce_ms: int) -> None:
+        self.feed = feed
+        self.debounce_ms = debounce_ms
+        self.directories: set[str] = set()
+        #: Set each time a watch is in place (tests wait on it before changing files).
+        self.ready = anyio.Event()
+        self._stop: anyio.Event | None = None
+
+    def _wanted(self) -> bool:
+        return len(self.feed.server.bus) > 0
+
+    async def run(self, server: Server) -> None:
+        bus = server.bus
+        while True:
+            while not self._wanted():
+                await bus.wait_changed()
+            done = anyio.Event()
+            async with anyio.create_task_group() as task_group:
+                task_group.start_soon(self._watch, done)
+                try:
+                    while self._wanted():
+                        await bus.wait_changed()
+                finally:
+                    # The watcher's thread sees these within STEP_MS (also when we are cancelled).
+                    done.set()
+                    if self._stop is not None:
+                        self._stop.set()
+            logger.info("nobody listens: file watcher stopped")
+
+    def _scan(self) -> list[str]:
+        """The directories to watch: the allowed ones and every directory below (links not followed)."""
+        found: list[str] = []
+        for root in self.feed.policy.roots:
+            found.append(root.real)
+            for entry in walk(root.real, max_depth=10_000):
+                if entry.kind == "directory":
+                    if len(found) >= MAX_WATCHED_DIRECTORIES:
+                        logger.warning("more than %d directories: only the first are watched", MAX_WATCHED_DIRECTORIES)
+                        return found
+                    found.append(os.path.join(root.real, *entry.relative.split("/")))
+        return found
+
+    async def _watch(self, done: anyio.Event) -> None:
+        from watchfiles._rust_notify import RustNotify
+
+        try:
+            while not done.is_set():
+                directories = self._scan()
+                self.directories = set(directories)
+                stop = self._stop = anyio.Event()
+                notify = RustNotify(directories, False, False, 300, False, True)
+                self.feed.watching = True
+                logger.info("watching %d directories", len(directories))
+                self.ready.set()
+                try:
+                    await self._consume(notify, stop)
+                finally:
+                    notify.close()
+                    self.ready = anyio.Event()
+        except Exception:
+            # The watcher must never end the serving: without it, subscriptions just go quiet.
+            logger.exception("the file watcher failed; subscriptions get no further updates")
+        finally:
+            self.feed.watching = False
+
+    async def _consume(self, notify: object, stop: anyio.Event) -> None:
+        while not stop.is_set():
+            changes = await anyio.to_thread.run_sync(
+                notify.watch, self.debounce_ms, STEP_MS, TIMEOUT_MS, stop  # type: ignore[attr-defined]
+            )
+            if not isinstance(changes, set):
+                continue  # "timeout" (look again) or "stop"
+            structural = any(kind != MODIFIED for kind, _ in changes)
+            paths = [path for _, path in changes]
+            await self.feed.publish(paths, structural)
+            if structural and self._directories_changed(changes):
+                return  # rebuild the watch with the new set of directories
+
+    def _directories_changed(self, changes: set[tuple[int, str]]) -> bool:
+        for kind, path in changes:
+            if kind == DELETED and path in self.directories:
+                return True
+            if kind == ADDED and os.path.isdir(path) and not os.path.islink(path):
+                return True
+        return False

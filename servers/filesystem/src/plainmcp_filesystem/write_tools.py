@@ -1,0 +1,172 @@
+"""The tools that change files: registered only with ``--allow-write`` (``delete_file`` also needs
+``--allow-delete``). Tools that are not registered are not listed, and calling one is an unknown tool."""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any
+
+from plainmcp import ToolError, ToolResult
+
+from .access import Access
+from .editing import apply_edits, fenced, unified_diff
+from .reading import read_bytes
+from .toolkit import PATH, annotations, guarded, obj, out, result
+from .writing import atomic_write, copy, delete, move
+
+if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable
+
+    from plainmcp import Context, Server
+
+    from .config import Config
+
+
+
+def register(server: Server, config: Config, access: Access, changed: Callable[[list[str], bool], Awaitable[None]]) -> None:
+    @server.tool(
+        title="Write a file",
+        input_schema=obj({"path": PATH, "content": {"type": "string", "description": "The whole new content (UTF-8)"}},
+                         ("path", "content")),
+        output_schema=out({"path": {"type": "string"}, "created": {"type": "boolean"}, "bytes": {"type": "integer"}},
+                          ("path", "created", "bytes")),
+        annotations=annotations(destructive=True, idempotent=True),
+    )
+    @guarded
+    async def write_file(ctx: Context, args: dict[str, Any]) -> ToolResult:
+        """Create a file or replace its whole content, atomically (a reader never sees half a file).
+        The parent directory must exist."""
+        policy = await access.policy_for(ctx)
+        real = policy.resolve(args["path"], for_write=True, must_exist=False)
+        data = args["content"].encode("utf-8")
+        created = atomic_write(real, data)
+        await changed([real], created)
+        shown = policy.display(real)
+        verb = "Created" if created else "Replaced"
+        return result(f"{verb} {shown} ({len(data)} bytes)", {"path": shown, "created": created, "bytes": len(data)})
+
+    @server.tool(
+        title="Edit a file",
+        input_schema=obj({
+            "path": PATH,
+            "edits": {"type": "array", "minItems": 1, "maxItems": 100, "items": obj({
+                "oldText": {"type": "string", "minLength": 1, "description": "Text to replace; must match exactly one place"},
+                "newText": {"type": "string", "description": "Replacement text"},
+            }, ("oldText", "newText"))},
+            "dryRun": {"type": "boolean", "default": False, "description": "Show the diff without writing"},
+        }, ("path", "edits")),
+        output_schema=out({
+            "path": {"type": "string"}, "diff": {"type": "string"}, "applied": {"type": "boolean"},
+            "notes": {"type": "array", "items": {"type": "string"}},
+        }, ("path", "diff", "applied")),
+        annotations=annotations(destructive=True, idempotent=False),
+    )
+    @guarded
+    async def edit_file(ctx: Context, args: dict[str, Any]) -> ToolResult:
+        """Replace text in a file. Each edit's oldText must match exactly one place (otherwise the
+        result says how many places matched, and on which lines); if it matches nowhere, a match
+        ignoring whitespace is tried and reported. Edits apply in order, all or none. Returns a
+        unified diff; with dryRun nothing is written."""
+        policy = await access.policy_for(ctx)
+        real = policy.resolve(args["path"], for_write=True)
+        raw = read_bytes(policy, real, max_bytes=config.max_read_bytes * 8)
+        try:
+            before = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ToolError("The file is not valid UTF-8 text; edit_file changes UTF-8 files only") from None
+        outcome = apply_edits(before, args["edits"])
+        shown = policy.display(real)
+        diff = unified_diff(before, outcome.text, shown.lstrip("/"))
+        dry = bool(args.get("dryRun"))
+        if not dry and outcome.text != before:
+            atomic_write(real, outcome.text.encode("utf-8"))
+            await changed([real], False)
+        notes = "\n".join(outcome.notes)
+        head = "Dry run: nothing written.\n" if dry else ""
+        text = head + (notes + "\n" if notes else "") + (fenced(diff) if diff else "No changes.")
+        return result(text, {"path": shown, "diff": diff, "applied": not dry and outcome.text != before,
+                             "notes": outcome.notes})
+
+    @server.tool(
+        title="Create a directory",
+        input_schema=obj({"path": PATH}, ("path",)),
+        output_schema=out({"path": {"type": "string"}, "created": {"type": "boolean"}}, ("path", "created")),
+        annotations=annotations(destructive=False, idempotent=True),
+    )
+    @guarded
+    async def create_directory(ctx: Context, args: dict[str, Any]) -> ToolResult:
+        """Create a directory and any missing parents; succeeds if it already exists."""
+        policy = await access.policy_for(ctx)
+        real = policy.resolve(args["path"], must_exist=False)
+        created = not os.path.isdir(real)
+        if created:
+            if os.path.lexists(real):
+                raise ToolError("A file with that name already exists")
+            os.makedirs(real, exist_ok=True)
+            await changed([real], True)
+        shown = policy.display(real)
+        return result(f"{'Created' if created else 'Already exists:'} {shown}", {"path": shown, "created": created})
+
+    @server.tool(
+        title="Move or rename",
+        input_schema=obj({"source": PATH, "destination": PATH}, ("source", "destination")),
+        output_schema=out({"source": {"type": "string"}, "destination": {"type": "string"}}, ("source", "destination")),
+        # Not destructive: it refuses to replace anything, so no data is lost.
+        annotations=annotations(destructive=False, idempotent=False),
+    )
+    @guarded
+    async def move_file(ctx: Context, args: dict[str, Any]) -> ToolResult:
+        """Move or rename a file, link or directory. Fails if the destination exists (never replaces)."""
+        policy = await access.policy_for(ctx)
+        source = policy.resolve_entry(args["source"])
+        destination = policy.resolve_entry(args["destination"], must_exist=False)
+        move(source, destination)
+        await changed([source, destination], True)
+        data = {"source": policy.display(source), "destination": policy.display(destination)}
+        return result(f"Moved {data['source']} to {data['destination']}", data)
+
+    @server.tool(
+        title="Copy",
+        input_schema=obj({"source": PATH, "destination": PATH}, ("source", "destination")),
+        output_schema=out({
+            "source": {"type": "string"}, "destination": {"type": "string"}, "files": {"type": "integer"},
+            "directories": {"type": "integer"}, "bytes": {"type": "integer"}, "skipped": {"type": "integer"},
+        }, ("source", "destination", "files", "directories", "bytes", "skipped")),
+        annotations=annotations(destructive=False, idempotent=False),
+    )
+    @guarded
+    async def copy_file(ctx: Context, args: dict[str, Any]) -> ToolResult:
+        """Copy a file, or a directory recursively (links and special files inside are skipped).
+        Fails if the destination exists (never replaces)."""
+        policy = await access.policy_for(ctx)
+        source = policy.resolve(args["source"])
+        destination = policy.resolve_entry(args["destination"], must_exist=False)
+        counts = copy(policy, source, destination, max_entries=config.max_entries_limit)
+        await changed([destination], True)
+        data = {"source": policy.display(source), "destination": policy.display(destination), **counts}
+        skipped = f", skipped {counts['skipped']} links or special files" if counts["skipped"] else ""
+        return result(f"Copied {data['source']} to {data['destination']}: {counts['files']} files, "
+                      f"{counts['bytes']} bytes{skipped}", data)
+
+    if not config.allow_delete:
+        return
+
+    @server.tool(
+        title="Delete",
+        input_schema=obj({
+            "path": PATH,
+            "recursive": {"type": "boolean", "default": False, "description": "Delete a directory and everything in it"},
+        }, ("path",)),
+        output_schema=out({"path": {"type": "string"}, "deleted": {"type": "string"}}, ("path", "deleted")),
+        annotations=annotations(destructive=True, idempotent=True),
+    )
+    @guarded
+    async def delete_file(ctx: Context, args: dict[str, Any]) -> ToolResult:
+        """Delete a file or link (the link, not its target), or a directory: empty, or with
+        recursive: true. An allowed directory itself cannot be deleted."""
+        policy = await access.policy_for(ctx)
+        real = policy.resolve_entry(args["path"])
+        kind = delete(real, recursive=bool(args.get("recursive")))
+        await changed([real], True)
+        shown = policy.display(real)
+        return result(f"Deleted {kind} {shown}", {"path": shown, "deleted": kind})
