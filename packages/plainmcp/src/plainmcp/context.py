@@ -60,6 +60,12 @@ class Context:
         return self.call.request.id if self.call is not None else None
 
     @property
+    def http_request_id(self) -> str | None:
+        """The ``X-Request-ID`` of the HTTP request that carried this call (the client's, or one
+        the server minted; None over stdio). Send it upstream to trace one call end to end."""
+        return self.call.http_request_id if self.call is not None else None
+
+    @property
     def meta(self) -> dict[str, Any]:
         """The request's ``_meta`` object (empty when absent)."""
         params = self.call.request.params if self.call is not None else None

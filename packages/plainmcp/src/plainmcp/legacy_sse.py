@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import secrets
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs
 
 import anyio
@@ -26,9 +26,12 @@ from .asgi import (
     respond_json,
     wait_disconnect,
 )
-from .jsonrpc import Decoded, Invalid, decode
+from .jsonrpc import Batch, Decoded, Invalid, Request, decode
 from .session import Observer, Outbound
 from .stdio import frame
+
+if TYPE_CHECKING:
+    from .connection import ServerConnection
 
 logger = logging.getLogger(__name__)
 
@@ -60,6 +63,7 @@ class LegacySSE:
         self.observer = observer
         self.sessions: dict[str, anyio.abc.ObjectSendStream[Decoded]] = {}
         self.owners: dict[str, str | None] = {}
+        self.connections: dict[str, ServerConnection] = {}
 
     def begin_shutdown(self) -> None:
         """End every session: their streams close."""
@@ -87,6 +91,7 @@ class LegacySSE:
         output_send, output_receive = anyio.create_memory_object_stream[Outbound](256)
         connection = self.server.connect(input_receive, output_send, observer=self.observer)
         self.sessions[session_id] = input_send
+        self.connections[session_id] = connection
         self.owners[session_id] = principal_subject(scope)
         events = EventStream(send)
         endpoint = f"{scope.get('root_path', '')}{self.messages_path}?session_id={session_id}"
@@ -108,6 +113,7 @@ class LegacySSE:
         finally:
             self.sessions.pop(session_id, None)
             self.owners.pop(session_id, None)
+            self.connections.pop(session_id, None)
             input_send.close()
             logger.info("SSE session %s closed", session_id[:8])
 
@@ -124,6 +130,12 @@ class LegacySSE:
         if isinstance(decoded, Invalid) and decoded.reply is not None and decoded.reply.code == -32700:
             await respond_json(send, 400, decoded.reply.to_dict())
             return
+        http_request_id = (scope.get("state") or {}).get("request_id")
+        connection = self.connections.get(session_id)
+        if http_request_id is not None and connection is not None:
+            for item in decoded.items if isinstance(decoded, Batch) else (decoded,):
+                if isinstance(item, Request):
+                    connection.session.expect(item.id, http_request_id)
         try:
             await input_send.send(decoded)  # anything else, even invalid, is answered on the stream
         except (anyio.ClosedResourceError, anyio.BrokenResourceError):

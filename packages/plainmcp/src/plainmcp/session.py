@@ -39,6 +39,9 @@ from .jsonrpc import (
 
 logger = logging.getLogger(__name__)
 
+#: Bound on HTTP request ids held for requests still to arrive (a peer cannot grow it without end).
+_MAX_EXPECTED = 1024
+
 ProgressCallback = Callable[[float, "float | None", "str | None"], Any]
 #: Called as ``observer(request, reply, seconds)`` once each incoming request is done; ``reply``
 #: is None when the request was cancelled. Metrics hang here (see ``plainmcp.telemetry``).
@@ -71,10 +74,12 @@ class Handler(Protocol):
 class InFlight:
     """An incoming request being served: its cancel scope and its progress channel."""
 
-    __slots__ = ("request", "scope", "cancelled", "done", "_session", "_last_progress")
+    __slots__ = ("request", "scope", "cancelled", "done", "http_request_id", "_session", "_last_progress")
 
-    def __init__(self, session: Session, request: Request) -> None:
+    def __init__(self, session: Session, request: Request, http_request_id: str | None = None) -> None:
         self.request = request
+        #: The ``X-Request-ID`` of the HTTP request that carried this one (None over stdio).
+        self.http_request_id = http_request_id
         self.scope = anyio.CancelScope()
         self.cancelled = False
         self.done = False
@@ -146,6 +151,7 @@ class Session:
         self.shutdown_grace = shutdown_grace
         self.observer = observer
         self._in_flight: dict[RequestId, InFlight] = {}
+        self._http_request_ids: dict[RequestId, str] = {}  # see expect()
         self._pending: dict[RequestId, _Pending] = {}
         self._progress_routes: dict[str | int, RequestId] = {}
         self._ids = itertools.count(1)
@@ -246,13 +252,13 @@ class Session:
                     )
                 )
 
-    async def answer(self, request: Request) -> Message | None:
+    async def answer(self, request: Request, http_request_id: str | None = None) -> Message | None:
         """Serve one request in the caller's task and return its reply (None when cancelled).
 
         For transports where every request is an exchange of its own (2026-07-28 over HTTP): no
         read loop and no task per request. :meth:`cancel` from another task cancels it.
         """
-        return await self._answer(self._register(request))
+        return await self._answer(self._register(request, http_request_id))
 
     def cancel(self, request_id: RequestId, reason: str = "") -> None:
         """Cancel an incoming request, as ``notifications/cancelled`` from the peer would."""
@@ -263,8 +269,16 @@ class Session:
         self._closed = True
         self.input_ended.set()
 
-    def _register(self, request: Request) -> InFlight:
-        call = InFlight(self, request)
+    def expect(self, request_id: RequestId, http_request_id: str) -> None:
+        """Tag the request with this id, about to arrive on the read stream, with the id of the
+        HTTP request that carries it (handlers see it as ``ctx.http_request_id``)."""
+        if len(self._http_request_ids) < _MAX_EXPECTED:
+            self._http_request_ids[request_id] = http_request_id
+
+    def _register(self, request: Request, http_request_id: str | None = None) -> InFlight:
+        if self._http_request_ids:
+            http_request_id = self._http_request_ids.pop(request.id, http_request_id)
+        call = InFlight(self, request, http_request_id)
         self._in_flight[request.id] = call
         return call
 

@@ -212,14 +212,17 @@ class StreamableHTTP:
         session.last_seen = time.monotonic()
         headers = [("mcp-session-id", session.id)]
         if isinstance(decoded, Batch):
-            await self._post_batch(send, session, decoded, headers)
+            await self._post_batch(send, session, decoded, headers, (scope.get("state") or {}).get("request_id"))
         elif isinstance(decoded, Request):
-            await session.answer(decoded, receive, send, headers)
+            await session.answer(decoded, receive, send, headers, scope.get("state"))
         else:
             await session.feed(decoded)
             await respond(send, 202, headers=headers)
 
-    async def _post_batch(self, send: Send, session: LegacySession, batch: Batch, headers: list[tuple[str, str]]) -> None:
+    async def _post_batch(
+        self, send: Send, session: LegacySession, batch: Batch, headers: list[tuple[str, str]],
+        http_request_id: str | None,
+    ) -> None:
         if not session.connection.accepts_batches():
             await respond_json(send, 400, error_payload(-32600, "Invalid Request: batches are not supported in this protocol revision"), headers=headers)
             return
@@ -231,6 +234,8 @@ class StreamableHTTP:
             elif isinstance(item, Request):
                 requests.append(item)
                 buffers[item.id] = session.open_stream(item.id)
+                if http_request_id is not None:
+                    session.connection.session.expect(item.id, http_request_id)
         for item in batch.items:
             if not isinstance(item, Invalid) and (not isinstance(item, Request) or item in requests):
                 await session.feed(item)
@@ -359,7 +364,10 @@ class LegacySession:
         while len(self._finished) > 32:
             self.buffers.pop(self._finished.pop(0), None)
 
-    async def answer(self, request: Request, receive: Receive, send: Send, headers: list[tuple[str, str]]) -> None:
+    async def answer(
+        self, request: Request, receive: Receive, send: Send, headers: list[tuple[str, str]],
+        scope_state: dict[str, Any] | None = None,
+    ) -> None:
         """Serve one posted request: JSON if its answer comes first, else an SSE stream."""
         if self.owns(request.id):
             # Refused here, before it can take over the stream of the request that owns the id.
@@ -367,6 +375,9 @@ class LegacySession:
             await respond_json(send, 200, payload, headers=headers)
             return
         buffer = self.open_stream(request.id)
+        http_request_id = (scope_state or {}).get("request_id")
+        if http_request_id is not None:
+            self.connection.session.expect(request.id, http_request_id)
         await self.feed(request)
         await buffer.wait_started()  # the interruption count is still 0 when a POST starts
         if buffer.finished and buffer.seq == 0:
@@ -493,7 +504,7 @@ class ModernExchange:
             async with anyio.create_task_group() as task_group:
                 sink.task_group = task_group
                 task_group.start_soon(self._cancel_when_gone, session, request.id, sink)
-                reply = await session.answer(request)
+                reply = await session.answer(request, (self.scope.get("state") or {}).get("request_id"))
                 task_group.cancel_scope.cancel()
         finally:
             self.app._modern_sessions.discard(session)
