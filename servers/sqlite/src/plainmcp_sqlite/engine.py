@@ -86,6 +86,7 @@ class Guard:
         self.deadline = float("inf")
         self.stop = False
         self.refusal: str | None = None
+        self.refusal_is_schema = False
         #: True while the engine itself runs BEGIN / COMMIT / ROLLBACK.
         self.internal = False
         #: Counts statements, so a late timer cannot interrupt the statement after its own.
@@ -115,8 +116,11 @@ class Guard:
             return policy.OK
         if policy.decide(self.mode, action, arg1, arg2, database):
             return policy.OK
-        if self.refusal is None:  # the first refusal is the cause; later ones follow from it
+        # The first refusal is the cause, except that a change to the schema table comes before
+        # the action that explains it (CREATE TABLE first inserts into sqlite_master).
+        if self.refusal is None or self.refusal_is_schema:
             self.refusal = policy.describe(action, arg1, arg2, database)
+            self.refusal_is_schema = arg1 in policy.SCHEMA_TABLES
         return policy.DENY
 
     def progress(self) -> int:
@@ -127,6 +131,7 @@ class Guard:
         self.deadline = time.monotonic() + timeout
         self.stop = False
         self.refusal = None
+        self.refusal_is_schema = False
         self.generation += 1
         self.busy = True
         return self.generation

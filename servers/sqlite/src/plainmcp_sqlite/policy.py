@@ -40,6 +40,9 @@ PRAGMAS_WITH_ARGUMENT = frozenset({
 #: (Extension loading is also switched off on the connection; this is the second lock.)
 DENIED_FUNCTIONS = frozenset({"load_extension", "fts3_tokenizer"})
 
+#: The tables that hold the schema itself.
+SCHEMA_TABLES = frozenset({"sqlite_master", "sqlite_temp_master"})
+
 _READ_ACTIONS = frozenset({sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_RECURSIVE})
 
 # Changes to the main database that the write mode allows (arg 3 of the callback is the database).
@@ -91,6 +94,8 @@ def describe(action: int, arg1: str | None, arg2: str | None, database: str | No
     the ATTACH phrase leaves out the file name)."""
     if database == "temp":
         return "creating or changing temporary objects"
+    if arg1 in SCHEMA_TABLES and action in (sqlite3.SQLITE_INSERT, sqlite3.SQLITE_UPDATE, sqlite3.SQLITE_DELETE):
+        return "changing the schema"
     if action == sqlite3.SQLITE_PRAGMA:
         return f"PRAGMA {arg1}" + (" with a value" if arg2 is not None and arg1 not in PRAGMAS_WITH_ARGUMENT else "")
     if action == sqlite3.SQLITE_FUNCTION:
