@@ -10,6 +10,7 @@ warning can point an editor at it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -72,10 +73,19 @@ def parse(text: str) -> Document:
     return Document(meta, "\n".join(lines[closing + 1 :]), closing + 2, yaml_text)
 
 
+# Claude Code's documentation writes ``argument-hint: [pr-number] [priority]`` unquoted, which is not
+# YAML; Claude Code reads it anyway, so a file that fails only because of that line is read with the
+# value quoted. Nothing else is repaired.
+_BARE_HINT = re.compile(r"^(argument-hint:[ \t]*)(\[.*\][ \t]+\S.*?)[ \t]*$", re.MULTILINE)
+
+
 def _load_yaml(yaml_text: str) -> dict[str, Any]:
     try:
         data = yaml.safe_load(yaml_text)
     except yaml.MarkedYAMLError as error:
+        repaired = _BARE_HINT.sub(lambda m: m.group(1) + "'" + m.group(2).replace("'", "''") + "'", yaml_text)
+        if repaired != yaml_text:
+            return _load_yaml(repaired)
         mark = error.problem_mark or error.context_mark
         problem = error.problem or error.context or "not valid YAML"
         # +2: the YAML starts on the file's second line, and marks count from 0.
