@@ -318,6 +318,8 @@ class Database:
                     "Narrow it (WHERE, LIMIT, an indexed column) or check for a recursive CTE without an end."
                 )
             return DatabaseError("The statement was cancelled.")
+        if message.startswith("near ") and message.endswith(": syntax error"):
+            return DatabaseError(f"SQL syntax error {message.removesuffix(': syntax error')}.")
         if "one statement at a time" in message:
             return DatabaseError("Only one SQL statement per call: remove the ';' and what follows it.")
         if "string or blob too big" in message:
