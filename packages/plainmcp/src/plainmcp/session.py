@@ -39,6 +39,8 @@ from .jsonrpc import (
 
 logger = logging.getLogger(__name__)
 
+#: Incoming requests one session serves at once (see ``Session(max_in_flight=...)``).
+DEFAULT_MAX_IN_FLIGHT = 4096
 #: Bound on HTTP request ids held for requests still to arrive (a peer cannot grow it without end).
 _MAX_EXPECTED = 1024
 
@@ -132,6 +134,8 @@ class Session:
         request_timeout: default seconds to wait for an answer to our own requests (None: forever).
         shutdown_grace: seconds in-flight requests get to finish after end of input.
         observer: told about every incoming request once it is answered or cancelled.
+        max_in_flight: incoming requests served at once; past it a request is refused at once
+            with ``-32603`` "Server busy" (a peer cannot make the server hold unbounded work).
     """
 
     def __init__(
@@ -143,6 +147,7 @@ class Session:
         request_timeout: float | None = 60.0,
         shutdown_grace: float = 2.0,
         observer: Observer | None = None,
+        max_in_flight: int = DEFAULT_MAX_IN_FLIGHT,
     ) -> None:
         self._read_stream = read_stream
         self._write_stream = write_stream
@@ -150,6 +155,7 @@ class Session:
         self.request_timeout = request_timeout
         self.shutdown_grace = shutdown_grace
         self.observer = observer
+        self.max_in_flight = max_in_flight
         self._in_flight: dict[RequestId, InFlight] = {}
         self._http_request_ids: dict[RequestId, str] = {}  # see expect()
         self._pending: dict[RequestId, _Pending] = {}
@@ -229,6 +235,9 @@ class Session:
                     error_response(item.id, ErrorCode.INVALID_REQUEST, "Invalid Request: id already in use")
                 )
                 return
+            if len(self._in_flight) >= self.max_in_flight:
+                await self._send(self._busy(item.id))
+                return
             # Registered before its task runs: a cancellation read right after it must find it.
             self._start(self._serve_request, self._register(item))
         elif isinstance(item, Notification):
@@ -275,6 +284,14 @@ class Session:
         if len(self._http_request_ids) < _MAX_EXPECTED:
             self._http_request_ids[request_id] = http_request_id
 
+    def _busy(self, request_id: RequestId) -> Message:
+        return error_response(
+            request_id,
+            ErrorCode.INTERNAL_ERROR,
+            f"Server busy: {self.max_in_flight} requests are already being served on this connection; "
+            "retry when one has finished",
+        )
+
     def _register(self, request: Request, http_request_id: str | None = None) -> InFlight:
         if self._http_request_ids:
             http_request_id = self._http_request_ids.pop(request.id, http_request_id)
@@ -300,6 +317,8 @@ class Session:
                 if isinstance(item, Request):
                     if item.id in self._in_flight:
                         replies.append(error_response(item.id, ErrorCode.INVALID_REQUEST, "Invalid Request: id already in use"))
+                    elif len(self._in_flight) >= self.max_in_flight:
+                        replies.append(self._busy(item.id))
                     else:
                         task_group.start_soon(answer_into, self._register(item))
                 elif isinstance(item, Invalid):
