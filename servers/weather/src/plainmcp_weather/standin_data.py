@@ -83,7 +83,7 @@ TEMPERATURE_LABELS = {"celsius": "°C", "fahrenheit": "°F"}
 WIND_LABELS = {"kmh": "km/h", "ms": "m/s", "mph": "mp/h", "kn": "kn"}
 PRECIPITATION_LABELS = {"mm": "mm", "inch": "inch"}
 WIND_FACTORS = {"kmh": 1.0, "ms": 1 / 3.6, "mph": 0.621371, "kn": 0.539957}
-CODES = [0, 1, 2, 3, 45, 61, 80, 95, 71, 51]
+CODES = [0, 1, 2, 3, 61, 80, 2, 1, 45, 95]
 KNOWN = {
     "current": {"temperature_2m", "relative_humidity_2m", "apparent_temperature", "is_day", "precipitation",
                 "weather_code", "cloud_cover", "pressure_msl", "wind_speed_10m", "wind_direction_10m",
@@ -122,7 +122,7 @@ def nearest(latitude: float, longitude: float, within: float = 1.0) -> dict[str,
 
 
 def _value(variable: str, latitude: float, index: int, units: dict[str, str]) -> Any:
-    celsius = round(25 - abs(latitude) * 0.3 + (index % 5) - 2, 1)
+    celsius = round(28 - abs(latitude) * 0.25 + (index % 5) - 2, 1)
     if variable.startswith(("temperature_2m", "apparent_temperature")):
         value = celsius + (3 if variable.endswith("_max") else -3 if variable.endswith("_min") else 0)
         value -= 1.5 if variable.startswith("apparent") else 0
