@@ -196,7 +196,9 @@ def register(server: Server, config: Config, access: Access) -> None:
                     status = entry.stat(follow_symlinks=False)
                 except OSError:
                     continue
-                rows.append((entry.name, entry_kind(entry), status.st_size, status.st_mtime))
+                kind = entry_kind(entry)
+                # A directory's st_size is a file-system detail, not a size anyone means.
+                rows.append((entry.name, kind, status.st_size if kind == "file" else 0, status.st_mtime))
         sort_by = args.get("sortBy", "name")
         if sort_by == "size":
             rows.sort(key=lambda r: (-r[2], r[0]))
@@ -208,7 +210,8 @@ def register(server: Server, config: Config, access: Access) -> None:
         files = sum(1 for r in rows if r[1] != "directory")
         total = sum(r[2] for r in rows if r[1] == "file")
         shown = rows[:cap]
-        entries = [{"name": n, "type": k, "size": s, "modified": _iso(m)} for n, k, s, m in shown]
+        entries = [{"name": n, "type": k, "modified": _iso(m), **({"size": s} if k == "file" else {})}
+                   for n, k, s, m in shown]
         lines = [f"[{'DIR' if k == 'directory' else 'FILE' if k == 'file' else k.upper()}] {n}"
                  + (f"  ({s} bytes)" if k == "file" else "") for n, k, s, _ in shown]
         lines.append(f"\n{files} files, {len(rows) - files} directories, {total} bytes in files"
