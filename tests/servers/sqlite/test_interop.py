@@ -1,0 +1,83 @@
+"""The same tools over real transports: stdio and Streamable HTTP (a real process on 127.0.0.1), both
+eras, through plainmcp's client and the official SDK's (``mcp`` 2.3.0) clients."""
+
+from __future__ import annotations
+
+import anyio
+import httpx
+import pytest
+from mcp.client.client import Client as SDKClient
+from mcp.client.streamable_http import streamable_http_client
+from plainmcp import connect_stdio
+from plainmcp.http_client import connect_http
+
+from tests.e2e.http_server import server_process
+from tests.interop import sdk_client, sdk_modern
+
+from .support import STDIO_COMMAND, WAIT, make_shop
+
+pytestmark = [pytest.mark.anyio, pytest.mark.filterwarnings("ignore::mcp.MCPDeprecationWarning")]
+
+ERAS = ["2025-11-25", "2026-07-28"]
+QUERY = {"sql": "SELECT name FROM customers WHERE city = ?", "params": ["London"]}
+
+
+@pytest.mark.parametrize("version", ERAS)
+async def test_stdio_both_eras_with_plainmcp_client(tmp_path, version):
+    path = make_shop(tmp_path)
+    with anyio.fail_after(WAIT * 2):
+        async with connect_stdio([*STDIO_COMMAND, "--db", str(path)], protocol_version=version) as client:
+            assert client.server_info["name"] == "plainmcp-sqlite"
+            result = await client.call_tool("query", QUERY)
+            refused = await client.call_tool("query", {"sql": "DROP TABLE customers"})
+    assert result["structuredContent"]["rows"] == [["Ada"]]
+    assert refused["isError"] is True
+
+
+@pytest.fixture(scope="module")
+def http_server(tmp_path_factory):
+    path = make_shop(tmp_path_factory.mktemp("http"))
+    with server_process("--db", str(path), module="plainmcp_sqlite", transport="http") as server:
+        yield server
+
+
+@pytest.mark.parametrize("version", ERAS)
+async def test_http_both_eras_with_plainmcp_client(http_server, version):
+    with anyio.fail_after(WAIT * 2):
+        async with connect_http(http_server.url, protocol_version=version) as client:
+            result = await client.call_tool("query", QUERY)
+            tables = await client.call_tool("list_tables", {})
+    assert result["structuredContent"]["rows"] == [["Ada"]]
+    assert {t["name"] for t in tables["structuredContent"]["tables"]} >= {"customers", "orders"}
+
+
+async def test_sdk_legacy_stdio_client(tmp_path):
+    path = make_shop(tmp_path)
+    async with sdk_client.connect([*STDIO_COMMAND, "--db", str(path)]) as conn:
+        assert conn.init.server_info.name == "plainmcp-sqlite"
+        result = await conn.session.call_tool("query", QUERY)
+        described = await conn.session.call_tool("describe_table", {"table": "orders"})
+        schema = await conn.session.read_resource("sqlite://schema")
+    assert result.structured_content["rows"] == [["Ada"]]
+    assert described.structured_content["primary_key"] == ["id"]
+    assert "CREATE TABLE customers" in schema.contents[0].text
+
+
+async def test_sdk_modern_stdio_client(tmp_path):
+    path = make_shop(tmp_path)
+    async with sdk_modern.connect([*STDIO_COMMAND, "--db", str(path)]) as conn:
+        result = await conn.client.call_tool("query", QUERY)
+        refused = await conn.client.call_tool("query", {"sql": "ATTACH 'x.db' AS x"})
+    assert result.structured_content["rows"] == [["Ada"]]
+    assert refused.is_error
+    assert not (tmp_path / "x.db").exists()
+
+
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+async def test_sdk_streamable_http_client(http_server, mode):
+    with anyio.fail_after(WAIT * 2):
+        async with httpx.AsyncClient() as http:
+            transport = streamable_http_client(http_server.url, http_client=http)
+            async with SDKClient(transport, mode=mode, cache=None) as client:
+                result = await client.call_tool("query", QUERY)
+    assert result.structured_content["rows"] == [["Ada"]]
