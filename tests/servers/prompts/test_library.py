@@ -138,7 +138,7 @@ def test_scan_bounds_files_and_sizes(lib_dirs, caplog):
     with caplog.at_level(logging.WARNING):
         library.scan()
     assert list(library.prompts) == ["a", "b"]  # "big" is the 3rd in path order, and too big
-    assert f"{first / 'big.md'}: the file is larger than 0 KiB" in caplog.text
+    assert f"{first / 'big.md'}: the file is larger than the limit of 1000 bytes" in caplog.text
     assert "more than 3 prompt files" in caplog.text
 
 

@@ -33,6 +33,8 @@ class Catalog:
         self.history = history
         #: The specs installed, by name, in name order.
         self.specs: dict[str, PromptSpec] = {}
+        #: True once a watcher runs and has rescanned: every later change of a file will be seen.
+        self.watching = False
 
     def lookup(self, name: str) -> PromptSpec | None:
         return self.specs.get(name)

@@ -170,7 +170,7 @@ class Library:
             if data is None:
                 raise FormatError("the file cannot be read")
             if len(data) > self.max_file_bytes:
-                raise FormatError(f"the file is larger than {self.max_file_bytes // 1024} KiB")
+                raise FormatError(f"the file is larger than the limit of {self.max_file_bytes} bytes")
             try:
                 text = data.decode("utf-8")
             except UnicodeDecodeError as error:

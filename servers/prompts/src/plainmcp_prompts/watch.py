@@ -32,27 +32,31 @@ async def watch_library(catalog: Catalog, debounce_ms: int) -> None:
         return
     stop = anyio.Event()
     caught_up = False
-    async with anyio.create_task_group() as task_group:
-        # watchfiles waits in a worker thread that a cancellation cannot interrupt; this task ends
-        # that wait (the thread checks the event every step) as soon as the watcher is cancelled.
-        task_group.start_soon(_set_when_cancelled, stop)
-        logger.info("watching %s", ", ".join(dirs))
-        async for changes in awatch(
-            *dirs,
-            step=debounce_ms,
-            debounce=max(MAX_HOLD_MS, debounce_ms),
-            stop_event=stop,
-            rust_timeout=IDLE_MS,
-            yield_on_timeout=True,
-        ):
-            if not changes and caught_up:
-                continue
-            caught_up = True
-            try:
-                await catalog.reload()
-            except Exception:  # a rescan must never end the watching; the traceback goes to stderr
-                logger.exception("rescanning the prompt library failed")
-        task_group.cancel_scope.cancel()
+    try:
+        async with anyio.create_task_group() as task_group:
+            # watchfiles waits in a worker thread that a cancellation cannot interrupt; this task
+            # ends that wait (the thread checks the event every step) as soon as we are cancelled.
+            task_group.start_soon(_set_when_cancelled, stop)
+            logger.info("watching %s", ", ".join(dirs))
+            async for changes in awatch(
+                *dirs,
+                step=debounce_ms,
+                debounce=max(MAX_HOLD_MS, debounce_ms),
+                stop_event=stop,
+                rust_timeout=IDLE_MS,
+                yield_on_timeout=True,
+            ):
+                if not changes and caught_up:
+                    continue
+                try:
+                    await catalog.reload()
+                except Exception:  # a rescan must never end the watching; the traceback goes to stderr
+                    logger.exception("rescanning the prompt library failed")
+                if not caught_up:
+                    caught_up = catalog.watching = True
+            task_group.cancel_scope.cancel()
+    finally:
+        catalog.watching = False
 
 
 async def _set_when_cancelled(event: anyio.Event) -> None:
