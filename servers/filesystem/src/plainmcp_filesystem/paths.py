@@ -128,6 +128,14 @@ class AccessPolicy:
             return "(outside the allowed directories)"
         return root.shown + real_path[len(root.real):]
 
+    def echo(self, path: object) -> str:
+        """A client's path, safe to repeat back: itself if relative or lexically inside, else a placeholder."""
+        if not isinstance(path, str) or "\x00" in path or len(path) > MAX_PATH_CHARS:
+            return "(invalid path)"
+        if not os.path.isabs(path) or self._contains_lexically(os.path.normpath(path)):
+            return path
+        return "(a path outside the allowed directories)"
+
     # -------------------------------------------------------------------------------- resolving
 
     def resolve(self, path: object, *, for_write: bool = False, must_exist: bool = True) -> str:

@@ -119,14 +119,10 @@ def register(server: Server, config: Config, access: Access) -> None:
             try:
                 real = policy.resolve(path)
                 read = read_text(policy, real, max_bytes=config.max_read_bytes)
-            except AccessError as problem:
-                files.append({"path": path, "error": str(problem)})
-                parts.append(f"{path}: Error - {problem}")
-                continue
-            except OSError as problem:
-                message = os.strerror(problem.errno) if problem.errno else "I/O error"
-                files.append({"path": path, "error": message})
-                parts.append(f"{path}: Error - {message}")
+            except (AccessError, OSError) as problem:
+                message = str(problem) if isinstance(problem, AccessError) else os.strerror(problem.errno or 5)
+                files.append({"path": policy.echo(path), "error": message})
+                parts.append(f"{policy.echo(path)}: Error - {message}")
                 continue
             files.append({"path": policy.display(real), "content": read.text, "truncated": read.truncated})
             notice = f"\n[truncated at {config.max_read_bytes} bytes of {read.size}]" if read.truncated else ""
