@@ -7,7 +7,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-
 from plainmcp import Server
 from plainmcp_filesystem.config import Config
 from plainmcp_filesystem.server import build_server

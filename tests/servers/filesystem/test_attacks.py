@@ -7,7 +7,6 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-
 from plainmcp import MCPError, Server
 from plainmcp.testing import connect_in_memory
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from plainmcp_filesystem.editing import EditFailed, apply_edits, fenced, unified_diff
 
 

@@ -6,7 +6,6 @@ import os
 from pathlib import Path
 
 import pytest
-
 from plainmcp_filesystem.paths import MAX_PATH_CHARS, AccessPolicy, PathDenied, PathNotFound
 
 from .conftest import Tree

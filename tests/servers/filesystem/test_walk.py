@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 
 import pytest
-
 from plainmcp_filesystem.globs import Excluder, compile_glob
 from plainmcp_filesystem.paths import PathDenied
 from plainmcp_filesystem.walk import walk
