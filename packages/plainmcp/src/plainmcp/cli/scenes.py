@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -30,9 +31,9 @@ async def _step(label: str, action: Callable[[], Awaitable[Any]], show: Callable
     try:
         value = await action()
     except MCPError as error:
-        print(f"  {label:<34} -> error {error.code}: {error.message}")
+        print(f"  {label:<40} -> error {error.code}: {error.message}")
         return None
-    print(f"  {label:<34} -> {_short(show(value))}  ({(time.perf_counter() - started) * 1000:.1f} ms)")
+    print(f"  {label:<40} -> {_short(show(value))}  ({(time.perf_counter() - started) * 1000:.1f} ms)")
     return value
 
 
@@ -71,13 +72,13 @@ async def demo_notes(python: str) -> None:
     async with connect_stdio(command, on_notification=seen) as client:
         info = client.server_info
         print(
-            f"  {'initialize':<34} -> {info.get('name')} {info.get('version')}, protocol {client.protocol_version}"
+            f"  {'initialize':<40} -> {info.get('name')} {info.get('version')}, protocol {client.protocol_version}"
             f"  ({(time.perf_counter() - started) * 1000:.1f} ms from spawn)"
         )
         await _notes_walkthrough(client)
         await anyio.sleep(0.05)
     for line in notifications:
-        print(f"  {'notification':<34} <- {line}")
+        print(f"  {'notification':<40} <- {line}")
 
 
 async def demo_everything_http(python: str) -> None:
@@ -104,7 +105,7 @@ async def demo_everything_http(python: str) -> None:
 
             async with connect_http(url, protocol_version="2026-07-28", sampling=sampling) as client:
                 info = client.server_info
-                print(f"  {'server/discover':<34} -> {info.get('name')} {info.get('version')}, versions {client.supported_versions}")
+                print(f"  {'server/discover':<40} -> {info.get('name')} {info.get('version')}, versions {client.supported_versions}")
                 await _step("tools/list", client.list_all_tools, lambda tools: f"{len(tools)} tools")
                 await _step("tools/call test_simple_text", lambda: client.call_tool("test_simple_text"), _text_of)
                 await _step(
@@ -129,3 +130,154 @@ async def _wait_for_health(port: int) -> None:
                 except httpx.TransportError:
                     pass
                 await anyio.sleep(0.1)
+
+
+# ------------------------------------------------------------------------- the project's servers
+
+
+def installed(name: str) -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec(f"plainmcp_{name}") is not None
+
+
+@asynccontextmanager
+async def _stdio_scene(title: str, command: list[str], **options: Any) -> AsyncIterator[Client]:
+    """Start a server over stdio, print the header and the handshake, yield the client."""
+    from ..client import connect_stdio
+
+    print(f"\n== {title}")
+    started = time.perf_counter()
+    async with connect_stdio(command, protocol_version=options.pop("protocol_version", "auto"), **options) as client:
+        info = client.server_info
+        handshake = "server/discover" if client.modern else "initialize"
+        print(
+            f"  {handshake:<40} -> {info.get('name')} {info.get('version')}, protocol {client.protocol_version}"
+            f"  ({(time.perf_counter() - started) * 1000:.1f} ms from spawn)"
+        )
+        yield client
+
+
+def _structured(result: dict[str, Any]) -> Any:
+    return result.get("structuredContent", _text_of(result))
+
+
+def _flagged(show: Callable[[Any], Any]) -> Callable[[dict[str, Any]], str]:
+    """Show a tool result, marked when the tool reported a failure (isError)."""
+
+    def render(result: dict[str, Any]) -> str:
+        text = _short(show(result), 90)
+        return f"isError: {_text_of(result)}" if result.get("isError") else text
+
+    return render
+
+
+async def demo_filesystem(python: str) -> None:
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory(prefix="plainmcp-demo-") as folder:
+        root = Path(folder)
+        (root / "notes.md").write_text("# Notes\n\nBuy milk.\nCall Ada about the demo.\n", encoding="utf-8")
+        (root / "todo.txt").write_text("ship the demo\nwrite the README\n", encoding="utf-8")
+        (root / "src").mkdir()
+        (root / "src" / "app.py").write_text("def main():\n    print('demo')\n", encoding="utf-8")
+        command = [python, "-m", "plainmcp_filesystem", "--log-level", "warning", str(root)]
+        async with _stdio_scene(f"filesystem server, read-only, on a temporary directory: {root.name}/", command) as client:
+            await _step("tools/list", client.list_all_tools, lambda tools: f"{len(tools)} tools")
+            await _step("tools/call list_directory .", lambda: client.call_tool("list_directory", {"path": str(root)}),
+                        _flagged(lambda r: [e["name"] for e in _structured(r).get("entries", [])]))
+            await _step("tools/call read_text_file notes.md",
+                        lambda: client.call_tool("read_text_file", {"path": str(root / "notes.md"), "head": 3}),
+                        _flagged(lambda r: _structured(r).get("content")))
+            await _step("tools/call search_content 'demo'",
+                        lambda: client.call_tool("search_content", {"path": str(root), "query": "demo"}),
+                        _flagged(lambda r: [f"{Path(m['path']).name}:{m['line']}" for m in _structured(r).get("matches", [])]))
+            await _step("tools/call read_text_file /etc/passwd",
+                        lambda: client.call_tool("read_text_file", {"path": "/etc/passwd"}), _flagged(_text_of))
+            await _step("tools/call write_file (read-only)",
+                        lambda: client.call_tool("write_file", {"path": str(root / "x.txt"), "content": "x"}),
+                        _flagged(_text_of))
+
+
+async def demo_sqlite(python: str) -> None:
+    command = [python, "-m", "plainmcp_sqlite", "--log-level", "warning"]
+    async with _stdio_scene("sqlite server on its bundled sample database (read-only)", command) as client:
+        await _step("tools/call list_tables", lambda: client.call_tool("list_tables"),
+                    _flagged(lambda r: [t.get("name") for t in _structured(r).get("tables", [])]))
+        await _step("resources/read sqlite://schema", lambda: client.read_resource("sqlite://schema"),
+                    lambda r: r["contents"][0]["text"].strip().splitlines()[0])
+        tables = await client.call_tool("list_tables")
+        first = next(iter(_structured(tables).get("tables", [])), {}).get("name")
+        if first:
+            await _step(f"tools/call query ... from {first}",
+                        lambda: client.call_tool("query", {"sql": f'select * from "{first}" limit 2'}),
+                        _flagged(lambda r: _structured(r).get("rows")))
+            await _step(f"tools/call query delete from {first}",
+                        lambda: client.call_tool("query", {"sql": f'delete from "{first}"'}), _flagged(_text_of))
+        await _step("prompts/list", client.list_all_prompts, lambda prompts: ", ".join(p["name"] for p in prompts))
+
+
+async def demo_prompts(python: str) -> None:
+    command = [python, "-m", "plainmcp_prompts", "--log-level", "warning", "--no-watch"]
+    async with _stdio_scene("prompts server on its bundled library", command) as client:
+        await _step("prompts/list", client.list_all_prompts, lambda prompts: ", ".join(p["name"] for p in prompts))
+        await _step("completion/complete explain-code audience 'b'",
+                    lambda: client.complete({"type": "ref/prompt", "name": "explain-code"}, "audience", "b"),
+                    lambda c: c["values"])
+        await _step("prompts/get explain-code",
+                    lambda: client.get_prompt("explain-code", {"code": "print(sum(range(10)))", "audience": "beginner"}),
+                    lambda r: r["messages"][0]["content"].get("text", ""))
+        await _step("prompts/get explain-code (no code)", lambda: client.get_prompt("explain-code", {}), str)
+
+
+async def demo_weather(python: str) -> None:
+    import subprocess
+
+    standin = await anyio.open_process([python, "-m", "plainmcp_weather.standin", "--port", "0"],
+                                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    try:
+        assert standin.stdout is not None
+        with anyio.fail_after(10):
+            first = (await standin.stdout.receive()).decode("utf-8", "replace")
+        url = first.strip().rsplit(" ", 1)[-1]
+        command = [python, "-m", "plainmcp_weather", "--log-level", "warning",
+                   "--geocoding-url", url, "--forecast-url", url, "--nws-url", url]
+        async with _stdio_scene(f"weather server against its local stand-in at {url}", command) as client:
+            await _step("tools/call search_locations Portland",
+                        lambda: client.call_tool("search_locations", {"name": "Portland"}),
+                        _flagged(lambda r: [f"{p.get('name')}, {p.get('region') or p.get('country')}"
+                                            for p in _structured(r).get("results", [])]))
+            await _step("tools/call get_current_weather Paris",
+                        lambda: client.call_tool("get_current_weather", {"location": "Paris, France"}),
+                        _flagged(lambda r: _text_of(r).splitlines()[0] if _text_of(r) else _structured(r)))
+            await _step("tools/call get_forecast Tokyo 3 days",
+                        lambda: client.call_tool("get_forecast", {"location": "Tokyo", "days": 3}),
+                        _flagged(lambda r: _text_of(r)))
+            await _step("tools/call get_alerts CA", lambda: client.call_tool("get_alerts", {"state": "CA"}),
+                        _flagged(lambda r: _text_of(r)))
+            await _step("tools/call get_forecast Atlantis",
+                        lambda: client.call_tool("get_forecast", {"location": "Atlantis"}), _flagged(_text_of))
+    finally:
+        standin.terminate()
+        with anyio.move_on_after(5, shield=True):
+            await standin.wait()
+
+
+#: (server, the scene) in the order the demo plays them. The filesystem scene (demo_filesystem)
+#: joins them once ``plainmcp-filesystem DIR`` starts with its default limits: at the time of
+#: writing it exits at start-up (its option defaults are read from a slots dataclass's fields).
+SERVER_SCENES: tuple[tuple[str, Callable[[str], Awaitable[None]]], ...] = (
+    ("sqlite", demo_sqlite),
+    ("prompts", demo_prompts),
+    ("weather", demo_weather),
+)
+
+
+def describe(error: BaseException) -> str:
+    """One line for what broke a scene (the single error inside task groups' wrapping)."""
+    while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
+        error = error.exceptions[0]
+    if isinstance(error, MCPError):
+        return f"{error.code}: {error.message}"
+    return str(error) or type(error).__name__
