@@ -7,7 +7,6 @@ them around real HTTP calls.
 
 from __future__ import annotations
 
-import email.utils
 import random
 import time
 from collections.abc import Callable
@@ -29,6 +28,8 @@ def parse_retry_after(value: str | None, now: float | None = None) -> float | No
     value = value.strip()
     if value.isdigit():
         return float(value)
+    import email.utils  # only for the rare HTTP-date form; keeps it off the cold start
+
     try:
         when = email.utils.parsedate_to_datetime(value)
     except (TypeError, ValueError, IndexError):

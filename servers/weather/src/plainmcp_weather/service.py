@@ -12,10 +12,9 @@ import random
 import time
 from collections.abc import Awaitable, Callable, Hashable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
-import httpx
 
 from .cache import TTLCache, cache_key
 from .config import WeatherConfig
@@ -25,6 +24,9 @@ from .places import PlaceQuery, filter_candidates, label
 from .resilience import CircuitBreaker, RetryPolicy
 from .units import Units
 from .upstream import Unavailable, Upstream
+
+if TYPE_CHECKING:
+    import httpx
 
 logger = logging.getLogger(__name__)
 
@@ -72,7 +74,11 @@ class Deps:
 
 def new_client(config: WeatherConfig) -> httpx.AsyncClient:
     """The production HTTP client: redirects followed (the NWS uses them), proxies from the
-    environment honoured (httpx's default), no connection pool bigger than we need."""
+    environment honoured (httpx's default), no connection pool bigger than we need.
+
+    httpx is imported here, on the first tool call, so starting the server does not pay for it."""
+    import httpx
+
     return httpx.AsyncClient(
         follow_redirects=True,
         timeout=config.timeout,

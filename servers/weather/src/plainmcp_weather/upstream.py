@@ -10,12 +10,14 @@ from __future__ import annotations
 import logging
 import random
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
-import httpx
 
 from .resilience import RETRYABLE_STATUSES, CircuitBreaker, RetryPolicy, parse_retry_after
+
+if TYPE_CHECKING:
+    import httpx
 
 logger = logging.getLogger(__name__)
 
@@ -87,6 +89,8 @@ class Upstream:
             Unavailable: every attempt failed (timeout, connection, 429, 5xx) or the body was not JSON.
             Rejected: a 4xx other than 429.
         """
+        import httpx  # here, not at the top: the server's cold start does not need it
+
         retry = 0
         while True:
             if not self.breaker.allow():
