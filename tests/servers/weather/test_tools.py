@@ -296,3 +296,13 @@ async def test_config_refuses_bad_settings():
         WeatherConfig(user_agent=" ")
     with pytest.raises(ValueError):
         WeatherConfig(breaker_threshold=0)
+
+
+async def test_clients_before_structured_content_still_get_the_summary():
+    recorder = Recorder()
+    server = build_server(config(), Deps(client=recorder.client()))
+    async with connect_in_memory(server, protocol_version="2025-03-26") as client:
+        result = await client.call_tool("get_current_weather", {"location": "Tokyo"})
+    assert "structuredContent" not in result  # 2025-03-26 has no structured content
+    assert text_of(result).startswith("Tokyo, Japan (35.6895, 139.6917): ")
+    assert ATTRIBUTION in text_of(result)
