@@ -12,8 +12,6 @@ logs, a ``subscriptions/listen`` stream). Closing the response stream cancels th
 
 from __future__ import annotations
 
-import base64
-import binascii
 import json
 import logging
 import secrets
@@ -39,7 +37,6 @@ from .asgi import (
     respond_json,
     wait_disconnect,
 )
-from .errors import ErrorCode, MCPError
 from .event_buffer import EventBuffer, parse_event_id
 from .jsonrpc import (
     Batch,
@@ -47,31 +44,18 @@ from .jsonrpc import (
     ErrorResponse,
     Invalid,
     Message,
-    Notification,
     Request,
     RequestId,
     Response,
     decode,
 )
-from .modern import MODERN_ONLY_METHODS, is_modern_request, parse_envelope
+from .modern import is_modern_request
 from .session import Observer, Outbound, Session
+from .stateless_http import ModernExchange
 from .stdio import DEFAULT_MAX_MESSAGE_BYTES, frame
 from .versions import LEGACY_VERSIONS, MODERN_VERSIONS, V2025_11_25, at_least
 
 logger = logging.getLogger(__name__)
-
-#: HTTP status of a 2026-07-28 error response, by JSON-RPC code (200 for the rest).
-MODERN_ERROR_STATUS = {
-    ErrorCode.METHOD_NOT_FOUND: 404,
-    ErrorCode.PARSE_ERROR: 400,
-    ErrorCode.INVALID_REQUEST: 400,
-    ErrorCode.INVALID_PARAMS: 400,
-    ErrorCode.HEADER_MISMATCH: 400,
-    ErrorCode.MISSING_REQUIRED_CLIENT_CAPABILITY: 400,
-    ErrorCode.UNSUPPORTED_PROTOCOL_VERSION: 400,
-}
-NAME_HEADER_SOURCE = {protocol.TOOLS_CALL: "name", protocol.PROMPTS_GET: "name", protocol.RESOURCES_READ: "uri"}
-
 
 class StreamableHTTP:
     """ASGI app for the MCP endpoint. Run it inside :meth:`running` (the HTTP app's lifespan does).
@@ -449,125 +433,6 @@ class _RoutingStream(ObjectSendStream[Outbound]):
         pass
 
 
-class ModernExchange:
-    """One 2026-07-28 POST: check the mirrored headers, serve the request, answer JSON or SSE."""
-
-    def __init__(self, app: StreamableHTTP, scope: Scope, receive: Receive, send: Send) -> None:
-        self.app = app
-        self.scope = scope
-        self.receive = receive
-        self.send = send
-
-    async def serve(self, decoded: Decoded, version_header: str | None) -> None:
-        if isinstance(decoded, Notification):
-            await respond(self.send, 202)  # this revision defines none over HTTP: accepted, ignored
-            return
-        if not isinstance(decoded, Request):
-            await respond_json(self.send, 400, error_payload(-32600, "Invalid Request: POST one request or notification"))
-            return
-        try:
-            self._check(decoded, version_header)
-        except MCPError as error:
-            await self._error(decoded.id, error)
-            return
-        await self._run(decoded)
-
-    def _check(self, request: Request, version_header: str | None) -> None:
-        """Envelope shape (-32602), then the mirrored headers (-32020); the version is the
-        dispatcher's to judge (-32022), in that order."""
-        envelope = parse_envelope(request.params or {})
-        if header(self.scope, "mcp-method") != request.method:
-            raise _mismatch("Mcp-Method", header(self.scope, "mcp-method"), request.method)
-        if version_header != envelope.version:
-            raise _mismatch("MCP-Protocol-Version", version_header, envelope.version)
-        source = NAME_HEADER_SOURCE.get(request.method)
-        if source is not None:
-            expected = (request.params or {}).get(source)
-            given = _decode_header_value(header(self.scope, "mcp-name"))
-            if given != expected:
-                raise _mismatch("Mcp-Name", given, expected)
-
-    async def _error(self, request_id: RequestId, error: MCPError) -> None:
-        status = MODERN_ERROR_STATUS.get(error.code, 200)
-        await respond_json(self.send, status, {"jsonrpc": "2.0", "id": request_id, "error": error.to_dict()})
-
-    async def _run(self, request: Request) -> None:
-        """Serve the request in this task; notifications that come first turn the answer into an
-        SSE stream. The client leaving cancels the request (this revision's cancellation)."""
-        input_send, input_receive = anyio.create_memory_object_stream[Decoded](0)
-        input_send.close()  # nothing more will come: this exchange is one request
-        sink = _ExchangeStream(self, request)
-        connection = self.app.server.connect(input_receive, sink, observer=self.app.observer)
-        session = connection.session
-        self.app._modern_sessions.add(session)
-        try:
-            async with anyio.create_task_group() as task_group:
-                sink.task_group = task_group
-                task_group.start_soon(self._cancel_when_gone, session, request.id, sink)
-                reply = await session.answer(request, (self.scope.get("state") or {}).get("request_id"))
-                task_group.cancel_scope.cancel()
-        finally:
-            self.app._modern_sessions.discard(session)
-        if reply is None or sink.gone:
-            return  # cancelled: nothing more may be sent for it
-        if sink.started:
-            await sink.finish(reply)
-        else:
-            await self._reply_json(reply)
-
-    async def _cancel_when_gone(self, session: Session, request_id: RequestId, sink: _ExchangeStream) -> None:
-        await wait_disconnect(self.receive)
-        sink.gone = True
-        session.cancel(request_id, "client disconnected")
-
-    async def _reply_json(self, message: Message) -> None:
-        # A result too large to send becomes -32603, which is a 200 like the result would be.
-        data = frame(Outbound(message), self.app.max_message_bytes).rstrip(b"\n")
-        status = MODERN_ERROR_STATUS.get(message.code, 200) if isinstance(message, ErrorResponse) else 200
-        await respond(self.send, status, data, content_type="application/json")
-
-
-class _ExchangeStream(ObjectSendStream[Outbound]):
-    """The write stream of one 2026-07-28 exchange: the first notification starts the SSE
-    response, and every message related to the request becomes an event of it."""
-
-    def __init__(self, exchange: ModernExchange, request: Request) -> None:
-        self.exchange = exchange
-        self.request = request
-        self.events = EventStream(exchange.send)
-        self.started = False
-        self.gone = False
-        self.task_group: TaskGroup | None = None
-
-    async def send(self, item: Outbound) -> None:
-        if self.gone:
-            return
-        data = frame(item, self.exchange.app.max_message_bytes).rstrip(b"\n")
-        if not data:
-            return
-        try:
-            if not self.started:
-                await self.events.start()
-                self.started = True
-                if self.request.method in MODERN_ONLY_METHODS and self.task_group is not None:
-                    self.task_group.start_soon(self.events.keep_alive, self.exchange.app.keepalive_seconds)
-            await self.events.event(data.decode("utf-8"), event="message")
-        except OSError:
-            self.gone = True
-
-    async def finish(self, reply: Message) -> None:
-        """The final response, then the end of the stream."""
-        data = frame(Outbound(reply), self.exchange.app.max_message_bytes).rstrip(b"\n")
-        try:
-            await self.events.event(data.decode("utf-8"), event="message")
-            await self.events.close()
-        except OSError:
-            pass
-
-    async def aclose(self) -> None:
-        pass
-
-
 async def _cancel_on_disconnect(receive: Receive, scope: anyio.CancelScope) -> None:
     await wait_disconnect(receive)
     scope.cancel()
@@ -583,20 +448,3 @@ def _is_modern(decoded: Decoded, version_header: str | None) -> bool:
     if isinstance(decoded, Request):
         return is_modern_request(decoded)
     return False
-
-
-def _mismatch(name: str, given: Any, expected: Any) -> MCPError:
-    return MCPError(
-        ErrorCode.HEADER_MISMATCH,
-        f"Header mismatch: {name} header value {given!r} does not match body value {expected!r}",
-    )
-
-
-def _decode_header_value(value: str | None) -> str | None:
-    """Undo the ``=?base64?...?=`` sentinel encoding of non-ASCII header values."""
-    if value is not None and value.startswith("=?base64?") and value.endswith("?="):
-        try:
-            return base64.b64decode(value[9:-2], validate=True).decode("utf-8")
-        except (binascii.Error, UnicodeDecodeError):
-            return None
-    return value
