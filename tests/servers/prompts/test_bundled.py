@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 from plainmcp_prompts.completion import History
 from plainmcp_prompts.config import BUNDLED_DIR
@@ -32,3 +36,10 @@ async def test_bundled_prompt_renders_with_its_required_arguments(name):
     text = "\n".join(m["content"].get("text") or m["content"]["resource"]["text"] for m in result["messages"])
     assert all(value in text for value in values.values())
     assert "{{" not in text  # every placeholder was substituted
+
+
+def test_bench_quick_run_serves_both_sides():
+    bench = Path(__file__).resolve().parents[3] / "bench" / "prompts_bench.py"
+    run = subprocess.run([sys.executable, str(bench), "--quick"], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "prompts/list" in run.stdout and "prompts/get" in run.stdout
