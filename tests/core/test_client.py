@@ -95,3 +95,39 @@ async def test_connect_stdio_escalates_to_sigterm_when_server_ignores_eof(tmp_pa
             assert client.server_info == {"name": "s", "version": "1"}
     # End of input was ignored; SIGTERM (default action) ended it.
     assert client.process.returncode == -15
+
+
+async def test_auto_probe_falls_back_after_probe_timeout_when_discover_is_never_answered() -> None:
+    """A legacy server that drops unknown methods before ``initialize`` must not hold the probe for the
+    whole request timeout (30 s): the probe gives up after ``probe_timeout`` and initializes."""
+    from plainmcp.client import open_client
+    from plainmcp.jsonrpc import Request, Response
+    from plainmcp.session import Outbound
+    from plainmcp.testing import memory_pair
+
+    seen: list[str] = []
+
+    async def silent_legacy_peer(read: Any, write: Any) -> None:
+        async for item in read:
+            if isinstance(item, Request):
+                seen.append(item.method)
+                if item.method == "initialize":
+                    result = {"protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {"name": "old", "version": "1"}}
+                    await write.send(Outbound(Response(item.id, result)))
+
+    async with memory_pair() as ((server_read, server_write), (client_read, client_write)):
+        async with anyio.create_task_group() as task_group:
+            task_group.start_soon(silent_legacy_peer, server_read, server_write)
+            with anyio.fail_after(5):
+                async with open_client(
+                    client_read, client_write, protocol_version="auto", probe_timeout=0.2, request_timeout=30
+                ) as client:
+                    assert client.protocol_version == "2025-11-25"
+                    assert client.server_info["name"] == "old"
+            task_group.cancel_scope.cancel()
+    assert seen == ["server/discover", "initialize"]  # the probe was sent once, not retried
+
+
+async def test_client_says_which_transport_it_is_on() -> None:
+    async with connect_in_memory(Server("t", "0")) as client:
+        assert client.transport == "memory"

@@ -80,8 +80,8 @@ def http_connect(way: Way, url: str) -> Any:
         client_options = {**recorder.client_options(**capabilities), **options}
         with anyio.fail_after(CONNECTION):
             async with connect_http(url, protocol_version=era, **client_options) as client:
-                # Only the Streamable HTTP path sets http_transport: "auto" did not fall back to SSE.
-                assert hasattr(client, "http_transport") == (way.transport == "streamable"), way
+                # "auto" did not fall back to SSE where Streamable HTTP is served.
+                assert client.transport == ("streamable-http" if way.transport == "streamable" else "sse"), way
                 assert client.protocol_version == era
                 yield client
 

@@ -109,6 +109,8 @@ class Client:
         roots: the roots to offer (``[{"uri": "file:///...", "name": ...}]``); declares ``roots``.
         on_notification: called for every notification from the server (logs, list changes, ...).
         request_timeout: default seconds per request.
+        probe_timeout: seconds the ``"auto"`` probe waits for ``server/discover`` before it falls
+            back to ``initialize`` (a legacy server may never answer a method it does not know).
         retries: how often an idempotent request is retried after a timeout.
     """
 
@@ -125,6 +127,7 @@ class Client:
         roots: list[dict[str, Any]] | None = None,
         on_notification: NotificationCallback | None = None,
         request_timeout: float | None = 30.0,
+        probe_timeout: float = 5.0,
         retries: int = 2,
         backoff: float = 0.1,
     ) -> None:
@@ -138,6 +141,7 @@ class Client:
         self._on_notification = on_notification
         self.retries = retries
         self.backoff = backoff
+        self.probe_timeout = probe_timeout
         self.protocol_version: str | None = None
         self.server_info: dict[str, Any] = {}
         self.server_capabilities: dict[str, Any] = {}
@@ -147,6 +151,9 @@ class Client:
         self._subscriptions: dict[RequestId, Subscription] = {}
         #: The server process, when :func:`connect_stdio` started one.
         self.process: Any = None
+        #: How this client reaches the server: ``"stdio"``, ``"streamable-http"``, ``"sse"``,
+        #: ``"memory"``, or None when the caller built the streams itself.
+        self.transport: str | None = None
 
     @property
     def modern(self) -> bool:
@@ -178,9 +185,11 @@ class Client:
             await self.initialize()
 
     async def _probe(self) -> None:
+        # A legacy server may never answer a method it does not know before ``initialize``:
+        # the probe waits ``probe_timeout``, not the full request timeout, before falling back.
         self.protocol_version = MODERN_VERSIONS[-1]
         try:
-            await self.discover()
+            await self.discover(timeout=self.probe_timeout, retry=False)
             return
         except MCPError as error:
             supported = error.data.get("supported") if isinstance(error.data, dict) else None
@@ -194,9 +203,9 @@ class Client:
         self.requested_version = LATEST_LEGACY
         await self.initialize()
 
-    async def discover(self) -> dict[str, Any]:
+    async def discover(self, *, timeout: float | None = -1, retry: bool = True) -> dict[str, Any]:
         """``server/discover`` (2026-07-28): the server's versions, capabilities and info."""
-        result = await self.request(protocol.SERVER_DISCOVER)
+        result = await self.request(protocol.SERVER_DISCOVER, timeout=timeout, idempotent=None if retry else False)
         self.server_capabilities = result.get("capabilities", {})
         self.server_info = (result.get("_meta") or {}).get(protocol.META_SERVER_INFO, {})
         self.instructions = result.get("instructions")
@@ -553,6 +562,7 @@ async def connect_stdio(
     async with spawn_stdio(command, env=env, cwd=cwd, close_grace=close_grace) as (read, write, process):
         async with open_client(read, write, initialize=initialize, **options) as client:
             client.process = process
+            client.transport = "stdio"
             yield client
 
 

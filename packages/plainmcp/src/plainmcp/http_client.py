@@ -390,6 +390,7 @@ async def _connected(
             sse_transport = SSETransport(url, http, task_group, headers=headers)
             await sse_transport.open()
             async with open_client(sse_transport.read_receive, sse_transport.write_stream, initialize=initialize, **options) as client:
+                client.transport = "sse"
                 yield client
             task_group.cancel_scope.cancel()
 
@@ -416,7 +417,8 @@ async def _streamable(
                     if not (may_fall_back and status in (400, 404, 405)):
                         raise
                     connected = False
-            client.http_transport = transport  # type: ignore[attr-defined]
+            client.transport = "streamable-http"
+            client.http_transport = transport  # type: ignore[attr-defined]  # its session id, for tests and tools
             yield client if connected else None
         finally:
             with anyio.CancelScope(shield=True):

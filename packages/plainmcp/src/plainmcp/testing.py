@@ -59,5 +59,6 @@ async def connect_in_memory(server: Server, *, initialize: bool = True, **option
             task_group.start_soon(connection.run)
             async with open_client(client_read, client_write, initialize=initialize, **options) as client:
                 client.server_connection = connection  # type: ignore[attr-defined]
+                client.transport = "memory"
                 yield client
             task_group.cancel_scope.cancel()

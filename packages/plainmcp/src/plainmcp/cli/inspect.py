@@ -10,6 +10,9 @@ from .run import EXIT_CODES, FAILED, OK, run
 from .targets import add_target_options, target_from
 
 #: capability -> (report key, client method); a list is fetched only when the capability is declared.
+#: How ``inspect`` names each :attr:`plainmcp.Client.transport`.
+TRANSPORT_NAMES = {"stdio": "stdio", "streamable-http": "Streamable HTTP", "sse": "HTTP+SSE", "memory": "in-memory"}
+
 LISTS = (
     ("tools", "tools", "list_all_tools"),
     ("resources", "resources", "list_all_resources"),
@@ -50,12 +53,7 @@ async def gather(client: Any) -> dict[str, Any]:
     error recorded under ``errors``."""
     from ..errors import ErrorCode, MCPError
 
-    transport = "stdio"
-    http = getattr(client, "http_transport", None)
-    if http is not None:
-        transport = "Streamable HTTP"
-    elif client.process is None:
-        transport = "HTTP+SSE"
+    transport = TRANSPORT_NAMES.get(client.transport, client.transport)
     info: dict[str, Any] = {
         "serverInfo": client.server_info,
         "protocolVersion": client.protocol_version,
