@@ -352,3 +352,19 @@ async def test_annotations_serialize_with_spec_names() -> None:
     assert hints.to_dict() == {
         "title": "T", "readOnlyHint": False, "destructiveHint": True, "idempotentHint": True, "openWorldHint": False,
     }
+
+
+def test_env_list_option_takes_the_environment_then_the_flags(monkeypatch: pytest.MonkeyPatch) -> None:
+    import argparse
+
+    from plainmcp.serve import env_list_option
+
+    monkeypatch.setenv("TEST_DIRS", "/a,/b")
+    parser = argparse.ArgumentParser()
+    env_list_option(parser, "--dir", "TEST_DIRS", dest="dirs")
+    assert parser.parse_args([]).dirs == ["/a", "/b"]
+    assert parser.parse_args(["--dir", "/c", "--dir", "/d"]).dirs == ["/c", "/d"]  # flags replace the env
+    monkeypatch.delenv("TEST_DIRS")
+    parser = argparse.ArgumentParser()
+    env_list_option(parser, "--dir", "TEST_DIRS", dest="dirs")
+    assert parser.parse_args([]).dirs == []

@@ -132,3 +132,51 @@ async def test_legacy_subscription_to_a_folder_covers_the_files_below_it() -> No
                 await anyio.sleep(0.01)
         await client.ping()
     assert updates == ["file:///dir/x.txt", "file:///dir"]
+
+
+# ------------------------------------------------------------------ libraries that come and go
+
+
+async def test_declared_capabilities_answer_empty_lists_instead_of_method_not_found() -> None:
+    server = Server("empty-library", "0", declare={"prompts", "resources"})
+    assert {"prompts", "resources", "completions"} <= set(server.capabilities())
+    assert "tools" not in server.capabilities()
+    async with connect_in_memory(server) as client:
+        assert await client.list_all_prompts() == []
+        assert await client.list_all_resources() == []
+
+
+def test_declare_refuses_what_is_not_a_capability_it_can_declare() -> None:
+    with pytest.raises(ValueError, match="declare takes"):
+        Server("x", "0", declare={"sampling"})
+
+
+async def test_replace_prompts_swaps_the_whole_set() -> None:
+    from plainmcp import Prompt
+
+    async def text(ctx: Any, args: dict[str, Any]) -> str:
+        return "hi"
+
+    server = Server("swap", "0")
+    server.add_prompt(Prompt("old", text))
+    server.replace_prompts([Prompt("new-a", text), Prompt("new-b", text)])
+    async with connect_in_memory(server) as client:
+        assert [prompt["name"] for prompt in await client.list_all_prompts()] == ["new-a", "new-b"]
+    with pytest.raises(ValueError, match="two prompts named 'dup'"):
+        server.replace_prompts([Prompt("dup", text), Prompt("dup", text)])
+    assert list(server.prompts) == ["new-a", "new-b"]  # a refused swap changes nothing
+
+
+async def test_replace_resources_swaps_the_static_resources() -> None:
+    from plainmcp import Resource
+
+    async def read(ctx: Any, uri: str) -> str:
+        return uri
+
+    server = Server("swap", "0")
+    server.add_resource(Resource("mem://old", "old", read))
+    server.replace_resources([Resource("mem://new", "new", read)])
+    async with connect_in_memory(server) as client:
+        assert [resource["uri"] for resource in await client.list_all_resources()] == ["mem://new"]
+    with pytest.raises(ValueError, match="two resources"):
+        server.replace_resources([Resource("mem://x", "x", read), Resource("mem://x", "y", read)])

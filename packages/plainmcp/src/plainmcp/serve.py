@@ -26,7 +26,7 @@ logger = logging.getLogger(__name__)
 TRANSPORTS = ("stdio", "http", "sse")
 
 
-class _EnvList(argparse.Action):
+class EnvList(argparse.Action):
     """A repeatable option; without the flag, a comma-separated environment variable fills it."""
 
     def __init__(self, option_strings: list[str], dest: str, env: str, **kwargs: Any) -> None:
@@ -58,6 +58,11 @@ def env_option(parser: argparse.ArgumentParser, flag: str, env: str, **kwargs: A
     parser.add_argument(flag, action=_EnvDefault, env=env, **kwargs)
 
 
+def env_list_option(parser: argparse.ArgumentParser, flag: str, env: str, **kwargs: Any) -> None:
+    """Add a repeatable ``flag`` (a list); without it, ``env`` (comma-separated) fills the list."""
+    parser.add_argument(flag, action=EnvList, env=env, **kwargs)
+
+
 def server_arguments(prog: str, *, env_prefix: str, description: str | None = None) -> argparse.ArgumentParser:
     """A parser with the options every server shares."""
     parser = argparse.ArgumentParser(prog=prog, description=description)
@@ -86,7 +91,7 @@ def add_http_options(parser: argparse.ArgumentParser, env_prefix: str) -> None:
     def option(flag: str, env: str, **kwargs: Any) -> None:
         group.add_argument(flag, action=_EnvDefault, env=f"{env_prefix}_{env}", **kwargs)
 
-    group.add_argument("--auth-token", action=_EnvList, env=f"{env_prefix}_AUTH_TOKENS", metavar="TOKEN",
+    group.add_argument("--auth-token", action=EnvList, env=f"{env_prefix}_AUTH_TOKENS", metavar="TOKEN",
                        help="accept this static bearer token (repeatable); prefer the environment "
                        "variable: a command line is visible to other users")
     option("--jwt-secret", "JWT_SECRET",
@@ -97,7 +102,7 @@ def add_http_options(parser: argparse.ArgumentParser, env_prefix: str) -> None:
     option("--jwt-issuer", "JWT_ISSUER", help="required JWT issuer (iss)")
     option("--jwt-audience", "JWT_AUDIENCE",
            help="required JWT audience (aud); defaults to --resource-url")
-    group.add_argument("--authorization-server", action=_EnvList, env=f"{env_prefix}_AUTHORIZATION_SERVERS",
+    group.add_argument("--authorization-server", action=EnvList, env=f"{env_prefix}_AUTHORIZATION_SERVERS",
                        metavar="URL", help="OAuth authorization server issuing tokens for this server "
                        "(repeatable); publishes /.well-known/oauth-protected-resource")
     option("--resource-url", "RESOURCE_URL",

@@ -7,7 +7,7 @@ Capabilities are derived from what was registered, so they cannot disagree with 
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Iterable, Sequence
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -56,6 +56,9 @@ class Server:
             say ``"public"`` only when results are the same for every user.
         state_key: the HMAC key that seals ``requestState`` (random per process by default; give
             every process the same key when several serve one endpoint).
+        declare: capabilities to declare even while nothing of their kind is registered
+            (``{"prompts", "resources"}`` for a server whose prompts come and go with files), so
+            an empty list is an empty answer, not "method not found".
     """
 
     def __init__(
@@ -75,11 +78,16 @@ class Server:
         read_ttl_ms: int = 0,
         cache_scope: str = "private",
         state_key: bytes | None = None,
+        declare: Collection[str] = (),
     ) -> None:
         if cache_scope not in ("public", "private"):
             raise ValueError('cache_scope must be "public" or "private"')
         if list_ttl_ms < 0 or read_ttl_ms < 0:
             raise ValueError("ttl values must be >= 0")
+        unknown = set(declare) - {"tools", "resources", "prompts"}
+        if unknown:
+            raise ValueError(f"declare takes tools, resources and prompts, not {sorted(unknown)}")
+        self.declare = frozenset(declare)
         self.name = name
         self.version = version
         self.title = title
@@ -123,16 +131,17 @@ class Server:
         capabilities: dict[str, Any] = {}
         if self.logging:
             capabilities["logging"] = {}
-        if self.prompts or self.templates:
+        declared = self.declare
+        if self.prompts or self.templates or "prompts" in declared:
             capabilities["completions"] = {}
-        if self.prompts:
+        if self.prompts or "prompts" in declared:
             capabilities["prompts"] = {"listChanged": True}
-        if self.resources or self.templates:
+        if self.resources or self.templates or "resources" in declared:
             resources: dict[str, Any] = {"listChanged": True}
             if self.resource_subscriptions:
                 resources["subscribe"] = True
             capabilities["resources"] = resources
-        if self.tools:
+        if self.tools or "tools" in declared:
             capabilities["tools"] = {"listChanged": True}
         return capabilities
 
@@ -185,6 +194,16 @@ class Server:
             raise ValueError(f"a resource {resource.uri!r} is already registered")
         self.resources[resource.uri] = resource
         return resource
+
+    def replace_resources(self, resources: Iterable[Resource]) -> None:
+        """Serve exactly these static resources from now on (templates stay), swapped in one step.
+        Publish :meth:`notify_resources_changed` after it."""
+        table: dict[str, Resource] = {}
+        for resource in resources:
+            if resource.uri in table:
+                raise ValueError(f"two resources with the URI {resource.uri!r}")
+            table[resource.uri] = resource
+        self.resources = table
 
     def remove_resource(self, uri: str) -> None:
         del self.resources[uri]
@@ -247,6 +266,16 @@ class Server:
             raise ValueError(f"a prompt named {prompt.name!r} is already registered")
         self.prompts[prompt.name] = prompt
         return prompt
+
+    def replace_prompts(self, prompts: Iterable[Prompt]) -> None:
+        """Serve exactly these prompts from now on, swapped in one step (a request sees the old
+        set or the new one, never a mix). Publish :meth:`notify_prompts_changed` after it."""
+        table: dict[str, Prompt] = {}
+        for prompt in prompts:
+            if prompt.name in table:
+                raise ValueError(f"two prompts named {prompt.name!r}")
+            table[prompt.name] = prompt
+        self.prompts = table
 
     def remove_prompt(self, name: str) -> None:
         del self.prompts[name]

@@ -283,8 +283,12 @@ class StdoutStream(ObjectSendStream[Outbound]):
         self._broken = False
         self._restore = False
         self._turn_open = False  # a message was written in this event-loop turn
+        # Regular files and /dev/null cannot be polled (epoll refuses them); their writes never
+        # wait, so the drain writes them directly instead of waiting to be told it may.
+        self._pollable = True
         if sys.platform != "win32":
             mode = os.fstat(fd).st_mode
+            self._pollable = stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or os.isatty(fd)
             shares_stderr = fd != 2 and _same_file(fd, 2)
             if (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)) and not shares_stderr and os.get_blocking(fd):
                 os.set_blocking(fd, False)
@@ -333,7 +337,8 @@ class StdoutStream(ObjectSendStream[Outbound]):
             await self._need_drain.wait()
             self._drained = anyio.Event()
             while self._pending:
-                await anyio.wait_writable(self.fd)
+                if self._pollable:
+                    await anyio.wait_writable(self.fd)
                 del self._pending[: self._write(bytes(self._pending))]
             self._need_drain = anyio.Event()
             self._drained.set()
