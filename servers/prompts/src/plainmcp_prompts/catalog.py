@@ -42,13 +42,13 @@ class Catalog:
     def install(self) -> None:
         """Serve what the library holds now."""
         specs = dict(self.library.prompts)
-        prompts = {name: self._prompt(spec) for name, spec in specs.items()}
-        resources = {source_uri(name): source_resource(spec, self.lookup) for name, spec in specs.items()}
+        prompts = [self._prompt(spec) for spec in specs.values()]
+        resources = [source_resource(spec, self.lookup) for spec in specs.values()]
         for gone in self.specs.keys() - specs.keys():
             self.history.forget(gone)
         self.specs = specs
-        self.server.prompts = prompts
-        self.server.resources = resources
+        self.server.replace_prompts(prompts)
+        self.server.replace_resources(resources)
 
     async def reload(self) -> bool:
         """Rescan (in a worker thread: it reads files), install and publish. Returns whether

@@ -7,7 +7,6 @@ prompt; it starts nothing. Watching is a background task, run only while the ser
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from plainmcp import Server
 
@@ -28,19 +27,6 @@ INSTRUCTIONS = (
 )
 
 
-class PromptServer(Server):
-    """A :class:`plainmcp.Server` that always declares prompts, completions, resources and tools: the
-    library may be empty when a client connects and fill up later, and capabilities are fixed at
-    the handshake."""
-
-    def capabilities(self) -> dict[str, Any]:
-        capabilities = super().capabilities()
-        capabilities["prompts"] = {"listChanged": True}
-        capabilities["completions"] = {}
-        capabilities["resources"] = {"listChanged": True, "subscribe": True}
-        return capabilities
-
-
 @dataclass(frozen=True, slots=True)
 class Deps:
     """What the server uses from outside; tests may pass their own."""
@@ -49,7 +35,7 @@ class Deps:
     history: History | None = None
 
 
-def build_server(config: Config | None = None, deps: Deps | None = None) -> PromptServer:
+def build_server(config: Config | None = None, deps: Deps | None = None) -> Server:
     """The prompt server for ``config``. Reads the prompt files (warnings go to stderr), starts
     nothing: the watcher runs while a transport serves the server."""
     config = config or Config()
@@ -58,13 +44,16 @@ def build_server(config: Config | None = None, deps: Deps | None = None) -> Prom
         config.library_dirs, max_files=config.max_files, max_file_bytes=config.max_file_bytes
     )
     history = deps.history or History(config.history)
-    server = PromptServer(
+    server = Server(
         NAME,
         VERSION,
         title="Prompt library",
         description="Prompts kept as Markdown files, served live as MCP prompts",
         instructions=INSTRUCTIONS,
         resource_subscriptions=True,
+        # The library may be empty when a client connects and fill up later, while capabilities
+        # are fixed at the handshake: prompts and resources are declared either way.
+        declare={"prompts", "resources"},
     )
     catalog = Catalog(server, library, history)
     library.scan()
