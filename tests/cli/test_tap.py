@@ -53,7 +53,8 @@ class Conversation:
         self.lines: queue.Queue[bytes] = queue.Queue()
         self.err = bytearray()
         threading.Thread(target=self._read, daemon=True).start()
-        threading.Thread(target=lambda: self.err.extend(self.process.stderr.read()), daemon=True).start()
+        self._err_reader = threading.Thread(target=lambda: self.err.extend(self.process.stderr.read()), daemon=True)
+        self._err_reader.start()
 
     def _read(self) -> None:
         for raw in iter(self.process.stdout.readline, b""):
@@ -76,6 +77,7 @@ class Conversation:
         while (raw := self.lines.get(timeout=WAIT)) != b"":
             self.received += raw
         code = self.process.wait(WAIT)
+        self._err_reader.join(WAIT)  # stderr reaches its end after the exit, maybe after stdout's
         return bytes(self.received), code, self.err.decode("utf-8", "replace")
 
 
