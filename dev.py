@@ -5,6 +5,7 @@
     python3 dev.py test     # the test suite (sets up first when needed); extra args go to pytest
     python3 dev.py bench    # the stdio benchmark against the official SDK
     python3 dev.py bench-http  # the Streamable HTTP benchmark against the official SDK
+    python3 dev.py bench-filesystem | bench-sqlite | bench-prompts  # a server against its peer
     python3 dev.py setup    # only (re)build .venv
 
 The environment is rebuilt only when a pyproject.toml changed since the last setup. `test` also installs the
@@ -79,7 +80,8 @@ def node_tools_env() -> dict[str, str] | None:
 
 def main(argv: list[str]) -> int:
     command, rest = (argv[0], argv[1:]) if argv else ("test", [])
-    if command not in {"setup", "test", "demo", "bench", "bench-http"}:
+    bench_script = _bench_script(command)
+    if command not in {"setup", "test", "demo"} and bench_script is None:
         print(__doc__, file=sys.stderr)
         return 2
     setup()
@@ -91,11 +93,19 @@ def main(argv: list[str]) -> int:
         return subprocess.run([python, "-m", "pytest", *rest], cwd=ROOT, env=env).returncode
     if command == "demo":
         return subprocess.run([str(BIN / "plainmcp"), "demo", *rest], cwd=ROOT).returncode
-    if command == "bench":
-        return subprocess.run([python, str(ROOT / "bench" / "stdio_bench.py"), *rest], cwd=ROOT).returncode
-    if command == "bench-http":
-        return subprocess.run([python, str(ROOT / "bench" / "http_bench.py"), *rest], cwd=ROOT).returncode
+    if bench_script is not None:
+        return subprocess.run([python, str(bench_script), *rest], cwd=ROOT).returncode
     return 0
+
+
+def _bench_script(command: str) -> Path | None:
+    """``bench`` -> bench/stdio_bench.py, ``bench-<name>`` -> bench/<name>_bench.py, when it exists."""
+    if command == "bench":
+        return ROOT / "bench" / "stdio_bench.py"
+    if command.startswith("bench-"):
+        script = ROOT / "bench" / f"{command.removeprefix('bench-')}_bench.py"
+        return script if script.is_file() else None
+    return None
 
 
 if __name__ == "__main__":
