@@ -212,3 +212,19 @@ async def test_client_roots_are_ignored_without_use_roots(make_server: Callable[
 async def test_tools_work_in_the_modern_era(make_server: Callable[..., Server], tree: Tree) -> None:
     result = await call(make_server(), "read_text_file", {"path": "hello.txt", "head": 1}, protocol_version="2026-07-28")
     assert result["structuredContent"]["content"] == "line 1\n"
+
+
+async def test_listings_are_cut_below_the_transport_message_limit(tree: Tree) -> None:
+    from plainmcp_filesystem.config import Config
+    from plainmcp_filesystem.server import build_server
+
+    for index in range(300):
+        (tree.root / "sub" / f"a-rather-long-file-name-number-{index:04}.txt").write_text("x")
+    server = build_server(Config(roots=(str(tree.root),), watch=False, max_result_bytes=4000))
+    async with connect_in_memory(server) as client:
+        tree_result = (await client.call_tool("directory_tree", {"path": "."}))["structuredContent"]
+        listed = (await client.call_tool("list_directory", {"path": "sub"}))["structuredContent"]
+        found = (await client.call_tool("search_files", {"path": ".", "pattern": "*.txt"}))["structuredContent"]
+    assert tree_result["truncated"] is True and 10 < tree_result["entries"] < 100
+    assert listed["truncated"] is True and 10 < len(listed["entries"]) < 100
+    assert found["truncated"] is True and 10 < len(found["matches"]) < 100

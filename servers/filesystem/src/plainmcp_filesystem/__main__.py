@@ -12,6 +12,7 @@ from .config import Config
 from .server import build_server
 
 PREFIX = "PLAINMCP_FILESYSTEM"
+DEFAULTS = Config(roots=("/",))  # the limits' defaults, for the options
 logger = logging.getLogger("plainmcp_filesystem")
 
 
@@ -39,15 +40,15 @@ def parser() -> argparse.ArgumentParser:
     switch("--allow-delete", "ALLOW_DELETE", "also enable delete_file (needs --allow-write)")
     switch("--use-roots", "USE_ROOTS", "narrow the allowed directories to the client's roots when it offers them")
     switch("--no-watch", "NO_WATCH", "do not watch files (no change notifications for subscriptions)")
-    env_option(parser, "--max-read-bytes", f"{PREFIX}_MAX_READ_BYTES", type=int, default=Config.max_read_bytes,
+    env_option(parser, "--max-read-bytes", f"{PREFIX}_MAX_READ_BYTES", type=int, default=DEFAULTS.max_read_bytes,
                help="cap on the text one read returns")
-    env_option(parser, "--max-media-bytes", f"{PREFIX}_MAX_MEDIA_BYTES", type=int, default=Config.max_media_bytes,
+    env_option(parser, "--max-media-bytes", f"{PREFIX}_MAX_MEDIA_BYTES", type=int, default=DEFAULTS.max_media_bytes,
                help="largest file read_media_file and resources/read return")
-    env_option(parser, "--max-entries", f"{PREFIX}_MAX_ENTRIES", type=int, default=Config.max_entries,
+    env_option(parser, "--max-entries", f"{PREFIX}_MAX_ENTRIES", type=int, default=DEFAULTS.max_entries,
                help="default cap on entries of a listing, tree or search")
-    env_option(parser, "--max-resources", f"{PREFIX}_MAX_RESOURCES", type=int, default=Config.max_resources,
+    env_option(parser, "--max-resources", f"{PREFIX}_MAX_RESOURCES", type=int, default=DEFAULTS.max_resources,
                help="cap on files listed by resources/list")
-    env_option(parser, "--debounce-ms", f"{PREFIX}_DEBOUNCE_MS", type=int, default=Config.debounce_ms,
+    env_option(parser, "--debounce-ms", f"{PREFIX}_DEBOUNCE_MS", type=int, default=DEFAULTS.debounce_ms,
                help="longest wait to group a burst of file changes into one notification")
     return parser
 

@@ -28,6 +28,9 @@ class Config:
         max_search_file_bytes: ``search_content`` skips larger files.
         max_resources: cap on ``resources/list`` (the whole list, over every page).
         debounce_ms: the watcher's longest wait to group a burst of changes into one batch.
+        max_result_bytes: about the most a listing, tree or search result may weigh (its text and
+            structured forms together); past it the result is cut and says so. Below the stdio
+            transport's 4 MiB message limit, which would otherwise replace the result with an error.
     """
 
     roots: tuple[str, ...]
@@ -43,6 +46,7 @@ class Config:
     max_search_file_bytes: int = 4 * MIB
     max_resources: int = 1_000
     debounce_ms: int = 400
+    max_result_bytes: int = 3_800_000
 
     def __post_init__(self) -> None:
         if not self.roots:
@@ -50,6 +54,6 @@ class Config:
         if self.allow_delete and not self.allow_write:
             raise ValueError("--allow-delete needs --allow-write")
         for name in ("max_read_bytes", "max_media_bytes", "max_entries", "max_entries_limit", "max_depth",
-                     "max_search_file_bytes", "max_resources", "debounce_ms"):
+                     "max_search_file_bytes", "max_resources", "debounce_ms", "max_result_bytes"):
             if getattr(self, name) <= 0:
                 raise ValueError(f"{name} must be positive")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import stat
 from datetime import UTC, datetime
@@ -15,7 +16,7 @@ from .mime import OCTET_STREAM, mime_type
 from .paths import AccessError, AccessPolicy
 from .reading import check_encoding, read_bytes, read_text
 from .search import compile_query, search_contents, search_names
-from .toolkit import EXCLUDES, PATH, READ, count, guarded, obj, out, result, string_list
+from .toolkit import EXCLUDES, PATH, READ, Budget, big_array, count, guarded, obj, out, result, string_list
 from .walk import Pacer, entry_kind, walk
 
 if TYPE_CHECKING:
@@ -25,7 +26,15 @@ if TYPE_CHECKING:
 
 
 def _iso(timestamp: float) -> str:
-    return datetime.fromtimestamp(timestamp, UTC).isoformat().replace("+00:00", "Z")
+    """A UTC time in ISO 8601, to the second."""
+    return _iso_seconds(int(timestamp))
+
+
+@functools.lru_cache(maxsize=4096)
+def _iso_seconds(seconds: int) -> str:
+    # Cached: the files of a directory mostly share a handful of mtimes, and formatting dominated
+    # the listing of large directories.
+    return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _join(shown: str, relative: str) -> str:
@@ -167,10 +176,7 @@ def register(server: Server, config: Config, access: Access) -> None:
         }, ("path",)),
         output_schema=out({
             "path": {"type": "string"},
-            "entries": {"type": "array", "items": out({
-                "name": {"type": "string"}, "type": {"type": "string"}, "size": {"type": "integer"},
-                "modified": {"type": "string"},
-            }, ("name", "type"))},
+            "entries": big_array("{name, type, modified, size (files only)}"),
             "files": {"type": "integer"}, "directories": {"type": "integer"}, "totalSize": {"type": "integer"},
             "truncated": {"type": "boolean"},
         }, ("path", "entries", "truncated")),
@@ -202,6 +208,9 @@ def register(server: Server, config: Config, access: Access) -> None:
             rows.sort(key=lambda r: (-r[3], r[0]))
         else:
             rows.sort()
+        budget = Budget(config.max_result_bytes)
+        fits = next((i for i, row in enumerate(rows) if not budget.take(2 * len(row[0]) + 100)), len(rows))
+        cap = min(cap, fits)
         truncated = len(rows) > cap
         files = sum(1 for r in rows if r[1] != "directory")
         total = sum(r[2] for r in rows if r[1] == "file")
@@ -225,7 +234,7 @@ def register(server: Server, config: Config, access: Access) -> None:
             "maxEntries": count("Stop after this many entries"),
         }, ("path",)),
         output_schema=out({
-            "path": {"type": "string"}, "tree": {"type": "array"}, "entries": {"type": "integer"},
+            "path": {"type": "string"}, "tree": big_array("{name, type, children?}, nested"), "entries": {"type": "integer"},
             "truncated": {"type": "boolean"},
         }, ("path", "tree", "entries", "truncated")),
         annotations=READ,
@@ -242,9 +251,11 @@ def register(server: Server, config: Config, access: Access) -> None:
         stack: list[list[dict[str, Any]]] = [tree]
         lines: list[str] = []
         truncated = False
+        budget = Budget(config.max_result_bytes)
         for entry in walk(real, max_depth=depth(args), exclude=exclude):
             await pacer.step()
-            if pacer.count > cap:
+            # A node weighs its name twice (structured and text) plus the JSON around it.
+            if pacer.count > cap or not budget.take(2 * len(entry.name) + 2 * entry.depth + 36):
                 truncated = True
                 break
             del stack[entry.depth:]
@@ -256,9 +267,10 @@ def register(server: Server, config: Config, access: Access) -> None:
                 lines.append("  " * (entry.depth - 1) + entry.name + "/")
             else:
                 lines.append("  " * (entry.depth - 1) + entry.name + ("@" if entry.kind == "symlink" else ""))
-        entries = min(pacer.count, cap)
+        entries = pacer.count - 1 if truncated else pacer.count
         if truncated:
-            lines.append(f"[truncated after {cap} entries; raise maxEntries, lower maxDepth or add excludePatterns]")
+            lines.append(f"[truncated after {entries} entries (entry or size cap); lower maxDepth, add "
+                         "excludePatterns or list a subdirectory]")
         return result("\n".join(lines) or "(empty)",
                       {"path": policy.display(real), "tree": tree, "entries": entries, "truncated": truncated})
 
@@ -273,7 +285,7 @@ def register(server: Server, config: Config, access: Access) -> None:
             "excludePatterns": EXCLUDES,
             "maxResults": count("Stop after this many matches"),
         }, ("path", "pattern")),
-        output_schema=out({"matches": {"type": "array", "items": {"type": "string"}}, "truncated": {"type": "boolean"}},
+        output_schema=out({"matches": big_array("absolute paths"), "truncated": {"type": "boolean"}},
                           ("matches", "truncated")),
         annotations=READ,
     )
@@ -286,7 +298,7 @@ def register(server: Server, config: Config, access: Access) -> None:
         found, truncated = await search_names(
             real, compile_glob(args["pattern"]), exclude=Excluder(args.get("excludePatterns", ())),
             max_depth=config.max_depth, max_results=limit(args, "maxResults", 1000),
-            pacer=Pacer(ctx, "entries searched"),
+            max_bytes=config.max_result_bytes, pacer=Pacer(ctx, "entries searched"),
         )
         matches = [_join(shown, relative) for relative, _ in found]
         text = "\n".join(matches) if matches else "No matches found"
@@ -307,10 +319,7 @@ def register(server: Server, config: Config, access: Access) -> None:
             "maxResults": count("Stop after this many matching lines"),
         }, ("path", "query")),
         output_schema=out({
-            "matches": {"type": "array", "items": out({
-                "path": {"type": "string"}, "line": {"type": "integer"}, "text": {"type": "string"},
-                "before": {"type": "array"}, "after": {"type": "array"},
-            }, ("path", "line", "text"))},
+            "matches": big_array("{path, line, text, before?, after?}"),
             "filesSearched": {"type": "integer"}, "filesMatched": {"type": "integer"},
             "skippedBinary": {"type": "integer"}, "skippedLarge": {"type": "integer"},
             "truncated": {"type": "boolean"},
@@ -328,7 +337,7 @@ def register(server: Server, config: Config, access: Access) -> None:
             real, pattern, include=Excluder(args.get("include", ())), exclude=Excluder(args.get("excludePatterns", ())),
             context=int(args.get("contextLines", 0)), max_depth=config.max_depth,
             max_results=limit(args, "maxResults", 100), max_file_bytes=config.max_search_file_bytes,
-            pacer=Pacer(ctx, "entries searched"),
+            max_bytes=config.max_result_bytes, pacer=Pacer(ctx, "entries searched"),
         )
         for match in found.matches:
             match["path"] = _join(shown, match["path"])

@@ -22,14 +22,17 @@ _SNIFF = 8192
 
 
 async def search_names(
-    start: str, glob: Glob, *, exclude: Excluder, max_depth: int, max_results: int, pacer: Pacer
+    start: str, glob: Glob, *, exclude: Excluder, max_depth: int, max_results: int, max_bytes: int, pacer: Pacer
 ) -> tuple[list[tuple[str, str]], bool]:
-    """``(relative path, kind)`` of entries whose name (or relative path) matches; and truncated."""
+    """``(relative path, kind)`` of entries whose name (or relative path) matches; and truncated
+    (``max_results`` reached, or the paths would weigh more than ``max_bytes``)."""
     found: list[tuple[str, str]] = []
+    weight = 0
     for entry in walk(start, max_depth=max_depth, exclude=exclude):
         await pacer.step()
         if glob.matches(entry.relative, entry.name):
-            if len(found) >= max_results:
+            weight += 2 * len(entry.relative) + len(start) * 2 + 8
+            if len(found) >= max_results or weight > max_bytes:
                 return found, True
             found.append((entry.relative, entry.kind))
     return found, False
@@ -70,10 +73,12 @@ async def search_contents(
     max_depth: int,
     max_results: int,
     max_file_bytes: int,
+    max_bytes: int,
     pacer: Pacer,
 ) -> ContentSearch:
     """Matching lines in the regular files below ``start`` (``include``: name patterns, any of)."""
     outcome = ContentSearch()
+    weight = 0
     for entry in walk(start, max_depth=max_depth, exclude=exclude):
         await pacer.step()
         if entry.kind != "file" or (include and not include.excluded(entry.relative, entry.name)):
@@ -94,14 +99,18 @@ async def search_contents(
         text = data.decode("utf-8", errors="replace")
         if pattern.search(text) is None:
             continue  # most files: one scan in C, no line splitting
-        outcome.files_matched += 1
         lines = text.splitlines()
+        matched = False
         for number, line in enumerate(lines):
             if pattern.search(line) is None:
                 continue
-            if len(outcome.matches) >= max_results:
+            weight += 2 * (len(entry.relative) + len(start) + min(len(line), MAX_LINE_CHARS) * (1 + 2 * context)) + 64
+            if len(outcome.matches) >= max_results or weight > max_bytes:
                 outcome.truncated = True
                 return outcome
+            if not matched:
+                matched = True
+                outcome.files_matched += 1
             match: dict[str, Any] = {"path": entry.relative, "line": number + 1, "text": _clip(line)}
             if context:
                 match["before"] = [_clip(x) for x in lines[max(0, number - context) : number]]

@@ -47,6 +47,23 @@ def guarded(handler: Handler) -> Handler:
     return run
 
 
+class Budget:
+    """An estimate of a result's size, so a huge listing is cut before the transport refuses it.
+
+    ``take(n)`` charges ``n`` bytes (callers estimate an item's weight in both the text and the
+    structured form) and says whether the result still fits.
+    """
+
+    __slots__ = ("left",)
+
+    def __init__(self, limit: int) -> None:
+        self.left = limit
+
+    def take(self, size: int) -> bool:
+        self.left -= size
+        return self.left >= 0
+
+
 def result(text: str, data: dict[str, Any]) -> ToolResult:
     """A result with its readable text and its structured content."""
     return ToolResult(content=[content.text(text)], structured=data)
@@ -82,6 +99,13 @@ def out(properties: dict[str, Any], required: tuple[str, ...] = ()) -> dict[str,
     if required:
         schema["required"] = list(required)
     return schema
+
+
+def big_array(items: str) -> dict[str, Any]:
+    """An output array that may hold many thousands of items. Its items are described, not given a
+    schema: the core checks structured output against the schema on every call, and per-item checks
+    of a 50,000-entry tree cost more than building it."""
+    return {"type": "array", "description": f"items: {items}"}
 
 
 EXCLUDES = string_list(
