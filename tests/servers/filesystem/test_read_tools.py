@@ -112,17 +112,21 @@ async def test_read_multiple_files_reports_failures_per_file(make_server: Callab
     assert not result.get("isError")
 
 
-async def test_list_directory_sorts_hides_and_caps(make_server: Callable[..., Server], tree: Tree) -> None:
+async def test_list_directory_groups_sorts_hides_and_caps(make_server: Callable[..., Server], tree: Tree) -> None:
     (tree.root / "big.bin").write_bytes(b"x" * 100)
+    tree.link("link", tree.root / "hello.txt")
     server = make_server()
     listed = (await call(server, "list_directory", {"path": "."}))["structuredContent"]
-    assert [e["name"] for e in listed["entries"]] == [".hidden", "big.bin", "hello.txt", "sub"]
+    assert listed["files"] == [".hidden", "big.bin", "hello.txt"] and listed["directories"] == ["sub"]
+    assert listed["others"] == [{"name": "link", "type": "symlink"}] and "sizes" not in listed
     by_size = (await call(server, "list_directory", {"path": ".", "sortBy": "size"}))["structuredContent"]
-    assert by_size["entries"][0]["name"] == "big.bin"
+    assert by_size["files"] == ["big.bin", "hello.txt", ".hidden"]
+    assert by_size["sizes"] == {"big.bin": 100, "hello.txt": 21, ".hidden": 7} and by_size["totalSize"] == 128
+    assert set(by_size["modified"]) == {".hidden", "big.bin", "hello.txt", "sub", "link"}
     visible = (await call(server, "list_directory", {"path": ".", "includeHidden": False}))["structuredContent"]
-    assert ".hidden" not in [e["name"] for e in visible["entries"]]
+    assert ".hidden" not in visible["files"]
     capped = (await call(server, "list_directory", {"path": ".", "maxEntries": 2}))["structuredContent"]
-    assert len(capped["entries"]) == 2 and capped["truncated"] is True
+    assert capped["directories"] == ["sub"] and capped["files"] == [".hidden"] and capped["truncated"] is True
 
 
 async def test_directory_tree_depth_excludes_and_cap(make_server: Callable[..., Server], tree: Tree) -> None:
@@ -226,5 +230,5 @@ async def test_listings_are_cut_below_the_transport_message_limit(tree: Tree) ->
         listed = (await client.call_tool("list_directory", {"path": "sub"}))["structuredContent"]
         found = (await client.call_tool("search_files", {"path": ".", "pattern": "*.txt"}))["structuredContent"]
     assert tree_result["truncated"] is True and 10 < tree_result["entries"] < 100
-    assert listed["truncated"] is True and 10 < len(listed["entries"]) < 100
+    assert listed["truncated"] is True and 10 < len(listed["files"]) < 200
     assert found["truncated"] is True and 10 < len(found["matches"]) < 100

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import itertools
 import os
 import stat
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+import anyio
 from plainmcp import ToolError, ToolResult, content
 
 from .access import Access
@@ -17,7 +21,7 @@ from .paths import AccessError, AccessPolicy
 from .reading import check_encoding, read_bytes, read_text
 from .search import compile_query, search_contents, search_names
 from .toolkit import EXCLUDES, PATH, READ, Budget, big_array, count, guarded, obj, out, result, string_list
-from .walk import Pacer, entry_kind, walk
+from .walk import Pacer, walk
 
 if TYPE_CHECKING:
     from plainmcp import Context, Server
@@ -35,6 +39,25 @@ def _iso_seconds(seconds: int) -> str:
     # Cached: the files of a directory mostly share a handful of mtimes, and formatting dominated
     # the listing of large directories.
     return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _order(sort_by: str, status_of: dict[str, os.stat_result]) -> Any:
+    """The sort key of a listing: None (by name), largest first, or newest first; ties by name."""
+    if sort_by == "size":
+        return lambda name: (-status_of[name].st_size, name)
+    if sort_by == "modified":
+        return lambda name: (-status_of[name].st_mtime, name)
+    return None
+
+
+@contextlib.contextmanager
+def _opened_directory(real: str) -> Iterator[int]:
+    """A resolved directory opened without following a link swapped in since (closed after)."""
+    fd = os.open(real, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    try:
+        yield fd
+    finally:
+        os.close(fd)
 
 
 def _join(shown: str, relative: str) -> str:
@@ -169,60 +192,93 @@ def register(server: Server, config: Config, access: Access) -> None:
         title="List a directory",
         input_schema=obj({
             "path": PATH,
+            "sizes": {"type": "boolean", "default": False,
+                      "description": "Also give each file's size and each entry's modification time (one stat per entry)"},
             "sortBy": {"type": "string", "enum": ["name", "size", "modified"], "default": "name",
-                       "description": "name (A-Z), size (largest first) or modified (newest first)"},
+                       "description": "name (A-Z), size (largest first) or modified (newest first); the last two imply sizes"},
             "includeHidden": {"type": "boolean", "default": True, "description": "Include names starting with '.'"},
             "maxEntries": count("Return at most this many entries"),
         }, ("path",)),
         output_schema=out({
             "path": {"type": "string"},
-            "entries": big_array("{name, type, modified, size (files only)}"),
-            "files": {"type": "integer"}, "directories": {"type": "integer"}, "totalSize": {"type": "integer"},
+            "directories": big_array("names of subdirectories"),
+            "files": big_array("names of regular files"),
+            "others": {"type": "array", "description": "items: {name, type}: links, FIFOs, sockets, devices"},
+            "sizes": {"type": "object", "description": "with sizes: file name -> size in bytes"},
+            "modified": {"type": "object", "description": "with sizes: name -> modification time (UTC, ISO 8601)"},
+            "totalSize": {"type": "integer", "description": "with sizes: bytes in the files listed"},
             "truncated": {"type": "boolean"},
-        }, ("path", "entries", "truncated")),
+        }, ("path", "directories", "files", "others", "truncated")),
         annotations=READ,
     )
     @guarded
     async def list_directory(ctx: Context, args: dict[str, Any]) -> ToolResult:
-        """List a directory's entries with their type, size and modification time."""
+        """List a directory: its subdirectories, files and other entries (links, special files) by
+        name; with sizes (or a size/time sort), also each file's size, each entry's modification
+        time and the total size. Names are in the requested order within each group."""
         policy, real = await directory(ctx, args)
         cap = limit(args, "maxEntries", config.max_entries)
-        pacer = Pacer(ctx, "entries listed")
-        rows: list[tuple[str, str, int, float]] = []
-        with os.scandir(real) as found:
-            for entry in found:
-                await pacer.step()
-                if not args.get("includeHidden", True) and entry.name.startswith("."):
-                    continue
-                try:
-                    status = entry.stat(follow_symlinks=False)
-                except OSError:
-                    continue
-                kind = entry_kind(entry)
-                # A directory's st_size is a file-system detail, not a size anyone means.
-                rows.append((entry.name, kind, status.st_size if kind == "file" else 0, status.st_mtime))
         sort_by = args.get("sortBy", "name")
-        if sort_by == "size":
-            rows.sort(key=lambda r: (-r[2], r[0]))
-        elif sort_by == "modified":
-            rows.sort(key=lambda r: (-r[3], r[0]))
+        detailed = bool(args.get("sizes")) or sort_by != "name"
+        hidden = args.get("includeHidden", True)
+        # Without details no entry is stat'ed: names and types come from the directory listing
+        # itself (d_type), which is what keeps a listing of thousands of entries cheap.
+        directories: list[str] = []
+        files: list[str] = []
+        others: list[tuple[str, str]] = []
+        status_of: dict[str, os.stat_result] = {}
+        with _opened_directory(real) as fd, os.scandir(fd) as found:
+            while chunk := list(itertools.islice(found, 4096)):
+                await anyio.sleep(0)  # a checkpoint per chunk: a huge directory stays cancellable
+                for entry in chunk:
+                    name = entry.name
+                    if not hidden and name.startswith("."):
+                        continue
+                    if detailed:
+                        try:
+                            status_of[name] = entry.stat(follow_symlinks=False)
+                        except OSError:
+                            continue
+                    if entry.is_dir(follow_symlinks=False):
+                        directories.append(name)
+                    elif entry.is_file(follow_symlinks=False):
+                        files.append(name)
+                    else:
+                        others.append((name, "symlink" if entry.is_symlink() else "other"))
+        order = _order(sort_by, status_of)
+        directories.sort(key=order)
+        files.sort(key=order)
+        others.sort(key=None if order is None else lambda item: order(item[0]))
+        total = len(directories) + len(files) + len(others)
+        weight = 100 if detailed else 24
+        names = itertools.chain(directories, files, (name for name, _ in others))
+        if sum(map(len, names)) * 2 + weight * total > config.max_result_bytes:
+            budget = Budget(config.max_result_bytes)
+            names = itertools.chain(directories, files, (name for name, _ in others))
+            cap = min(cap, next(i for i, name in enumerate(names) if not budget.take(2 * len(name) + weight)))
+        truncated = total > cap
+        if truncated:  # keep the first cap entries: directories, then files, then the others
+            directories = directories[:cap]
+            files = files[: cap - len(directories)]
+            others = others[: cap - len(directories) - len(files)]
+        data: dict[str, Any] = {
+            "path": policy.display(real), "directories": directories, "files": files,
+            "others": [{"name": name, "type": kind} for name, kind in others], "truncated": truncated,
+        }
+        # The text is `ls -F` style: "name/" for a directory, "name@" for a link, plain for a file.
+        lines = [name + "/" for name in directories]
+        summary = f"\n{len(files)} files, {len(directories)} directories, {len(others)} others"
+        if detailed:
+            sizes = {name: status_of[name].st_size for name in files}
+            data["sizes"] = sizes
+            data["modified"] = {name: _iso(status.st_mtime) for name, status in status_of.items()}
+            data["totalSize"] = sum(sizes.values())
+            lines += [f"{name}  ({sizes[name]} bytes)" for name in files]
+            summary += f", {data['totalSize']} bytes in files"
         else:
-            rows.sort()
-        budget = Budget(config.max_result_bytes)
-        fits = next((i for i, row in enumerate(rows) if not budget.take(2 * len(row[0]) + 100)), len(rows))
-        cap = min(cap, fits)
-        truncated = len(rows) > cap
-        files = sum(1 for r in rows if r[1] != "directory")
-        total = sum(r[2] for r in rows if r[1] == "file")
-        shown = rows[:cap]
-        entries = [{"name": n, "type": k, "modified": _iso(m), **({"size": s} if k == "file" else {})}
-                   for n, k, s, m in shown]
-        lines = [f"[{'DIR' if k == 'directory' else 'FILE' if k == 'file' else k.upper()}] {n}"
-                 + (f"  ({s} bytes)" if k == "file" else "") for n, k, s, _ in shown]
-        lines.append(f"\n{files} files, {len(rows) - files} directories, {total} bytes in files"
-                     + (f"; showing the first {cap} entries" if truncated else ""))
-        data = {"path": policy.display(real), "entries": entries, "files": files,
-                "directories": len(rows) - files, "totalSize": total, "truncated": truncated}
+            lines += files
+        lines += [name + ("@" if kind == "symlink" else "?") for name, kind in others]
+        lines.append(summary + (f" (the first {cap} of {total} entries)" if truncated else ""))
         return result("\n".join(lines), data)
 
     @server.tool(
