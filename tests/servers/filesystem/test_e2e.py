@@ -157,22 +157,51 @@ async def test_e2e_sdk_stdio_legacy_subscription(root: Path) -> None:
 async def test_e2e_sdk_http_modern_listen(root: Path) -> None:
     from mcp import Client
     from mcp.client.streamable_http import streamable_http_client
-    from mcp.client.subscriptions import ResourceUpdated
 
-    uri = (root / "watched.txt").as_uri()
     with server_process(str(root), "--debounce-ms", "100", module="plainmcp_filesystem", transport="http") as server:
         with anyio.fail_after(60):
             async with Client(streamable_http_client(server.url), mode=MODERN) as client:
-                async with client.listen(resource_subscriptions=[uri]) as subscription:
-                    seen: list[Any] = []
-
-                    async def drain() -> None:
-                        async for event in subscription:
-                            seen.append(event)
-
-                    async with anyio.create_task_group() as group:
-                        group.start_soon(drain)
-                        await poke_until(root / "watched.txt", lambda: ResourceUpdated(uri=uri) in seen)
-                        group.cancel_scope.cancel()
+                await _sdk_listen_until_updated(client, root)
 
 
+async def _sdk_listen_until_updated(client: Any, root: Path) -> None:
+    from mcp.client.subscriptions import ResourceUpdated
+
+    uri = (root / "watched.txt").as_uri()
+    async with client.listen(resource_subscriptions=[uri]) as subscription:
+        seen: list[Any] = []
+
+        async def drain() -> None:
+            async for event in subscription:
+                seen.append(event)
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(drain)
+            await poke_until(root / "watched.txt", lambda: ResourceUpdated(uri=uri) in seen)
+            group.cancel_scope.cancel()
+
+
+async def test_e2e_sdk_stdio_modern_listen(root: Path) -> None:
+    from tests.interop.sdk_modern import connect
+
+    async with connect(command(root)) as conn:
+        await _sdk_listen_until_updated(conn.client, root)
+
+
+async def test_e2e_sdk_http_legacy_subscription(root: Path) -> None:
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    uri = (root / "watched.txt").as_uri()
+    updates: list[str] = []
+
+    async def on_message(message: Any) -> None:
+        params = getattr(message, "params", None)
+        if getattr(message, "method", None) == "notifications/resources/updated" and params is not None:
+            updates.append(str(params.uri))
+
+    with server_process(str(root), "--debounce-ms", "100", module="plainmcp_filesystem", transport="http") as server:
+        with anyio.fail_after(60):
+            async with Client(streamable_http_client(server.url), mode="legacy", message_handler=on_message) as client:
+                await client.subscribe_resource(uri)
+                await poke_until(root / "watched.txt", lambda: uri in updates)
