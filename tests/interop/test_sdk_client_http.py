@@ -43,7 +43,8 @@ from mcp.client.subscriptions import ResourceUpdated, ToolsListChanged
 from tests.servers.everything.support import TOOLS
 
 from .http_server import ServerProcess, running_server
-from .sdk_modern import CLIENT_CAPABILITIES, LOG_LEVEL, MODERN, PROTOCOL_VERSION, SERVER_INFO, Wire, _TapRead, _TapWrite
+from .sdk_modern import CLIENT_CAPABILITIES, LOG_LEVEL, MODERN, PROTOCOL_VERSION, SERVER_INFO
+from .sdk_wire import TapRead, TapWrite, Wire
 
 pytestmark = [
     pytest.mark.anyio,
@@ -224,9 +225,9 @@ class Tapped:
         self._inner = inner
         self._wire = wire
 
-    async def __aenter__(self) -> tuple[_TapRead, _TapWrite]:
+    async def __aenter__(self) -> tuple[TapRead, TapWrite]:
         read_stream, write_stream = await self._inner.__aenter__()
-        return _TapRead(read_stream, self._wire), _TapWrite(write_stream, self._wire)
+        return TapRead(read_stream, self._wire), TapWrite(write_stream, self._wire)
 
     async def __aexit__(self, *exc_info: Any) -> bool | None:
         return await self._inner.__aexit__(*exc_info)
