@@ -205,3 +205,15 @@ async def test_e2e_sdk_http_legacy_subscription(root: Path) -> None:
             async with Client(streamable_http_client(server.url), mode="legacy", message_handler=on_message) as client:
                 await client.subscribe_resource(uri)
                 await poke_until(root / "watched.txt", lambda: uri in updates)
+
+
+async def test_e2e_benchmark_smoke_run(tmp_path: Path) -> None:
+    """The benchmark runs (ours only, a tiny tree): it is not a test of speed, only that it works."""
+    script = Path(__file__).resolve().parents[3] / "bench" / "filesystem_bench.py"
+    result = await anyio.run_process(
+        [sys.executable, str(script), "--files", "300", "--reps", "1", "--no-peer", "--base", str(tmp_path)], check=False
+    )
+    assert result.returncode == 0, result.stderr.decode()[-2000:]
+    output = result.stdout.decode()
+    for operation in ("directory_tree", "search_files", "list_directory"):
+        assert operation in output

@@ -7,6 +7,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
+import anyio
 import pytest
 from plainmcp import Server
 from plainmcp.testing import connect_in_memory
@@ -232,3 +233,18 @@ async def test_listings_are_cut_below_the_transport_message_limit(tree: Tree) ->
     assert tree_result["truncated"] is True and 10 < tree_result["entries"] < 100
     assert listed["truncated"] is True and 10 < len(listed["files"]) < 200
     assert found["truncated"] is True and 10 < len(found["matches"]) < 100
+
+
+async def test_client_roots_are_asked_again_after_they_change(make_server: Callable[..., Server], tree: Tree) -> None:
+    server = make_server(use_roots=True)
+    async with connect_in_memory(server, roots=[{"uri": (tree.root / "sub").as_uri()}]) as client:
+        first = await client.call_tool("list_allowed_directories", {})
+        assert first["structuredContent"]["directories"] == [str(tree.root / "sub")]
+        await client.set_roots([{"uri": tree.base.as_uri()}])  # wider than the operator's: narrowed back
+        with anyio.fail_after(5):
+            while True:
+                again = await client.call_tool("list_allowed_directories", {})
+                if again["structuredContent"]["directories"] != first["structuredContent"]["directories"]:
+                    break
+                await anyio.sleep(0.01)
+    assert again["structuredContent"]["directories"] == [str(tree.root)]
