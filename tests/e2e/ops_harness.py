@@ -30,7 +30,7 @@ import anyio
 import httpx
 from plainmcp import Server, ToolError
 
-from .http_server import HOST, STARTUP_SECONDS, STOP_SECONDS, TIMEOUT, free_port
+from .http_server import HOST, STARTUP_SECONDS, STOP_SECONDS, TIMEOUT, app_in_thread, free_port
 
 SERVER_NAME = "plainmcp-test-http"
 SERVER_VERSION = "9.9.9"
@@ -109,48 +109,8 @@ def build_server(probe: Probe | None = None) -> Server:
 # --------------------------------------------------------------------------- in-thread serving
 
 
-@dataclass
-class Served:
-    port: int
-    scheme: str = "http"
-
-    @property
-    def base_url(self) -> str:
-        return f"{self.scheme}://{HOST}:{self.port}"
-
-    @property
-    def url(self) -> str:
-        return f"{self.base_url}/mcp"
-
-
-@contextlib.contextmanager
-def serve_app(app: Any) -> Iterator[Served]:
-    """Serve an ``MCPApp`` with uvicorn on a thread of its own, on a free loopback port."""
-    import uvicorn
-
-    port = free_port()
-    config = uvicorn.Config(
-        app, host=HOST, port=port, lifespan="on", log_config=None, access_log=False, timeout_graceful_shutdown=2,
-    )
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, name=f"uvicorn-{port}", daemon=True)
-    thread.start()
-    try:
-        deadline = time.monotonic() + STARTUP_SECONDS
-        while not server.started:
-            if not thread.is_alive():
-                raise RuntimeError("uvicorn exited during startup")
-            if time.monotonic() > deadline:
-                raise TimeoutError("uvicorn did not start in time")
-            time.sleep(0.02)
-        yield Served(port)
-    finally:
-        server.should_exit = True
-        thread.join(STOP_SECONDS + 3)
-        if thread.is_alive():
-            server.force_exit = True
-            thread.join(STOP_SECONDS)
-        assert not thread.is_alive(), "uvicorn did not stop"
+#: Serving an ``MCPApp`` on a thread is the transport tests' own harness.
+serve_app = app_in_thread
 
 
 # -------------------------------------------------------------------------- process serving
