@@ -252,7 +252,10 @@ def register(server: Server, config: Config, access: Access) -> None:
         total = len(directories) + len(files) + len(others)
         weight = 100 if detailed else 24
         names = itertools.chain(directories, files, (name for name, _ in others))
-        if sum(map(len, names)) * 2 + weight * total > config.max_result_bytes:
+        # Names are at most 255 bytes: below that bound nothing can be over budget, so don't count.
+        if total * (2 * 255 + weight) > config.max_result_bytes and (
+            sum(map(len, names)) * 2 + weight * total > config.max_result_bytes
+        ):
             budget = Budget(config.max_result_bytes)
             names = itertools.chain(directories, files, (name for name, _ in others))
             cap = min(cap, next(i for i, name in enumerate(names) if not budget.take(2 * len(name) + weight)))
