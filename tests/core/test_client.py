@@ -131,3 +131,12 @@ async def test_auto_probe_falls_back_after_probe_timeout_when_discover_is_never_
 async def test_client_says_which_transport_it_is_on() -> None:
     async with connect_in_memory(Server("t", "0")) as client:
         assert client.transport == "memory"
+
+
+async def test_connect_stdio_takes_a_larger_message_limit(feature_server_command: list[str]) -> None:
+    """An answer over the default 4 MiB line limit reaches a client that raised its limit."""
+    big = "x" * (5 * 1024 * 1024)
+    server = [*feature_server_command, "--max-message-bytes", str(16 * 1024 * 1024)]
+    async with connect_stdio(server, max_message_bytes=16 * 1024 * 1024, request_timeout=10, retries=0) as client:
+        result = await client.call_tool("echo", {"text": big})
+        assert result["content"][0]["text"] == big

@@ -368,3 +368,43 @@ def test_env_list_option_takes_the_environment_then_the_flags(monkeypatch: pytes
     parser = argparse.ArgumentParser()
     env_list_option(parser, "--dir", "TEST_DIRS", dest="dirs")
     assert parser.parse_args([]).dirs == []
+
+
+async def test_resource_list_hook_lists_computed_resources_after_registered_ones_paginated() -> None:
+    from plainmcp import Resource
+    from plainmcp.testing import connect_in_memory
+
+    server = Server("dynamic", "0", page_size=2)
+    files = ["a.txt", "b.txt", "c.txt"]
+
+    async def read(ctx: Any, uri: str) -> str:
+        return uri
+
+    server.add_resource(Resource("mem://fixed", "fixed", read))
+
+    @server.resource_list
+    async def list_files(ctx: Any) -> list[Resource]:
+        assert ctx.server is server  # the request's context
+        return [Resource(f"mem://files/{name}", name, read) for name in files]
+
+    assert "resources" in server.capabilities()
+    async with connect_in_memory(server) as client:
+        first, cursor = await client.list_resources()
+        assert [r["uri"] for r in first] == ["mem://fixed", "mem://files/a.txt"]
+        assert [r["uri"] for r in await client.list_all_resources()] == [
+            "mem://fixed", "mem://files/a.txt", "mem://files/b.txt", "mem://files/c.txt",
+        ]
+        files.remove("b.txt")  # computed per request: a file that went is gone from the next list
+        assert [r["uri"] for r in await client.list_all_resources()] == [
+            "mem://fixed", "mem://files/a.txt", "mem://files/c.txt",
+        ]
+
+
+def test_resource_list_hook_alone_declares_resources() -> None:
+    server = Server("dynamic", "0")
+
+    @server.resource_list
+    async def nothing(ctx: Any) -> list[Any]:
+        return []
+
+    assert server.capabilities()["resources"] == {"listChanged": True}

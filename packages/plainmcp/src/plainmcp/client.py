@@ -554,12 +554,20 @@ async def connect_stdio(
     cwd: str | None = None,
     initialize: bool = True,
     close_grace: float = 2.0,
+    max_message_bytes: int | None = None,
     **options: Any,
 ) -> AsyncIterator[Client]:
-    """Spawn a stdio server and yield an initialized :class:`Client`; stop the server on exit."""
-    from .stdio import spawn_stdio
+    """Spawn a stdio server and yield an initialized :class:`Client`; stop the server on exit.
 
-    async with spawn_stdio(command, env=env, cwd=cwd, close_grace=close_grace) as (read, write, process):
+    ``max_message_bytes`` bounds one message each way (4 MiB by default); a longer line from the
+    server is skipped, so a request whose answer is larger times out instead of being answered.
+    """
+    from .stdio import DEFAULT_MAX_MESSAGE_BYTES, spawn_stdio
+
+    limit = DEFAULT_MAX_MESSAGE_BYTES if max_message_bytes is None else max_message_bytes
+    async with spawn_stdio(
+        command, env=env, cwd=cwd, close_grace=close_grace, max_message_bytes=limit
+    ) as (read, write, process):
         async with open_client(read, write, initialize=initialize, **options) as client:
             client.process = process
             client.transport = "stdio"

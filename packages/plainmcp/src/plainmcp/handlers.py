@@ -111,9 +111,10 @@ async def tools_call(ctx: Context, params: dict[str, Any]) -> dict[str, Any]:
 
 async def resources_list(ctx: Context, params: dict[str, Any]) -> dict[str, Any]:
     server = ctx.server
-    page, next_cursor = paginate(
-        "resources", list(server.resources.values()), params.get("cursor"), server.page_size
-    )
+    listed = list(server.resources.values())
+    if server.resource_lister is not None:
+        listed.extend(await server.resource_lister(ctx))
+    page, next_cursor = paginate("resources", listed, params.get("cursor"), server.page_size)
     fields = ("title", "icons")
     result: dict[str, Any] = {"resources": [_for_version(r.to_dict(), ctx.version, fields) for r in page]}
     if next_cursor is not None:

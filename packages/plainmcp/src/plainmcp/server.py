@@ -109,6 +109,9 @@ class Server:
         self.bus = SubscriptionBus()
         #: Called as ``await on_roots_changed(connection)`` when a legacy client's roots change.
         self.on_roots_changed: Callable[[ServerConnection], Any] | None = None
+        #: ``async def list(ctx) -> Sequence[Resource]``: resources listed after the registered
+        #: ones, computed per ``resources/list`` (see :meth:`resource_list`).
+        self.resource_lister: Callable[[Any], Awaitable[Sequence[Resource]]] | None = None
         self._background: list[Callable[[Server], Awaitable[None]]] = []
         self._running = 0
 
@@ -136,7 +139,7 @@ class Server:
             capabilities["completions"] = {}
         if self.prompts or "prompts" in declared:
             capabilities["prompts"] = {"listChanged": True}
-        if self.resources or self.templates or "resources" in declared:
+        if self.resources or self.templates or self.resource_lister is not None or "resources" in declared:
             resources: dict[str, Any] = {"listChanged": True}
             if self.resource_subscriptions:
                 resources["subscribe"] = True
@@ -194,6 +197,13 @@ class Server:
             raise ValueError(f"a resource {resource.uri!r} is already registered")
         self.resources[resource.uri] = resource
         return resource
+
+    def resource_list(self, lister: F) -> F:
+        """Register ``async def list(ctx) -> Sequence[Resource]`` for resources that come and go
+        (the files under a directory): ``resources/list`` lists them after the registered ones,
+        paginated by the server. Reads still go to :meth:`resource` or a template that matches."""
+        self.resource_lister = lister
+        return lister
 
     def replace_resources(self, resources: Iterable[Resource]) -> None:
         """Serve exactly these static resources from now on (templates stay), swapped in one step.
