@@ -15,6 +15,7 @@ import time
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
+import anyio
 from plainmcp import ErrorCode, MCPError, Resource, content
 
 from .access import Access, file_uri_path
@@ -37,15 +38,11 @@ def path_uri(path: str) -> str:
     return "file://" + quote(path, safe="/")
 
 
-class FileIndex(dict[str, Resource]):
-    """``Server.resources`` for this server: the registered resources (none) plus the files.
-
-    The core lists ``server.resources.values()``; this dict computes that list from the disk.
-    Lookups (``get``) see only registered resources, so reads go to the template.
-    """
+class FileIndex:
+    """The files ``resources/list`` shows: walked from the disk, kept for :data:`LIST_TTL` seconds
+    or until the watcher says files came or went (:meth:`invalidate`)."""
 
     def __init__(self, policy: AccessPolicy, limit: int) -> None:
-        super().__init__()
         self.policy = policy
         self.limit = limit
         self._listed: list[Resource] = []
@@ -54,12 +51,13 @@ class FileIndex(dict[str, Resource]):
     def invalidate(self) -> None:
         self._stamp = float("-inf")
 
-    def values(self) -> list[Resource]:  # type: ignore[override]
+    async def listed(self) -> list[Resource]:
+        """The files, walked again (in a worker thread: it reads the disk) when the list is old."""
         now = time.monotonic()
         if now - self._stamp > LIST_TTL:
-            self._listed = self._walk()
+            self._listed = await anyio.to_thread.run_sync(self._walk)
             self._stamp = now
-        return [*super().values(), *self._listed]
+        return self._listed
 
     def _walk(self) -> list[Resource]:
         listed: list[Resource] = []
@@ -87,7 +85,10 @@ async def _unused_reader(ctx: Any, uri: str) -> None:
 
 def register(server: Server, config: Config, access: Access) -> FileIndex:
     index = FileIndex(access.policy, config.max_resources)
-    server.resources = index
+
+    @server.resource_list
+    async def list_files(ctx: Context) -> list[Resource]:
+        return await index.listed()
 
     @server.resource_template(
         TEMPLATE, "file", title="A file or directory",

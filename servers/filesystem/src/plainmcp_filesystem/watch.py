@@ -39,8 +39,6 @@ logger = logging.getLogger(__name__)
 ADDED, MODIFIED, DELETED = 1, 2, 3
 MAX_WATCHED_DIRECTORIES = 20_000
 STEP_MS = 50
-#: How long one blocking wait in the watcher's thread lasts; stop requests are seen every STEP_MS.
-TIMEOUT_MS = 1000
 
 
 def _ancestors(path: str, stop: set[str]) -> Iterable[str]:
@@ -143,40 +141,34 @@ class Watcher:
         return found
 
     async def _watch(self, done: anyio.Event) -> None:
-        from watchfiles._rust_notify import RustNotify
+        import watchfiles
 
         try:
             while not done.is_set():
                 directories = self._scan()
                 self.directories = set(directories)
                 stop = self._stop = anyio.Event()
-                notify = RustNotify(directories, False, False, 300, False, True)
                 self.feed.watching = True
                 logger.info("watching %d directories", len(directories))
                 self.ready.set()
                 try:
-                    await self._consume(notify, stop)
+                    # Each directory on its own (recursive=False): watchfiles' recursive mode
+                    # follows links, and a link to / would watch the whole disk.
+                    async for changes in watchfiles.awatch(
+                        *directories, watch_filter=None, debounce=self.debounce_ms, step=STEP_MS,
+                        stop_event=stop, recursive=False, ignore_permission_denied=True,
+                    ):
+                        structural = any(kind != MODIFIED for kind, _ in changes)
+                        await self.feed.publish([path for _, path in changes], structural)
+                        if structural and self._directories_changed(changes):
+                            break  # rebuild the watch with the new set of directories
                 finally:
-                    notify.close()
                     self.ready = anyio.Event()
         except Exception:
             # The watcher must never end the serving: without it, subscriptions just go quiet.
             logger.exception("the file watcher failed; subscriptions get no further updates")
         finally:
             self.feed.watching = False
-
-    async def _consume(self, notify: object, stop: anyio.Event) -> None:
-        while not stop.is_set():
-            changes = await anyio.to_thread.run_sync(
-                notify.watch, self.debounce_ms, STEP_MS, TIMEOUT_MS, stop  # type: ignore[attr-defined]
-            )
-            if not isinstance(changes, set):
-                continue  # "timeout" (look again) or "stop"
-            structural = any(kind != MODIFIED for kind, _ in changes)
-            paths = [path for _, path in changes]
-            await self.feed.publish(paths, structural)
-            if structural and self._directories_changed(changes):
-                return  # rebuild the watch with the new set of directories
 
     def _directories_changed(self, changes: set[tuple[int, str]]) -> bool:
         for kind, path in changes:
