@@ -16,8 +16,8 @@ def demo() -> subprocess.CompletedProcess[str]:
 
 
 def needs(server: str) -> None:
-    if importlib.util.find_spec(f"plainmcp_{server}") is None:
-        pytest.skip(f"plainmcp-{server} is not installed")
+    # dev.py installs every server of the repository: a missing one is a broken set-up, not a skip.
+    assert importlib.util.find_spec(f"plainmcp_{server}") is not None, f"plainmcp-{server} is not installed"
 
 
 def test_demo_runs_every_scene_without_failure(demo) -> None:
@@ -39,6 +39,16 @@ def test_demo_everything_scene_over_http_modern(demo) -> None:
     assert "plainmcp-everything 0.1.0, versions ['2026-07-28'" in out
     assert "LLM response: Paris" in out
     assert "This is the content of the static text resource." in out
+
+
+def test_demo_filesystem_scene_on_a_temporary_directory(demo) -> None:
+    needs("filesystem")
+    out = demo.stdout
+    assert "== filesystem server, read-only, on a temporary directory: plainmcp-demo-" in out
+    assert '{"directories": ["src"], "files": ["notes.md", "todo.txt"]}' in out
+    assert "isError: Access denied: the path is outside the allowed directories" in out
+    assert "tools/list                               -> 9 tools, 9 of them read-only" in out
+    assert "subscriptions/listen notes.md + an edit  -> notifications/resources/updated notes.md" in out
 
 
 def test_demo_sqlite_scene_on_the_sample_database(demo) -> None:

@@ -6,6 +6,7 @@ import json
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -184,9 +185,9 @@ async def demo_filesystem(python: str) -> None:
         (root / "src" / "app.py").write_text("def main():\n    print('demo')\n", encoding="utf-8")
         command = [python, "-m", "plainmcp_filesystem", "--log-level", "warning", str(root)]
         async with _stdio_scene(f"filesystem server, read-only, on a temporary directory: {root.name}/", command) as client:
-            await _step("tools/list", client.list_all_tools, lambda tools: f"{len(tools)} tools")
+            await _step("tools/list", client.list_all_tools, _read_only_count)
             await _step("tools/call list_directory .", lambda: client.call_tool("list_directory", {"path": str(root)}),
-                        _flagged(lambda r: [e["name"] for e in _structured(r).get("entries", [])]))
+                        _flagged(lambda r: {k: _structured(r).get(k) for k in ("directories", "files")}))
             await _step("tools/call read_text_file notes.md",
                         lambda: client.call_tool("read_text_file", {"path": str(root / "notes.md"), "head": 3}),
                         _flagged(lambda r: _structured(r).get("content")))
@@ -195,9 +196,27 @@ async def demo_filesystem(python: str) -> None:
                         _flagged(lambda r: [f"{Path(m['path']).name}:{m['line']}" for m in _structured(r).get("matches", [])]))
             await _step("tools/call read_text_file /etc/passwd",
                         lambda: client.call_tool("read_text_file", {"path": "/etc/passwd"}), _flagged(_text_of))
-            await _step("tools/call write_file (read-only)",
-                        lambda: client.call_tool("write_file", {"path": str(root / "x.txt"), "content": "x"}),
-                        _flagged(_text_of))
+            await _watch_a_file(client, root / "notes.md")
+
+
+def _read_only_count(tools: list[dict[str, Any]]) -> str:
+    read_only = [t for t in tools if (t.get("annotations") or {}).get("readOnlyHint") is True]
+    return f"{len(tools)} tools, {len(read_only)} of them read-only (writes need --allow-write)"
+
+
+async def _watch_a_file(client: Client, path: Any) -> None:
+    """Subscribe to a file, change it on disk, and show the notification the watcher sends."""
+    uri = "file://" + str(path)
+    started = time.perf_counter()
+    async with client.listen(uris=[uri]) as updates:
+        with path.open("a", encoding="utf-8") as file:
+            file.write("Water the plants.\n")
+        try:
+            notification = await updates.next(timeout=5)
+            shown = f"{notification.method} {Path(notification.params['uri']).name}"
+        except TimeoutError:
+            shown = "no update within 5 s"
+    print(f"  {'subscriptions/listen notes.md + an edit':<40} -> {_short(shown)}  ({(time.perf_counter() - started) * 1000:.1f} ms)")
 
 
 async def demo_sqlite(python: str) -> None:
@@ -264,10 +283,9 @@ async def demo_weather(python: str) -> None:
             await standin.wait()
 
 
-#: (server, the scene) in the order the demo plays them. The filesystem scene (demo_filesystem)
-#: joins them once ``plainmcp-filesystem DIR`` starts with its default limits: at the time of
-#: writing it exits at start-up (its option defaults are read from a slots dataclass's fields).
+#: (server, the scene) in the order the demo plays them.
 SERVER_SCENES: tuple[tuple[str, Callable[[str], Awaitable[None]]], ...] = (
+    ("filesystem", demo_filesystem),
     ("sqlite", demo_sqlite),
     ("prompts", demo_prompts),
     ("weather", demo_weather),
