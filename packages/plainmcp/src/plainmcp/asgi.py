@@ -186,6 +186,7 @@ def _host_name(value: str) -> str:
     return value.rsplit(":", 1)[0] if value.count(":") == 1 else value
 
 
+@functools.lru_cache(maxsize=256)  # a client sends the same Host on every request
 def _is_loopback(name: str) -> bool:
     if name == "localhost" or name.endswith(".localhost"):
         return True

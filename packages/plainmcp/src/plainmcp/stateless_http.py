@@ -8,8 +8,10 @@ closing the response cancels the request, which is this revision's cancellation.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import binascii
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -36,6 +38,8 @@ MODERN_ERROR_STATUS = {
     ErrorCode.MISSING_REQUIRED_CLIENT_CAPABILITY: 400,
     ErrorCode.UNSUPPORTED_PROTOCOL_VERSION: 400,
 }
+#: A 2026-07-28 request still running after this long starts watching for its client leaving.
+WATCH_AFTER_SECONDS = 0.02
 NAME_HEADER_SOURCE = {protocol.TOOLS_CALL: "name", protocol.PROMPTS_GET: "name", protocol.RESOURCES_READ: "uri"}
 
 
@@ -93,9 +97,15 @@ class ModernExchange:
         try:
             async with anyio.create_task_group() as task_group:
                 sink.task_group = task_group
-                task_group.start_soon(self._cancel_when_gone, session, request.id, sink)
-                reply = await session.answer(request, (self.scope.get("state") or {}).get("request_id"))
-                task_group.cancel_scope.cancel()
+                watch = sink.watch = _LateWatch(
+                    lambda: task_group.start_soon(self._cancel_when_gone, session, request.id, sink)
+                )
+                try:
+                    reply = await session.answer(request, (self.scope.get("state") or {}).get("request_id"))
+                finally:
+                    watch.stop()
+                if watch.started or sink.started:
+                    task_group.cancel_scope.cancel()  # the watcher, the keep-alive comments
         finally:
             self.app._modern_sessions.discard(session)
         if reply is None or sink.gone:
@@ -128,6 +138,7 @@ class _ExchangeStream(ObjectSendStream[Outbound]):
         self.started = False
         self.gone = False
         self.task_group: TaskGroup | None = None
+        self.watch: _LateWatch | None = None
 
     async def send(self, item: Outbound) -> None:
         if self.gone:
@@ -139,6 +150,8 @@ class _ExchangeStream(ObjectSendStream[Outbound]):
             if not self.started:
                 await self.events.start()
                 self.started = True
+                if self.watch is not None:
+                    self.watch.now()  # a stream may be long: watch for the client leaving from now on
                 if self.request.method in MODERN_ONLY_METHODS and self.task_group is not None:
                     self.task_group.start_soon(self.events.keep_alive, self.exchange.app.keepalive_seconds)
             await self.events.event(data.decode("utf-8"), event="message")
@@ -156,6 +169,32 @@ class _ExchangeStream(ObjectSendStream[Outbound]):
 
     async def aclose(self) -> None:
         pass
+
+
+class _LateWatch:
+    """Watching for the client leaving, started only once a request has run for
+    :data:`WATCH_AFTER_SECONDS` (or starts streaming): most calls are answered sooner, and skip
+    the watcher task and the cancellation that ends it, which cost more than the call itself."""
+
+    def __init__(self, start: Callable[[], None]) -> None:
+        self._start = start
+        self.started = False
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # not on asyncio: watch from the start
+            self._timer: asyncio.TimerHandle | None = None
+            self.now()
+        else:
+            self._timer = loop.call_later(WATCH_AFTER_SECONDS, self.now)
+
+    def now(self) -> None:
+        if not self.started:
+            self.started = True
+            self._start()
+
+    def stop(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
 
 
 def _mismatch(name: str, given: Any, expected: Any) -> MCPError:
