@@ -11,6 +11,7 @@ every distinct combination is a time series the scraper keeps.
 from __future__ import annotations
 
 import math
+from bisect import bisect_left
 from collections.abc import Callable, Iterable, Sequence
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
@@ -53,9 +54,13 @@ class _Metric:
         self.label_names = tuple(labels)
 
     def _key(self, labels: dict[str, str]) -> LabelValues:
-        if set(labels) != set(self.label_names):
+        try:
+            key = tuple([str(labels[name]) for name in self.label_names])
+        except KeyError:
+            key = ()
+        if len(key) != len(labels) or len(key) != len(self.label_names):
             raise ValueError(f"{self.name} takes labels {self.label_names}, got {sorted(labels)}")
-        return tuple(str(labels[name]) for name in self.label_names)
+        return key
 
     def header(self) -> list[str]:
         return [f"# HELP {self.name} {_escape_help(self.help)}", f"# TYPE {self.name} {self.kind}"]
@@ -143,10 +148,7 @@ class Histogram(_Metric):
         series = self.series.get(key)
         if series is None:
             series = self.series[key] = [0.0] * (len(self.bounds) + 2)
-        for index, bound in enumerate(self.bounds):
-            if value <= bound:
-                series[index] += 1  # non-cumulative here; summed up when written
-                break
+        series[bisect_left(self.bounds, value)] += 1  # the first bucket that holds it; summed when written
         series[-2] += value
         series[-1] += 1
 
