@@ -7,6 +7,8 @@ changed or appeared, and the server answers the next query at once.
 
 from __future__ import annotations
 
+import sqlite3
+
 import anyio
 import pytest
 
@@ -233,3 +235,26 @@ async def test_write_mode_query_tool_stays_read_only(tmp_path):
         assert "refused in read-only mode" in text_of(result)
         count = await client.call_tool("query", {"sql": "SELECT count(*) FROM orders"})
         assert count["structuredContent"]["rows"] == [[3]]
+
+
+async def test_write_mode_cancelled_execute_rolls_back_and_frees_the_connection(tmp_path):
+    path = make_shop(tmp_path)
+    async with serve(path, allow_write=True, timeout=60) as client:
+        endless = ("INSERT INTO customers (name) WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) "
+                   "SELECT 'bulk ' || n FROM r")
+        with pytest.raises(Exception):  # noqa: B017 - the client's own timeout, whatever its type
+            await client.call_tool("execute", {"sql": endless}, timeout=0.3)
+        # The interrupted insert left no transaction open: the next one commits on its own.
+        with anyio.fail_after(WAIT):
+            result = await client.call_tool("execute", {"sql": "INSERT INTO customers (name) VALUES ('Eve')"})
+        assert result["structuredContent"]["changes"] == 1
+        await assert_alive_with(client, 4)
+    with sqlite3.connect(path) as check:
+        assert check.execute("SELECT count(*) FROM customers").fetchone() == (4,)
+    check.close()
+
+
+async def assert_alive_with(client, customers: int) -> None:
+    with anyio.fail_after(WAIT):
+        result = await client.call_tool("query", {"sql": "SELECT count(*) AS n FROM customers"})
+    assert result["structuredContent"]["rows"] == [[customers]]

@@ -6,12 +6,18 @@ Describing then uses SQLite's table-valued pragma functions (``pragma_table_xinf
 take the name as a bound parameter too. Only where SQLite takes no parameter, a table in ``FROM``
 for a row count or a sample, is a name written into SQL: the catalogue's own spelling, quoted by
 :func:`quote_identifier`.
+
+:class:`Catalog` caches all of it for one read connection. Every call first reads
+``schema_version`` and ``data_version`` (one statement); what depends on the schema is kept while
+the first stays, row counts while both stay. Another process's commit changes ``data_version`` as
+seen by this connection, so the next call sees it.
 """
 
 from __future__ import annotations
 
 import difflib
 import time
+from dataclasses import dataclass
 from typing import Any
 
 from .engine import Database, DatabaseError, DeadlineExceeded
@@ -45,6 +51,10 @@ _SCHEMA = (
     "ORDER BY CASE type WHEN 'table' THEN 0 WHEN 'view' THEN 1 WHEN 'index' THEN 2 ELSE 3 END, tbl_name, name"
 )
 
+_VERSIONS = (
+    "SELECT s.schema_version, d.data_version FROM pragma_schema_version AS s, pragma_data_version AS d"
+)
+
 _ORIGINS = {"c": "CREATE INDEX", "u": "UNIQUE constraint", "pk": "PRIMARY KEY"}
 
 
@@ -61,69 +71,179 @@ def is_virtual(sql: str | None) -> bool:
     return bool(sql) and sql.lstrip()[:14].upper() == "CREATE VIRTUAL"
 
 
-async def names(db: Database) -> list[str]:
-    """Names of the tables and views, sorted (for completion and error hints)."""
-    outcome = await db.run(_NAMES, max_rows=MAX_TABLES)
-    return [row[0] for row in outcome.rows]
+@dataclass(frozen=True, slots=True)
+class Versions:
+    """What a cached answer is valid for: the connection it was read on, SQLite's schema cookie
+    (any change to a table, view, index or trigger, by anyone), and ``data_version`` (a commit
+    by another connection: another process, or this server's write connection)."""
+
+    connection: int
+    schema: int
+    data: int
+
+    @property
+    def schema_key(self) -> tuple[int, int]:
+        return self.connection, self.schema
 
 
-async def resolve(db: Database, name: str) -> tuple[str, str, str | None]:
-    """The catalogue's ``(name, type, sql)`` of the table or view called ``name`` (any case).
+class Catalog:
+    """The catalogue of one read connection, cached until the database changes.
 
-    Raises:
-        UnknownTable: with the closest existing names, when there is none.
+    Each call starts with one cheap statement (:data:`_VERSIONS`). What depends only on the schema
+    (names, columns, keys, indexes, the ``CREATE`` text) is kept while ``schema_version`` stays;
+    row counts are kept while ``data_version`` stays too. So repeated calls count and describe
+    nothing, and a change made by anyone, another process included, is seen by the next call.
     """
-    outcome = await db.run(_FIND, (name,), max_rows=2)
-    if outcome.rows:
-        exact = [row for row in outcome.rows if row[0] == name]
-        found = (exact or outcome.rows)[0]
-        return found[0], found[1], found[2]
-    known = await names(db)
-    close = difflib.get_close_matches(name, known, n=5, cutoff=0.5)
-    listed = ", ".join(close or known[:20]) or "(none: the database is empty)"
-    label = "Did you mean" if close else "Tables and views"
-    raise UnknownTable(f"Unknown table {name!r}. {label}: {listed}.")
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        self._schema_key: tuple[int, int] | None = None
+        self._data_key: Versions | None = None
+        # Filled as asked, emptied when the schema changes:
+        self._listing: tuple[list[tuple[str, str, str | None]], dict[str, list[str]], bool] | None = None
+        self._schema_sql: str | None = None
+        self._resolved: dict[str, tuple[str, str, str | None]] = {}
+        self._descriptions: dict[str, dict[str, Any]] = {}
+        # Emptied when the data (or the schema) changes: table -> count, None when too slow.
+        self._counts: dict[str, int | None] = {}
+
+    async def versions(self) -> Versions:
+        """Read the versions and drop what they make stale."""
+        outcome = await self.db.run(_VERSIONS, max_rows=1)
+        schema, data = outcome.rows[0]
+        versions = Versions(self.db.connections_opened, int(schema), int(data))
+        if versions.schema_key != self._schema_key:
+            self._schema_key = versions.schema_key
+            self._listing, self._schema_sql = None, None
+            self._resolved.clear()
+            self._descriptions.clear()
+        if versions != self._data_key:
+            self._data_key = versions
+            self._counts.clear()
+        return versions
+
+    async def names(self) -> list[str]:
+        """Names of the tables and views, sorted (for completion and error hints)."""
+        await self.versions()
+        listed, _columns, _truncated = await self._list()
+        return [name for name, _kind, _sql in listed]
+
+    async def _list(self) -> tuple[list[tuple[str, str, str | None]], dict[str, list[str]], bool]:
+        if self._listing is None:
+            key = self._schema_key
+            listed = await self.db.run(_NAMES, max_rows=MAX_TABLES)
+            try:
+                column_rows = (await self.db.run(_COLUMNS, max_rows=100_000)).rows
+            except DatabaseError:
+                column_rows = []  # a broken view (one naming a dropped table) breaks the join; list names only
+            columns: dict[str, list[str]] = {}
+            for table, column in column_rows:
+                columns.setdefault(table, []).append(column)
+            listing = (listed.rows, columns, listed.more)
+            # Kept only if no concurrent call saw the schema change while this one read it.
+            if key == self._schema_key:
+                self._listing = listing
+            return listing
+        return self._listing
+
+    async def resolve(self, name: str) -> tuple[str, str, str | None]:
+        """The catalogue's ``(name, type, sql)`` of the table or view called ``name`` (any case).
+
+        Raises:
+            UnknownTable: with the closest existing names, when there is none.
+        """
+        await self.versions()
+        return await self._resolve(name)
+
+    async def _resolve(self, name: str) -> tuple[str, str, str | None]:
+        found = self._resolved.get(name)
+        if found is not None:
+            return found
+        outcome = await self.db.run(_FIND, (name,), max_rows=2)
+        if outcome.rows:
+            exact = [row for row in outcome.rows if row[0] == name]
+            row = (exact or outcome.rows)[0]
+            if len(self._resolved) < MAX_TABLES:
+                self._resolved[name] = (row[0], row[1], row[2])
+            return row[0], row[1], row[2]
+        listed, _columns, _truncated = await self._list()
+        known = [known_name for known_name, _kind, _sql in listed]
+        close = difflib.get_close_matches(name, known, n=5, cutoff=0.5)
+        listed_names = ", ".join(close or known[:20]) or "(none: the database is empty)"
+        label = "Did you mean" if close else "Tables and views"
+        raise UnknownTable(f"Unknown table {name!r}. {label}: {listed_names}.")
+
+    async def _count(self, name: str, timeout: float = COUNT_TIMEOUT) -> int | None:
+        """``count(*)`` of a table from the catalogue, or None when it takes longer than ``timeout``.
+        Kept until the data changes, unless it was stopped early by a shorter ``timeout``."""
+        if name in self._counts:
+            return self._counts[name]
+        try:
+            outcome = await self.db.run(f"SELECT count(*) FROM {quote_identifier(name)}", max_rows=1, timeout=timeout)
+        except DeadlineExceeded:
+            if timeout >= COUNT_TIMEOUT:
+                self._counts[name] = None  # too big to count quickly, until the data changes
+            return None
+        self._counts[name] = count = int(outcome.rows[0][0])
+        return count
+
+    async def list_tables(self) -> dict[str, Any]:
+        """``{"tables": [{name, type, columns, rows}], "truncated"}``; ``rows`` is null for views,
+        virtual tables and tables too large to count quickly. A fresh value on every call."""
+        await self.versions()
+        listed, columns, truncated = await self._list()
+        tables = []
+        budget_end = time.monotonic() + COUNT_BUDGET
+        for name, kind, sql in listed:
+            rows: int | None = None
+            if kind == "table" and not is_virtual(sql):
+                if name in self._counts:
+                    rows = self._counts[name]
+                elif (left := budget_end - time.monotonic()) > 0:
+                    rows = await self._count(name, min(COUNT_TIMEOUT, left))
+            tables.append({"name": name, "type": kind, "columns": list(columns.get(name, ())), "rows": rows})
+        return {"tables": tables, "truncated": truncated}
+
+    async def describe(self, name: str) -> dict[str, Any]:
+        """Columns (type, nullability, default, primary-key position), foreign keys, indexes, the
+        ``CREATE`` statement and the row count (when cheap) of one table or view. A fresh dict on
+        every call (callers add to it); the lists in it are shared with the cache: do not change them.
+
+        Raises:
+            UnknownTable: no such table or view.
+        """
+        await self.versions()
+        canonical, kind, sql = await self._resolve(name)
+        description = self._descriptions.get(canonical)
+        if description is None:
+            key = self._schema_key
+            description = await _describe(self.db, canonical, kind, sql)
+            if key == self._schema_key and len(self._descriptions) < MAX_TABLES:
+                self._descriptions[canonical] = description
+        rows = await self._count(canonical) if kind == "table" and not is_virtual(sql) else None
+        return {**description, "rows": rows, "sql": sql}
+
+    async def sample(self, name: str, limit: int) -> tuple[list[str], list[tuple[Any, ...]]]:
+        """The first ``limit`` rows of a table or view named by the catalogue."""
+        outcome = await self.db.run(f"SELECT * FROM {quote_identifier(name)} LIMIT ?", (limit,), max_rows=limit)
+        return outcome.columns, outcome.rows
+
+    async def schema_sql(self) -> str:
+        """Every ``CREATE`` statement of the database: tables, views, indexes, triggers."""
+        await self.versions()
+        if self._schema_sql is None:
+            outcome = await self.db.run(_SCHEMA, max_rows=100_000)
+            if not outcome.rows:
+                self._schema_sql = "-- The database is empty: it has no tables.\n"
+            else:
+                self._schema_sql = (
+                    "".join(f"{sql.rstrip().rstrip(';')};\n\n" for _kind, _name, sql in outcome.rows).rstrip() + "\n"
+                )
+        return self._schema_sql
 
 
-async def count_rows(db: Database, name: str, timeout: float = COUNT_TIMEOUT) -> int | None:
-    """``count(*)`` of a table from the catalogue, or None when it takes longer than ``timeout``."""
-    try:
-        outcome = await db.run(f"SELECT count(*) FROM {quote_identifier(name)}", max_rows=1, timeout=timeout)
-    except DeadlineExceeded:
-        return None
-    return int(outcome.rows[0][0])
-
-
-async def list_tables(db: Database) -> dict[str, Any]:
-    """``{"tables": [{name, type, columns, rows}], "truncated"}``; ``rows`` is null for views,
-    virtual tables and tables too large to count quickly."""
-    listed = await db.run(_NAMES, max_rows=MAX_TABLES)
-    try:
-        column_rows = (await db.run(_COLUMNS, max_rows=100_000)).rows
-    except DatabaseError:
-        column_rows = []  # a broken view (one naming a dropped table) breaks the join; list names only
-    columns: dict[str, list[str]] = {}
-    for table, column in column_rows:
-        columns.setdefault(table, []).append(column)
-    tables = []
-    budget_end = time.monotonic() + COUNT_BUDGET
-    for name, kind, sql in listed.rows:
-        rows: int | None = None
-        left = budget_end - time.monotonic()
-        if kind == "table" and not is_virtual(sql) and left > 0:
-            rows = await count_rows(db, name, min(COUNT_TIMEOUT, left))
-        tables.append({"name": name, "type": kind, "columns": columns.get(name, []), "rows": rows})
-    return {"tables": tables, "truncated": listed.more}
-
-
-async def describe(db: Database, name: str) -> dict[str, Any]:
-    """Columns (type, nullability, default, primary-key position), foreign keys, indexes, the
-    ``CREATE`` statement and the row count (when cheap) of one table or view.
-
-    Raises:
-        UnknownTable: no such table or view.
-    """
-    canonical, kind, sql = await resolve(db, name)
+async def _describe(db: Database, canonical: str, kind: str, sql: str | None) -> dict[str, Any]:
+    """What :meth:`Catalog.describe` gives, but the row count and the ``CREATE`` text."""
     xinfo = await db.run(_XINFO, (canonical,), max_rows=10_000)
     columns = [
         {
@@ -150,7 +270,6 @@ async def describe(db: Database, name: str) -> dict[str, Any]:
                                            "origin": _ORIGINS.get(origin, origin), "partial": bool(partial),
                                            "columns": []})
         entry["columns"].append(column)  # None: an expression
-    rows = await count_rows(db, canonical) if kind == "table" and not is_virtual(sql) else None
     return {
         "name": canonical,
         "type": kind,
@@ -158,20 +277,6 @@ async def describe(db: Database, name: str) -> dict[str, Any]:
         "primary_key": primary_key,
         "foreign_keys": list(foreign.values()),
         "indexes": list(indexes.values()),
-        "rows": rows,
+        "rows": None,
         "sql": sql,
     }
-
-
-async def sample(db: Database, name: str, limit: int) -> tuple[list[str], list[tuple[Any, ...]]]:
-    """The first ``limit`` rows of a table or view named by the catalogue."""
-    outcome = await db.run(f"SELECT * FROM {quote_identifier(name)} LIMIT ?", (limit,), max_rows=limit)
-    return outcome.columns, outcome.rows
-
-
-async def schema_sql(db: Database) -> str:
-    """Every ``CREATE`` statement of the database: tables, views, indexes, triggers."""
-    outcome = await db.run(_SCHEMA, max_rows=100_000)
-    if not outcome.rows:
-        return "-- The database is empty: it has no tables.\n"
-    return "".join(f"{sql.rstrip().rstrip(';')};\n\n" for _kind, _name, sql in outcome.rows).rstrip() + "\n"

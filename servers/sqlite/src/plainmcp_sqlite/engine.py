@@ -11,6 +11,10 @@ The read-only guarantee is SQLite's, not ours to guess from SQL text. A read con
 A write connection (``--allow-write``) keeps 3-5 with the write policy, and wraps each statement in
 its own ``BEGIN IMMEDIATE`` ... ``COMMIT`` (``ROLLBACK`` on any failure).
 
+Each connection lives on its own worker thread (:class:`Worker`), and a statement is one call there:
+begin (write mode), execute, fetch under the caps, close the cursor, commit. The event loop pays one
+thread hop per statement, whatever the number of rows.
+
 Every statement runs under a deadline checked by SQLite's progress handler, which also stops it when
 the caller is cancelled; a stopped statement leaves nothing behind. A few operations are one long
 step of SQLite's virtual machine, where the progress handler is not called (``count(*)`` walks a
@@ -22,15 +26,17 @@ statement that is running.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
+import queue
 import sqlite3
+import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import aiosqlite
 import anyio
 
 from . import policy
@@ -148,8 +154,8 @@ class Guard:
 
 
 def _connection_class(guard: Guard) -> type[sqlite3.Connection]:
-    """A ``sqlite3.Connection`` subclass that installs ``guard`` as it opens, on aiosqlite's
-    worker thread, before any statement can run."""
+    """A ``sqlite3.Connection`` subclass that installs ``guard`` as it opens, on the worker
+    thread, before any statement can run."""
 
     class GuardedConnection(sqlite3.Connection):
         def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -168,8 +174,60 @@ def database_uri(path: Path, mode: str, *, immutable: bool = False) -> str:
     return f"{path.resolve().as_uri()}?{query}"
 
 
+class Worker:
+    """The one thread that owns one ``sqlite3`` connection: every call on the connection runs here,
+    one at a time, in the order it was submitted (SQLite's objects stay on the thread that made them).
+
+    A call is one thread hop: the event loop puts it in a queue and is woken with its result.
+    """
+
+    def __init__(self, name: str) -> None:
+        self._calls: queue.SimpleQueue[tuple[asyncio.Future[Any], Any, tuple[Any, ...]] | None] = queue.SimpleQueue()
+        self._thread = threading.Thread(target=self._serve, name=name, daemon=True)
+        self._thread.start()
+
+    def _serve(self) -> None:
+        while (call := self._calls.get()) is not None:
+            future, function, args = call
+            try:
+                result, failure = function(*args), None
+            except BaseException as error:  # handed to the caller, whatever it is
+                result, failure = None, error
+            try:
+                future.get_loop().call_soon_threadsafe(_settle, future, result, failure)
+            except RuntimeError:  # the event loop is closed: nobody is waiting any more
+                pass
+            del call, future, result, failure  # hold no row past the call
+
+    async def call(self, function: Any, *args: Any) -> Any:
+        """Run ``function(*args)`` on the thread; its result, or its exception raised here.
+
+        When the caller is cancelled the call still runs to its end on the thread; a later call
+        starts only after it (see :meth:`Database.run`)."""
+        future = asyncio.get_running_loop().create_future()
+        self._calls.put((future, function, args))
+        return await future
+
+    def stop(self) -> None:
+        """End the thread after the calls already queued."""
+        self._calls.put(None)
+
+
+def _settle(future: asyncio.Future[Any], result: Any, failure: BaseException | None) -> None:
+    if future.done():  # the caller was cancelled
+        return
+    if failure is not None:
+        future.set_exception(failure)
+    else:
+        future.set_result(result)
+
+
 class Database:
     """One connection to one database file in one mode, opened on first use.
+
+    The connection lives on its own :class:`Worker` thread. A statement is one call there: begin
+    (write mode), execute, fetch under the caps, close the cursor, commit, so a query costs the
+    event loop one thread hop, whatever the number of rows.
 
     Args:
         path: the database file (it must exist).
@@ -186,30 +244,49 @@ class Database:
         self.timeout = timeout
         self.immutable = immutable
         self._guard = Guard(mode)
-        self._connection: aiosqlite.Connection | None = None
-        self._lock = anyio.Lock()
+        self._worker: Worker | None = None
+        self._connection: sqlite3.Connection | None = None
+        # fast_acquire: a free lock is taken without a pass through the event loop (the statement
+        # itself yields, on its thread hop).
+        self._lock = anyio.Lock(fast_acquire=True)
+        #: Counts the connections opened so far: per-connection values such as ``PRAGMA
+        #: data_version`` compare only within one connection.
+        self.connections_opened = 0
 
-    async def _connect(self) -> aiosqlite.Connection:
-        if self._connection is None:
+    async def _connect(self) -> Worker:
+        if self._worker is None:
+            worker = Worker(f"plainmcp-sqlite-{self.mode}")
             try:
-                self._connection = await aiosqlite.connect(
+                self._connection = await worker.call(functools.partial(
+                    sqlite3.connect,
                     database_uri(self.path, self.mode, immutable=self.immutable),
                     uri=True,
                     isolation_level=None,  # no implicit BEGIN: transactions are the engine's, explicitly
                     timeout=min(self.timeout, 5.0),  # how long to wait for another process's lock
                     factory=_connection_class(self._guard),
-                )
+                ))
             except sqlite3.Error as failure:
+                worker.stop()
                 logger.error("cannot open the database %s: %s", self.path, failure)
                 raise DatabaseError(f"The database cannot be opened: {failure}") from None
-        return self._connection
+            except BaseException:
+                worker.stop()
+                raise
+            self._worker = worker
+            self.connections_opened += 1
+        return self._worker
 
     async def close(self) -> None:
         """Close the connection (if open); the next statement opens it again."""
         async with self._lock:
+            worker, self._worker = self._worker, None
             connection, self._connection = self._connection, None
-            if connection is not None:
-                await connection.close()
+            if worker is not None:
+                try:
+                    if connection is not None:
+                        await worker.call(connection.close)
+                finally:
+                    worker.stop()
 
     async def run(
         self,
@@ -230,73 +307,65 @@ class Database:
             DatabaseError: any other failure, with SQLite's explanation.
         """
         async with self._lock:
-            connection = await self._connect()
+            worker = await self._connect()
             limit = self.timeout if timeout is None else timeout
             generation = self._guard.arm(limit)
             timer = asyncio.get_running_loop().call_later(limit, self._guard.interrupt, generation)
-            cursor = await connection.cursor()
-            began = done = False
+            ended = failed = False
             try:
-                if self.mode == "write":
-                    await self._internal(connection, "BEGIN IMMEDIATE")
-                    began = True
-                await cursor.execute(sql, params)
-                outcome = await self._fetch(cursor, max_rows, max_bytes)
-                if began:
-                    await self._internal(connection, "COMMIT")
-                    began = False
-                done = True
+                outcome: Outcome = await worker.call(self._statement, sql, params, max_rows, max_bytes)
+                ended = True
                 return outcome
             except sqlite3.Error as failure:
+                ended = failed = True
                 raise self._explain(failure) from None
             finally:
                 # Also on cancellation, where the statement may still be running on the worker
                 # thread: the stop flag makes the progress handler end it within a few
-                # instructions; closing the cursor waits for that (calls run in order), then an
-                # open transaction is rolled back, all before the next statement may start.
+                # instructions. The cleanup call queues behind it (calls run in order), then
+                # rolls back an open transaction, all before the next statement may start. The
+                # timer is cancelled first, so it cannot interrupt the ROLLBACK.
                 timer.cancel()
-                if not done:
-                    self._guard.interrupt()
-                with anyio.CancelScope(shield=True):
-                    try:
-                        await cursor.close()
-                        if began:
-                            self._guard.stop = False
-                            await self._internal(connection, "ROLLBACK")
-                    except sqlite3.Error:
-                        logger.exception("cleaning up after a statement failed")
-                    finally:
-                        self._guard.busy = False
+                try:
+                    if not ended:
+                        self._guard.interrupt()
+                    if not ended or (failed and self.mode == "write"):
+                        with anyio.CancelScope(shield=True):
+                            await worker.call(self._settle)
+                except sqlite3.Error:
+                    logger.exception("cleaning up after a statement failed")
+                finally:
+                    self._guard.busy = False
 
-    async def _internal(self, connection: aiosqlite.Connection, sql: str) -> None:
+    def _statement(self, sql: str, params: Params, max_rows: int, max_bytes: int) -> Outcome:
+        """On the worker thread: the whole statement. On failure a write transaction is left open
+        for :meth:`_settle`, which runs after the event loop cancelled the deadline timer."""
+        connection = self._connection
+        assert connection is not None
+        if self.mode == "write":
+            self._internal(connection, "BEGIN IMMEDIATE")
+        cursor = connection.execute(sql, params)
+        try:
+            outcome = _fetch(cursor, max_rows, max_bytes)
+        finally:
+            cursor.close()  # ends the statement: no read transaction stays open
+        if self.mode == "write":
+            self._internal(connection, "COMMIT")
+        return outcome
+
+    def _settle(self) -> None:
+        """On the worker thread, after a failed or cancelled statement: roll back what it began."""
+        connection = self._connection
+        if connection is not None and connection.in_transaction:
+            self._guard.stop = False
+            self._internal(connection, "ROLLBACK")
+
+    def _internal(self, connection: sqlite3.Connection, sql: str) -> None:
         self._guard.internal = True
         try:
-            await connection.execute(sql)
+            connection.execute(sql).close()
         finally:
             self._guard.internal = False
-
-    async def _fetch(self, cursor: aiosqlite.Cursor, max_rows: int, max_bytes: int) -> Outcome:
-        columns = [column[0] for column in cursor.description or ()]
-        rows: list[tuple[Any, ...]] = []
-        size = 0
-        capped_by: str | None = None
-        if columns:
-            while True:
-                want = min(FETCH_BATCH, max_rows + 1 - len(rows))
-                batch = await cursor.fetchmany(want)
-                for row in batch:
-                    if len(rows) == max_rows:
-                        capped_by = "rows"
-                        break
-                    size += _row_size(row)
-                    if size > max_bytes and rows:
-                        capped_by = "bytes"
-                        break
-                    rows.append(row)
-                if capped_by or len(batch) < want:
-                    break
-        changes = cursor.rowcount if cursor.rowcount > 0 else 0
-        return Outcome(columns, rows, capped_by is not None, capped_by, changes, cursor.lastrowid)
 
     def _explain(self, failure: sqlite3.Error) -> DatabaseError:
         """Turn SQLite's exception into one the model can act on."""
@@ -335,9 +404,69 @@ class Database:
         return DatabaseError(_scrub(message, self.path))
 
 
+def _fetch(cursor: sqlite3.Cursor, max_rows: int, max_bytes: int) -> Outcome:
+    """The rows of an executed statement, at most ``max_rows`` and about ``max_bytes`` of them.
+
+    Rows come in batches; a batch is measured column by column (a few calls per column, not per
+    cell), and only the batch that crosses the byte budget is walked row by row to find where to
+    stop. So memory holds at most the kept rows and one batch, whatever the table's size."""
+    columns = [column[0] for column in cursor.description or ()]
+    rows: list[tuple[Any, ...]] = []
+    size = 0
+    capped_by: str | None = None
+    if columns:
+        while True:
+            want = min(FETCH_BATCH, max_rows + 1 - len(rows))
+            batch = cursor.fetchmany(want)
+            room = max_rows - len(rows)
+            kept = batch[:room]
+            batch_size = _batch_size(kept)
+            if size + batch_size <= max_bytes:
+                size += batch_size
+                rows.extend(kept)
+                if len(batch) > room:
+                    capped_by = "rows"
+            else:
+                for row in kept:
+                    size += _row_size(row)
+                    if size > max_bytes and rows:
+                        capped_by = "bytes"
+                        break
+                    rows.append(row)
+                else:
+                    if len(batch) > room:
+                        capped_by = "rows"
+            if capped_by or len(batch) < want:
+                break
+    changes = cursor.rowcount if cursor.rowcount > 0 else 0
+    return Outcome(columns, rows, capped_by is not None, capped_by, changes, cursor.lastrowid)
+
+
+_SIZED = (str, bytes)
+_NUMBERS = frozenset({int, float, type(None)})
+_TEXT_OR_NULL = frozenset({str, type(None)})
+_BLOB_OR_NULL = frozenset({bytes, type(None)})
+
+
 def _row_size(row: Sequence[Any]) -> int:
     # A cheap estimate of a row's JSON size: text and blob lengths, 8 for anything else.
-    return sum(len(value) if isinstance(value, (str, bytes)) else 8 for value in row)
+    return sum(len(value) if isinstance(value, _SIZED) else 8 for value in row)
+
+
+def _batch_size(rows: list[tuple[Any, ...]]) -> int:
+    """``sum(map(_row_size, rows))``, computed a column at a time."""
+    if not rows:
+        return 0
+    total = 0
+    for column in zip(*rows, strict=True):
+        kinds = set(map(type, column))
+        if kinds <= _NUMBERS:
+            total += 8 * len(column)
+        elif kinds <= _TEXT_OR_NULL or kinds <= _BLOB_OR_NULL:
+            total += sum(map(len, filter(None, column))) + 8 * column.count(None)
+        else:
+            total += sum(len(value) if isinstance(value, _SIZED) else 8 for value in column)
+    return total
 
 
 def _scrub(message: str, path: Path) -> str:

@@ -8,7 +8,7 @@ from plainmcp import PromptArgument, Server, content
 
 from . import catalog
 from .config import Config
-from .engine import Database, DatabaseError
+from .engine import DatabaseError
 from .resources import SCHEMA_URI
 
 _RULES = (
@@ -19,10 +19,10 @@ _RULES = (
 )
 
 
-def register(server: Server, config: Config, reader: Database) -> None:
+def register(server: Server, config: Config, catalogue: catalog.Catalog) -> None:
     async def schema_block() -> dict[str, Any]:
         try:
-            text = await catalog.schema_sql(reader)
+            text = await catalogue.schema_sql()
         except DatabaseError as failure:
             text = f"-- The schema could not be read: {failure}"
         return content.user(content.embedded_resource(content.text_contents(SCHEMA_URI, text, "application/sql")))

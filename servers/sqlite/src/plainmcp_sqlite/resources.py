@@ -18,7 +18,7 @@ from plainmcp import ErrorCode, MCPError, Server
 
 from . import catalog, results
 from .config import Config
-from .engine import Database, DatabaseError
+from .engine import DatabaseError
 
 SCHEMA_URI = "sqlite://schema"
 TABLE_TEMPLATE = "sqlite://table/{table}"
@@ -32,11 +32,11 @@ def table_uri(name: str) -> str:
     return "sqlite://table/" + quote(name, safe="")
 
 
-def register(server: Server, config: Config, reader: Database) -> None:
+def register(server: Server, config: Config, catalogue: catalog.Catalog) -> None:
     async def complete_table(ctx: Any, value: str, others: dict[str, str]) -> list[str]:
         prefix = value.casefold()
         try:
-            known = await catalog.names(reader)
+            known = await catalogue.names()
         except DatabaseError:
             return []
         return [name for name in known if name.casefold().startswith(prefix)][:MAX_COMPLETIONS]
@@ -44,7 +44,7 @@ def register(server: Server, config: Config, reader: Database) -> None:
     @server.resource(SCHEMA_URI, "schema", title="Database schema", mime_type="application/sql")
     async def schema(ctx: Any, uri: str) -> str:
         """Every CREATE statement of the database: tables, views, indexes and triggers."""
-        return await _read(catalog.schema_sql(reader))
+        return await _read(catalogue.schema_sql())
 
     @server.resource_template(
         TABLE_TEMPLATE, "table", title="Table", mime_type="application/json", complete={"table": complete_table}
@@ -52,12 +52,12 @@ def register(server: Server, config: Config, reader: Database) -> None:
     async def table(ctx: Any, uri: str, variables: dict[str, str]) -> str | None:
         """One table or view: columns, keys, indexes, row count and its first rows."""
         try:
-            description = await catalog.describe(reader, variables["table"])
+            description = await catalogue.describe(variables["table"])
         except catalog.UnknownTable:
             return None  # resources/read answers "resource not found"
         except DatabaseError as failure:
             raise _read_error(failure) from None
-        columns, rows = await _read(catalog.sample(reader, description["name"], SAMPLE_ROWS))
+        columns, rows = await _read(catalogue.sample(description["name"], SAMPLE_ROWS))
         description["sample_rows"] = [
             dict(zip(columns, (results.cell(value, config.max_cell_chars)[0] for value in row), strict=True))
             for row in rows

@@ -49,18 +49,55 @@ def cell(value: Any, max_chars: int) -> tuple[Any, bool]:
     return str(value), False  # not produced by sqlite3; kept total rather than crash
 
 
+_NULL = type(None)
+_INTEGERS = frozenset({int, _NULL})
+_NUMBERS = frozenset({int, float, _NULL})
+_TEXTS = frozenset({str, _NULL})
+_INFINITIES = (math.inf, -math.inf)
+
+
+def json_column(values: Sequence[Any], max_chars: int) -> tuple[Sequence[Any], int]:
+    """:func:`cell` over one column: the values as JSON, and how many were cut.
+
+    A column of integers, NULLs, finite reals or short texts is already JSON and is returned as it
+    is, after a few checks that run over the whole column at once; only a column holding a blob, an
+    infinity or an over-long text (or a mix of these with other kinds) is converted cell by cell."""
+    kinds = set(map(type, values))
+    if kinds <= _INTEGERS:
+        return values, 0
+    if kinds <= _NUMBERS:
+        if not any(infinity in values for infinity in _INFINITIES):
+            return values, 0
+    elif kinds <= _TEXTS:
+        if max(map(len, filter(None, values)), default=0) <= max_chars:
+            return values, 0
+    shown = [cell(value, max_chars) for value in values]
+    return [value for value, _ in shown], sum(cut for _, cut in shown)
+
+
+def json_rows(rows: Sequence[Sequence[Any]], max_chars: int) -> tuple[list[list[Any]], int]:
+    """Rows of SQLite values as JSON rows (lists), converted a column at a time; and the number of
+    cells cut (see :func:`cell`)."""
+    if not rows:
+        return [], 0
+    columns = list(zip(*rows, strict=True))
+    cut = 0
+    converted = False
+    for index, values in enumerate(columns):
+        shown, column_cut = json_column(values, max_chars)
+        if shown is not values:
+            columns[index] = shown
+            converted = True
+            cut += column_cut
+    if converted:
+        rows = list(zip(*columns, strict=True))
+    return list(map(list, rows)), cut
+
+
 def to_json(outcome: Outcome, *, max_cell_chars: int, max_rows: int) -> dict[str, Any]:
     """The structured result of a statement: ``{columns, rows, row_count, truncated}``, with
     ``hint`` when rows were left out and ``cells_truncated`` when cells were cut."""
-    cut = 0
-    rows: list[list[Any]] = []
-    for raw in outcome.rows:
-        row = []
-        for value in raw:
-            shown, was_cut = cell(value, max_cell_chars)
-            cut += was_cut
-            row.append(shown)
-        rows.append(row)
+    rows, cut = json_rows(outcome.rows, max_cell_chars)
     result: dict[str, Any] = {
         "columns": outcome.columns,
         "rows": rows,
@@ -87,28 +124,57 @@ def page_hint(shown: int, capped_by: str | None, max_rows: int) -> str:
     )
 
 
+def table_cell(value: Any) -> tuple[str, bool]:
+    """One JSON cell as Markdown table text, and whether it was shortened."""
+    if value is None:
+        text = "NULL"
+    elif isinstance(value, dict):  # a blob
+        text = f"<blob {value['bytes']} bytes>"
+    else:
+        text = str(value)
+    shortened = len(text) > TABLE_CELL_CHARS
+    if shortened:
+        text = text[: TABLE_CELL_CHARS - 1] + "…"
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\r", " ").replace("\n", " "), shortened
+
+
+_SPECIAL = ("\\", "|", "\r", "\n")
+
+
+def table_column(values: Sequence[Any]) -> tuple[Sequence[str], bool]:
+    """:func:`table_cell` over one column: the texts, and whether one was shortened.
+
+    Numbers need no escaping and texts rarely do: a column of numbers is turned to text in one
+    ``map``, and a column of texts is checked whole (one join) and escaped only if it must be."""
+    kinds = set(map(type, values))
+    if kinds <= _NUMBERS:
+        if _NULL not in kinds:
+            return list(map(str, values)), False
+        return ["NULL" if value is None else str(value) for value in values], False
+    if kinds == {str}:
+        joined = "".join(values)
+        if not any(special in joined for special in _SPECIAL) and max(map(len, values)) <= TABLE_CELL_CHARS:
+            return values, False
+    shown = [table_cell(value) for value in values]
+    return [text for text, _ in shown], any(shortened for _, shortened in shown)
+
+
 def render_table(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> tuple[str, bool]:
     """A Markdown table of JSON-shaped rows, and whether a cell was shortened to
-    :data:`TABLE_CELL_CHARS` in it."""
-    shortened = [False]
-
-    def show(value: Any) -> str:
-        if value is None:
-            text = "NULL"
-        elif isinstance(value, dict):  # a blob
-            text = f"<blob {value['bytes']} bytes>"
-        else:
-            text = str(value)
-        if len(text) > TABLE_CELL_CHARS:
-            text = text[: TABLE_CELL_CHARS - 1] + "…"
-            shortened[0] = True
-        return text.replace("\\", "\\\\").replace("|", "\\|").replace("\r", " ").replace("\n", " ")
-
+    :data:`TABLE_CELL_CHARS` in it. Built a column at a time, then joined in one pass."""
     if not columns:
         return "", False
-    lines = ["| " + " | ".join(show(name) for name in columns) + " |", "|" + "|".join("---" for _ in columns) + "|"]
-    lines.extend("| " + " | ".join(show(value) for value in row) + " |" for row in rows)
-    return "\n".join(lines), shortened[0]
+    head, head_shortened = table_column(columns)
+    lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in columns) + "|"]
+    shortened = head_shortened
+    if rows:
+        texts = []
+        for values in zip(*rows, strict=True):
+            text, column_shortened = table_column(values)
+            texts.append(text)
+            shortened = shortened or column_shortened
+        lines.append("| " + " |\n| ".join(map(" | ".join, zip(*texts, strict=True))) + " |")
+    return "\n".join(lines), shortened
 
 
 def summary(result: dict[str, Any]) -> str:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import anyio
 from plainmcp import Server
 
-from . import __version__, prompts, resources, tools, watch
+from . import __version__, catalog, prompts, resources, tools, watch
 from .config import Config
 from .engine import Database
 
@@ -52,9 +52,10 @@ def build_server(config: Config | None = None, deps: Deps | None = None) -> Serv
         instructions=INSTRUCTIONS + f"This server is {mode}.",
         resource_subscriptions=True,
     )
-    tools.register(server, config, deps.reader, deps.writer)
-    resources.register(server, config, deps.reader)
-    prompts.register(server, config, deps.reader)
+    catalogue = catalog.Catalog(deps.reader)  # shared: one cache of what the database holds
+    tools.register(server, config, catalogue, deps.writer)
+    resources.register(server, config, catalogue)
+    prompts.register(server, config, catalogue)
 
     @server.background
     async def lifetime(server: Server) -> None:

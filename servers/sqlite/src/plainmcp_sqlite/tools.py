@@ -30,7 +30,11 @@ _RESULT_SCHEMA = {
     "type": "object",
     "properties": {
         "columns": {"type": "array", "items": {"type": "string"}},
-        "rows": {"type": "array", "items": {"type": "array"}},
+        # Each row is an array of cells in the order of ``columns``. Not written as ``items``: the
+        # server checks its own result against this schema on every call, and an ``items`` check
+        # costs a few calls per row (about as much as serializing the result); the rows are
+        # lists by construction (results.json_rows).
+        "rows": {"type": "array", "description": "One array per row: its cells in the order of columns."},
         "row_count": {"type": "integer"},
         "truncated": {"type": "boolean"},
         "hint": {"type": "string"},
@@ -50,8 +54,10 @@ def bind(params: Any) -> Params:
     return {name.lstrip(":@$"): value for name, value in params.items()}
 
 
-def register(server: Server, config: Config, reader: Database, writer: Database | None) -> None:
-    """Add the tools to ``server``: the read tools on ``reader``, ``execute`` on ``writer`` if given."""
+def register(server: Server, config: Config, catalogue: catalog.Catalog, writer: Database | None) -> None:
+    """Add the tools to ``server``: the read tools on ``catalogue`` and its read connection,
+    ``execute`` on ``writer`` if given."""
+    reader = catalogue.db
     max_rows = config.max_rows
 
     def shaped(outcome: Any) -> dict[str, Any]:
@@ -102,7 +108,7 @@ def register(server: Server, config: Config, reader: Database, writer: Database 
         """The tables and views of the database with their column names, and row counts where
         counting is quick (null otherwise)."""
         try:
-            listing = await catalog.list_tables(reader)
+            listing = await catalogue.list_tables()
         except DatabaseError as failure:
             raise ToolError(str(failure)) from None
         lines = [
@@ -132,7 +138,7 @@ def register(server: Server, config: Config, reader: Database, writer: Database 
         """Columns (type, nullable, default, primary key), foreign keys, indexes, the CREATE
         statement and the row count of one table or view."""
         try:
-            description = await catalog.describe(reader, args["table"])
+            description = await catalogue.describe(args["table"])
         except DatabaseError as failure:
             raise ToolError(str(failure)) from None
         return ToolResult(content=[content.text(describe_text(description))], structured=description)
