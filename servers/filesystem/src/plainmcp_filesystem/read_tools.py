@@ -239,10 +239,11 @@ def register(server: Server, config: Config, access: Access) -> None:
                             status_of[name] = entry.stat(follow_symlinks=False)
                         except OSError:
                             continue
-                    if entry.is_dir(follow_symlinks=False):
-                        directories.append(name)
-                    elif entry.is_file(follow_symlinks=False):
+                    # Files first: most entries are files, and each test is a call.
+                    if entry.is_file(follow_symlinks=False):
                         files.append(name)
+                    elif entry.is_dir(follow_symlinks=False):
+                        directories.append(name)
                     else:
                         others.append((name, "symlink" if entry.is_symlink() else "other"))
         order = _order(sort_by, status_of)
