@@ -511,12 +511,27 @@ def print_report(samples: Samples, verdicts: list[dict[str, Any]], settings: Set
             verdict = by_key[(goal.key, sdk.key)]
             cells += f"{verdict['ratio']:>21.2f}x  {'met' if verdict['met'] else 'MISSED':<6}"
         print(f"{goal.label:<34}{goal.describe():>8}{cells}")
+    if FLOOR in samples.targets:
+        print_ceilings(samples)
     missed = [v for v in verdicts if not v["met"]]
     print()
     if missed:
         print(f"{len(missed)} of {len(verdicts)} target comparisons missed.")
     else:
         print(f"All {len(verdicts)} target comparisons met (against both SDK variants).")
+
+
+def print_ceilings(samples: Samples) -> None:
+    """The best throughput ratio any server could reach on this HTTP stack: the canned-response
+    floor's calls/s over each SDK server's. A target above it cannot be met by MCP code alone."""
+    print()
+    header = f"{'ceiling: HTTP floor / SDK':<34}{'':>8}" + "".join(f"{'vs ' + t.label:>30}" for t in SDK_TARGETS)
+    print(header)
+    print("-" * len(header))
+    for scenario in SCENARIOS:
+        floor = samples.value(FLOOR, scenario, "calls_per_s")
+        cells = "".join(f"{floor / samples.value(sdk, scenario, 'calls_per_s'):>21.2f}x        " for sdk in SDK_TARGETS)
+        print(f"{scenario.label + ': calls/s':<34}{'':>8}{cells}")
 
 
 def json_report(
