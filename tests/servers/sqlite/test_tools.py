@@ -132,3 +132,15 @@ async def test_execute_failure_rolls_back(tmp_path):
     with sqlite3.connect(path) as check:
         assert check.execute("SELECT count(*) FROM customers").fetchone() == (3,)
         assert check.execute("SELECT count(*) FROM orders").fetchone() == (3,)
+
+
+async def test_query_refuses_an_integer_beyond_64_bits_with_a_clear_error(tmp_path):
+    # Regression: sqlite3 raised OverflowError, which became a bare internal error.
+    async with serve(make_shop(tmp_path)) as client:
+        positional = await client.call_tool("query", {"sql": "SELECT ?", "params": [2**63]})
+        named = await client.call_tool("query", {"sql": "SELECT :n", "params": {"n": -(2**63) - 1}})
+        largest = await client.call_tool("query", {"sql": "SELECT ?", "params": [2**63 - 1]})
+    for refused in (positional, named):
+        assert refused["isError"] is True
+        assert "does not fit SQLite's 64-bit integers" in text_of(refused)
+    assert largest["structuredContent"]["rows"] == [[2**63 - 1]]

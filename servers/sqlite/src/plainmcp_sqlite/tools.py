@@ -45,13 +45,27 @@ _RESULT_SCHEMA = {
 _EXPLAIN_PREFIX = re.compile(r"^\s*explain(\s+query\s+plan)?\s+", re.IGNORECASE)
 
 
+_INT64 = range(-(2**63), 2**63)
+
+
+def _value(value: Any) -> Any:
+    # JSON integers have no size limit; SQLite's stop at 64 bits (sqlite3 would raise OverflowError).
+    if isinstance(value, int) and not isinstance(value, bool) and value not in _INT64:
+        raise ToolError(f"The integer {value} does not fit SQLite's 64-bit integers; pass it as a string.")
+    return value
+
+
 def bind(params: Any) -> Params:
-    """The JSON ``params`` as sqlite3 wants them: a tuple, or a dict with bare names."""
+    """The JSON ``params`` as sqlite3 wants them: a tuple, or a dict with bare names.
+
+    Raises:
+        ToolError: an integer beyond 64 bits.
+    """
     if params is None:
         return ()
     if isinstance(params, list):
-        return tuple(params)
-    return {name.lstrip(":@$"): value for name, value in params.items()}
+        return tuple(_value(value) for value in params)
+    return {name.lstrip(":@$"): _value(value) for name, value in params.items()}
 
 
 def register(server: Server, config: Config, catalogue: catalog.Catalog, writer: Database | None) -> None:
