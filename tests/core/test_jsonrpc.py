@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 from plainmcp.jsonrpc import (
@@ -405,3 +406,31 @@ def test_encode_rejects_values_json_cannot_carry(value):
 )
 def test_encode_then_decode_round_trips(message):
     assert decode(encode(message)) == message
+
+
+@pytest.mark.parametrize("kind", ["circular", "deep"])
+def test_encode_refuses_circular_and_too_deep_values_with_value_error(kind: str) -> None:
+    from plainmcp.jsonrpc import Response, encode
+
+    if kind == "circular":
+        value: Any = []
+        value.append(value)
+    else:
+        value = []
+        for _ in range(100_000):
+            value = [value]
+    with pytest.raises(ValueError, match="circular, or nested too deeply"):
+        encode(Response(1, {"content": value}))
+
+
+def test_frame_answers_an_unserializable_result_with_an_internal_error() -> None:
+    import json
+
+    from plainmcp.jsonrpc import Response
+    from plainmcp.session import Outbound
+    from plainmcp.stdio import frame
+
+    cyclic: dict[str, Any] = {}
+    cyclic["self"] = cyclic
+    line = json.loads(frame(Outbound(Response(7, cyclic))))
+    assert line["id"] == 7 and line["error"]["code"] == -32603
