@@ -17,6 +17,9 @@ SCHEMAS: list[dict[str, Any]] = [
     {"type": "object", "properties": {"mode": {"enum": ["fast", "slow"]}, "flag": {"type": "boolean"}, "none": {"type": "null"}}},
     {"type": "object", "properties": {"either": {"type": ["string", "integer"]}}, "required": ["either"]},
     {"type": "object", "properties": {"nested": {"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a"]}}},
+    {"type": "object", "properties": {"text": {"type": "string"}}, "additionalProperties": {"type": ["integer", "null"]}},
+    {"type": "object", "properties": {"text": {"type": "string"}, "n": {"type": "integer"}},
+     "dependentRequired": {"text": ["n"], "n": ["text"]}},
 ]
 
 VALUES: list[Any] = [

@@ -68,6 +68,20 @@ def _keyword_check(keyword: str, argument: Any, schema: dict[str, Any]) -> Check
     if keyword == "additionalProperties" and argument is False and "patternProperties" not in schema:
         known = frozenset(schema.get("properties", {}))
         return lambda v: not isinstance(v, dict) or known.issuperset(v)
+    if keyword == "additionalProperties" and isinstance(argument, dict) and "patternProperties" not in schema:
+        extra_check = fast_check(argument)
+        if extra_check is None:
+            return None
+        declared = frozenset(schema.get("properties", {}))
+        return lambda v: not isinstance(v, dict) or all(
+            extra_check(item) for key, item in v.items() if key not in declared  # type: ignore[misc]
+        )
+    if keyword == "dependentRequired" and isinstance(argument, dict) and all(
+        isinstance(names, list) for names in argument.values()
+    ):
+        return lambda v: not isinstance(v, dict) or all(
+            name in v for key, names in argument.items() if key in v for name in names
+        )
     if keyword == "items" and isinstance(argument, dict):
         subcheck = fast_check(argument)
         if subcheck is None:
