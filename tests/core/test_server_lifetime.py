@@ -180,3 +180,26 @@ async def test_replace_resources_swaps_the_static_resources() -> None:
         assert [resource["uri"] for resource in await client.list_all_resources()] == ["mem://new"]
     with pytest.raises(ValueError, match="two resources"):
         server.replace_resources([Resource("mem://x", "x", read), Resource("mem://x", "y", read)])
+
+
+async def test_background_tasks_start_again_after_overlapping_entries_end_out_of_order() -> None:
+    # Regression: the first entry reset the count to 0 while a nested one was still in; the nested
+    # exit then left it at -1, which counted as "running", so no later entry started the tasks.
+    server = files_server()
+    starts: list[int] = []
+
+    @server.background
+    async def task(served: Server) -> None:
+        starts.append(1)
+        await anyio.sleep_forever()
+
+    first = server.running()
+    second = server.running()
+    await first.__aenter__()
+    await second.__aenter__()
+    await anyio.sleep(0.01)
+    await first.__aexit__(None, None, None)
+    await second.__aexit__(None, None, None)
+    async with server.running():
+        await anyio.sleep(0.01)
+    assert starts == [1, 1]

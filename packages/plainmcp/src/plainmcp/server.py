@@ -355,14 +355,14 @@ class Server:
         ``run_stdio``, the HTTP app's lifespan and ``connect_in_memory`` enter it. Nested entries
         (two in-memory clients of one server) share the first entry's tasks, which end with it.
         """
-        if self._running or not self._background:
+        if self._running > 0 or not self._background:
             self._running += 1
             try:
                 yield
             finally:
                 self._running -= 1
             return
-        self._running = 1
+        self._running += 1
         try:
             async with anyio.create_task_group() as task_group:
                 for task in self._background:
@@ -372,7 +372,7 @@ class Server:
                 finally:
                     task_group.cancel_scope.cancel()
         finally:
-            self._running = 0
+            self._running -= 1
 
     # ------------------------------------------------------------------------------- connecting
 
