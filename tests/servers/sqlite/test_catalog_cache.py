@@ -54,11 +54,31 @@ async def test_repeated_list_tables_and_describe_only_check_the_versions(tmp_pat
         await client.read_resource("sqlite://schema")
     assert again["structuredContent"] == first["structuredContent"]
     assert described["structuredContent"]["name"] == "customers" and described["structuredContent"]["rows"] == 3
-    # One versions check per call; the schema text is read once, then kept.
-    checks = [sql for sql in reader.statements if "data_version" in sql]
-    others = [sql for sql in reader.statements if "data_version" not in sql]
-    assert len(checks) == 4
-    assert len(others) == 1 and "sqlite_schema" in others[0]
+    # The versions are checked by the probe on its own connection, not on the read connection's
+    # thread; the schema text is read once, then kept.
+    assert len(reader.statements) == 1 and "sqlite_schema" in reader.statements[0]
+
+
+async def test_a_locked_database_makes_the_probe_fall_back_to_the_read_connection(tmp_path):
+    path = make_shop(tmp_path)
+    reader = RecordingDatabase(path, "read")
+    async with connect_in_memory(build_server(Config(db=path), Deps(reader))) as client:
+        first = await client.call_tool("list_tables", {})
+        reader.statements.clear()
+        locker = sqlite3.connect(path, isolation_level=None)
+        locker.execute("BEGIN EXCLUSIVE")  # the probe, which never waits, cannot read the header now
+        async with anyio.create_task_group() as task_group:
+
+            async def release() -> None:
+                await anyio.sleep(0.3)
+                locker.execute("COMMIT")
+
+            task_group.start_soon(release)
+            with anyio.fail_after(WAIT):
+                again = await client.call_tool("list_tables", {})  # the read connection waits for the lock
+        locker.close()
+    assert again["structuredContent"] == first["structuredContent"]
+    assert any("data_version" in sql for sql in reader.statements)
 
 
 async def test_cached_list_tables_sees_a_table_and_rows_from_another_connection(tmp_path):

@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from .engine import Database, DatabaseError, DeadlineExceeded
+from .probe import VERSIONS as _VERSIONS
+from .probe import VersionProbe
 
 #: Tables listed at most (a database with more gets ``truncated``).
 MAX_TABLES = 1000
@@ -51,9 +53,6 @@ _SCHEMA = (
     "ORDER BY CASE type WHEN 'table' THEN 0 WHEN 'view' THEN 1 WHEN 'index' THEN 2 ELSE 3 END, tbl_name, name"
 )
 
-_VERSIONS = (
-    "SELECT s.schema_version, d.data_version FROM pragma_schema_version AS s, pragma_data_version AS d"
-)
 
 _ORIGINS = {"c": "CREATE INDEX", "u": "UNIQUE constraint", "pk": "PRIMARY KEY"}
 
@@ -95,8 +94,9 @@ class Catalog:
     nothing, and a change made by anyone, another process included, is seen by the next call.
     """
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, probe: VersionProbe | None = None) -> None:
         self.db = db
+        self.probe = probe
         self._schema_key: tuple[int, int] | None = None
         self._data_key: Versions | None = None
         # Filled as asked, emptied when the schema changes:
@@ -109,9 +109,15 @@ class Catalog:
 
     async def versions(self) -> Versions:
         """Read the versions and drop what they make stale."""
-        outcome = await self.db.run(_VERSIONS, max_rows=1)
-        schema, data = outcome.rows[0]
-        versions = Versions(self.db.connections_opened, int(schema), int(data))
+        read = self.probe.read() if self.probe is not None else None
+        if read is not None:
+            # The probe's own connection: negative numbers keep its values apart from the read
+            # connection's (a switch between the two only drops the cache, never keeps a stale one).
+            versions = Versions(-self.probe.opened, *read)  # type: ignore[union-attr]
+        else:
+            outcome = await self.db.run(_VERSIONS, max_rows=1)
+            schema, data = outcome.rows[0]
+            versions = Versions(self.db.connections_opened, int(schema), int(data))
         if versions.schema_key != self._schema_key:
             self._schema_key = versions.schema_key
             self._listing, self._schema_sql = None, None

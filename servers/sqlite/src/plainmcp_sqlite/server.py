@@ -14,6 +14,7 @@ from plainmcp import Server
 from . import __version__, catalog, prompts, resources, tools, watch
 from .config import Config
 from .engine import Database
+from .probe import VersionProbe
 
 NAME = "plainmcp-sqlite"
 
@@ -52,7 +53,8 @@ def build_server(config: Config | None = None, deps: Deps | None = None) -> Serv
         instructions=INSTRUCTIONS + f"This server is {mode}.",
         resource_subscriptions=True,
     )
-    catalogue = catalog.Catalog(deps.reader)  # shared: one cache of what the database holds
+    # Shared: one cache of what the database holds, checked for changes by a probe on the event loop.
+    catalogue = catalog.Catalog(deps.reader, VersionProbe(deps.reader.path, immutable=deps.reader.immutable))
     tools.register(server, config, catalogue, deps.writer)
     resources.register(server, config, catalogue)
     prompts.register(server, config, catalogue)
@@ -66,6 +68,8 @@ def build_server(config: Config | None = None, deps: Deps | None = None) -> Serv
             else:
                 await anyio.sleep_forever()
         finally:
+            if catalogue.probe is not None:
+                catalogue.probe.close()
             with anyio.CancelScope(shield=True):
                 for db in (deps.reader, deps.writer):
                     if db is not None:
