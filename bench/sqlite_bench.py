@@ -107,6 +107,9 @@ async def peak_memory(command: list[str], tool: str, arguments: dict) -> int:
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="short runs and a 100,000-row table")
+    parser.add_argument("--floor", action="store_true",
+                        help="also measure the least any server can do (bench/servers/sqlite_floor.py): "
+                        "its calls/s over the peer's is the highest ratio reachable")
     options = parser.parse_args()
     install_peer()
     small = make_db(CACHE / "items-10k.db", 10_000)
@@ -137,6 +140,20 @@ async def main() -> None:
     for label, (mine, theirs) in results.items():
         better = mine / theirs if "per second" in label else theirs / mine
         print(f"{label:48} {mine:16.3f} {theirs:18.3f} {better:9.1f}x")
+    if options.floor:
+        await print_floor(small, select, seconds, results)
+
+
+async def print_floor(db: Path, select: str, seconds: float, results: dict[str, tuple[float, float]]) -> None:
+    """The floor server's rates and the ceilings they set (floor calls/s over the peer's)."""
+    floor = [sys.executable, str(ROOT / "bench" / "servers" / "sqlite_floor.py"), str(db)]
+    rates = {
+        "list_tables per second": await rate(floor, "list_tables", {}, seconds),
+        "1,000-row SELECT per second": await rate(floor, "query", {"sql": select}, seconds),
+    }
+    print(f"\n{'floor (sqlite3 + structured rows only)':48} {'floor':>16} {'ceiling vs peer':>18}")
+    for label, floor_rate in rates.items():
+        print(f"{label:48} {floor_rate:16.3f} {floor_rate / results[label][1]:17.1f}x")
 
 
 if __name__ == "__main__":
