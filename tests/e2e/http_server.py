@@ -45,6 +45,7 @@ SERVER_VERSION = "0.1.0"
 
 
 def free_port() -> int:
+    """A TCP port on 127.0.0.1 that was free a moment ago (the caller retries if it is taken by then)."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind((HOST, 0))
         return sock.getsockname()[1]
@@ -84,15 +85,19 @@ class ServerProcess:
             return file.read()
 
     def stop(self) -> int | None:
-        """SIGTERM, then SIGKILL; returns the exit code."""
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(STOP_SECONDS)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(STOP_SECONDS)
-        return self.process.returncode
+        return stop_process(self.process)
+
+
+def stop_process(process: subprocess.Popen[bytes], seconds: float = STOP_SECONDS) -> int | None:
+    """SIGTERM, wait (bounded), then SIGKILL; returns the exit code."""
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(seconds)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(seconds)
+    return process.returncode
 
 
 @contextlib.contextmanager

@@ -13,7 +13,6 @@ import ipaddress
 import json
 import os
 import re
-import signal
 import ssl
 import subprocess
 import sys
@@ -30,7 +29,7 @@ import anyio
 import httpx
 from plainmcp import Server, ToolError
 
-from .http_server import HOST, STARTUP_SECONDS, STOP_SECONDS, TIMEOUT, app_in_thread, free_port
+from .http_server import HOST, STARTUP_SECONDS, STOP_SECONDS, TIMEOUT, app_in_thread, free_port, stop_process
 
 SERVER_NAME = "plainmcp-test-http"
 SERVER_VERSION = "9.9.9"
@@ -139,14 +138,7 @@ class Process:
         return [json.loads(line) for line in self.stderr().splitlines() if line.strip()]
 
     def stop(self) -> int | None:
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(STOP_SECONDS)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(STOP_SECONDS)
-        return self.process.returncode
+        return stop_process(self.process)
 
 
 def everything_command(port: int, *args: str) -> list[str]:

@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -30,6 +28,8 @@ from typing import IO
 
 import httpx
 import pytest
+
+from tests.e2e.http_server import free_port, stop_process
 
 ROOT = Path(__file__).resolve().parents[2]
 HOST = "127.0.0.1"
@@ -48,13 +48,6 @@ HOW_TO_INSTALL = (
     "(`python3 dev.py test` does it when CI is set or the cache is missing), or set PLAINMCP_NODE_BIN, "
     "PLAINMCP_INSPECTOR and PLAINMCP_CONFORMANCE."
 )
-
-
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 that was free a moment ago (the caller retries if it is taken by then)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind((HOST, 0))
-        return probe.getsockname()[1]
 
 
 @dataclass
@@ -110,16 +103,8 @@ class ServerProcess:
         ]
         assert not bad, "the server logged errors:\n" + "\n".join(bad) + f"\n{self.describe()}"
 
-    def stop(self) -> int:
-        """SIGTERM, wait (bounded), then SIGKILL; returns the exit code."""
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(timeout=STOP_TIMEOUT)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(timeout=STOP_TIMEOUT)
-        return self.process.returncode
+    def stop(self) -> int | None:
+        return stop_process(self.process, STOP_TIMEOUT)
 
 
 def _start(transport: str, port: int, stderr_file: IO[bytes], log_level: str) -> ServerProcess:
