@@ -15,6 +15,7 @@ port a few times; its stderr is kept in a temporary file and quoted in every fai
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import subprocess
 import sys
@@ -24,7 +25,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 import httpx
 import pytest
@@ -217,3 +218,36 @@ def node_tools() -> NodeTools:
     if numbers < MIN_NODE:
         pytest.fail(f"{node} is {version!r}; the tools need Node >= 22.19. {HOW_TO_INSTALL}", pytrace=False)
     return tools
+
+
+@dataclass
+class InspectorRun:
+    """One run of the Inspector CLI, and the JSON envelope it printed."""
+
+    command: list[str]
+    returncode: int
+    stdout: str
+    stderr: str
+
+    def describe(self) -> str:
+        return f"command: {self.command}\nexit code: {self.returncode}\nstdout:\n{self.stdout}\nstderr:\n{self.stderr}"
+
+    @property
+    def result(self) -> Any:
+        """The ``result`` of the JSON envelope on stdout."""
+        try:
+            envelope = json.loads(self.stdout)
+        except ValueError:
+            pytest.fail(f"the Inspector printed no JSON on stdout\n{self.describe()}")
+        assert set(envelope) == {"result"}, self.describe()
+        return envelope["result"]
+
+    @property
+    def error(self) -> dict[str, Any]:
+        """The ``error`` of the JSON envelope on stderr."""
+        try:
+            envelope = json.loads(self.stderr)
+        except ValueError:
+            pytest.fail(f"the Inspector printed no JSON error on stderr\n{self.describe()}")
+        assert set(envelope) == {"error"}, self.describe()
+        return envelope["error"]

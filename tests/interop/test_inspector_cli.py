@@ -17,16 +17,15 @@ unknown). With ``--format json`` the result is ``{"result": ...}`` on stdout and
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import os
 import subprocess
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from .http_server import InspectorRun, node_tools
 
 pytestmark = pytest.mark.interop
 
@@ -37,7 +36,6 @@ NOTES_SERVER = [sys.executable, "-m", "plainmcp.examples.notes"]
 #: Bound for one Inspector run: starting Node and the Python server, connecting, one request.
 RUN_TIMEOUT = 60.0
 CONNECT_TIMEOUT_MS = 20000
-MIN_NODE = (22, 19)
 
 ERA_VERSIONS = {"legacy": "2025-11-25", "modern": "2026-07-28"}
 SERVER_INFO_KEY = "io.modelcontextprotocol/serverInfo"
@@ -77,58 +75,12 @@ TOOL_NAMES = [
 # ------------------------------------------------------------------------------------ harness
 
 
-def _installed_paths() -> tuple[Path, Path]:
-    """(node bin dir, mcp-inspector) from the environment, else where scripts/node_tools.py installs them."""
-    inspector = os.environ.get("PLAINMCP_INSPECTOR")
-    node_bin = os.environ.get("PLAINMCP_NODE_BIN")
-    if inspector and node_bin:
-        return Path(node_bin), Path(inspector)
-    spec = importlib.util.spec_from_file_location("_plainmcp_node_tools", ROOT / "scripts" / "node_tools.py")
-    assert spec is not None and spec.loader is not None
-    node_tools = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = node_tools  # dataclasses look their module up there
-    spec.loader.exec_module(node_tools)
-    paths = node_tools.paths()
-    return Path(node_bin or paths["node_bin"]), Path(inspector or paths["inspector"])
-
-
-@dataclass
-class Run:
-    command: list[str]
-    returncode: int
-    stdout: str
-    stderr: str
-
-    def describe(self) -> str:
-        return f"command: {self.command}\nexit code: {self.returncode}\nstdout:\n{self.stdout}\nstderr:\n{self.stderr}"
-
-    @property
-    def result(self) -> Any:
-        """The ``result`` of the JSON envelope on stdout."""
-        try:
-            envelope = json.loads(self.stdout)
-        except ValueError:
-            pytest.fail(f"the Inspector printed no JSON on stdout\n{self.describe()}")
-        assert set(envelope) == {"result"}, self.describe()
-        return envelope["result"]
-
-    @property
-    def error(self) -> dict[str, Any]:
-        """The ``error`` of the JSON envelope on stderr."""
-        try:
-            envelope = json.loads(self.stderr)
-        except ValueError:
-            pytest.fail(f"the Inspector printed no JSON error on stderr\n{self.describe()}")
-        assert set(envelope) == {"error"}, self.describe()
-        return envelope["error"]
-
-
 class Inspector:
     def __init__(self, executable: Path, env: dict[str, str]) -> None:
         self.executable = executable
         self.env = env
 
-    def run(self, server: list[str], *args: str, era: str | None = None, expect: int = 0) -> Run:
+    def run(self, server: list[str], *args: str, era: str | None = None, expect: int = 0) -> InspectorRun:
         """Run ``mcp-inspector --cli <server> [--] [--protocol-era era] <args> --format json -q``.
 
         ``--`` ends the server command when it has flags of its own (otherwise the Inspector might
@@ -161,38 +113,15 @@ class Inspector:
             )
         except subprocess.TimeoutExpired as timeout:
             pytest.fail(f"the Inspector did not finish within {RUN_TIMEOUT}s: {command}\n{timeout.stderr!r}")
-        run = Run(command, done.returncode, done.stdout, done.stderr)
+        run = InspectorRun(command, done.returncode, done.stdout, done.stderr)
         assert run.returncode == expect, f"expected exit code {expect}\n{run.describe()}"
         return run
 
 
 @pytest.fixture(scope="module")
 def inspector(tmp_path_factory) -> Inspector:
-    node_bin, executable = _installed_paths()
-    how = (
-        "The MCP Inspector CLI and Node >= 22.19 are required (never skipped). Install them with "
-        "`python3 scripts/node_tools.py` (`python3 dev.py test` does it when CI is set or the cache is "
-        "missing), or set PLAINMCP_INSPECTOR and PLAINMCP_NODE_BIN."
-    )
-    if not os.access(executable, os.X_OK):
-        pytest.fail(f"no mcp-inspector executable at {executable}. {how}", pytrace=False)
-    node = node_bin / "node"
-    try:
-        version = subprocess.run([str(node), "--version"], capture_output=True, text=True, timeout=30).stdout.strip()
-    except OSError as error:
-        pytest.fail(f"cannot run {node}: {error}. {how}", pytrace=False)
-    numbers = tuple(int(part) for part in version.lstrip("v").split(".")[:2] if part.isdigit())
-    if numbers < MIN_NODE:
-        pytest.fail(f"{node} is {version!r}; the Inspector v2 needs >= 22.19. {how}", pytrace=False)
-
-    home = tmp_path_factory.mktemp("inspector-home")
-    env = dict(os.environ)
-    env["PATH"] = os.pathsep.join([str(node_bin), env.get("PATH", os.defpath)])
-    env["HOME"] = str(home)  # the Inspector keeps state in ~/.mcp-inspector
-    env["MCP_STORAGE_DIR"] = str(home / "storage")
-    env.pop("MCP_CATALOG_PATH", None)
-    env.pop("MCP_CLIENT_CONFIG_PATH", None)
-    return Inspector(executable, env)
+    tools = node_tools()  # fails, never skips, without Node >= 22.19 and the Inspector
+    return Inspector(tools.inspector, tools.env(tmp_path_factory.mktemp("inspector-home")))
 
 
 @pytest.fixture(params=["legacy", "modern"])

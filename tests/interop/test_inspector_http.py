@@ -15,7 +15,6 @@ declarations (servers/everything/README.md). The Inspector and Node come from sc
 
 from __future__ import annotations
 
-import json
 import subprocess
 from dataclasses import dataclass
 from typing import Any
@@ -24,7 +23,7 @@ import pytest
 
 from tests.servers.everything.support import TOOLS
 
-from .http_server import ROOT, NodeTools, ServerProcess, node_tools, running_server
+from .http_server import ROOT, InspectorRun, NodeTools, ServerProcess, node_tools, running_server
 
 pytestmark = pytest.mark.interop
 
@@ -67,33 +66,13 @@ WAYS = {
 }
 
 
-@dataclass
-class Run:
-    command: list[str]
-    returncode: int
-    stdout: str
-    stderr: str
-
-    def describe(self) -> str:
-        return f"command: {self.command}\nexit code: {self.returncode}\nstdout:\n{self.stdout}\nstderr:\n{self.stderr}"
-
-    @property
-    def result(self) -> Any:
-        try:
-            envelope = json.loads(self.stdout)
-        except ValueError:
-            pytest.fail(f"the Inspector printed no JSON on stdout\n{self.describe()}")
-        assert set(envelope) == {"result"}, self.describe()
-        return envelope["result"]
-
-
 class Inspector:
     def __init__(self, tools: NodeTools, env: dict[str, str], server: ServerProcess) -> None:
         self.tools = tools
         self.env = env
         self.server = server
 
-    def run(self, way: Way, *args: str) -> Run:
+    def run(self, way: Way, *args: str) -> InspectorRun:
         era = ["--protocol-era", way.era] if way.era else []
         command = [
             str(self.tools.inspector),
@@ -121,7 +100,7 @@ class Inspector:
             )
         except subprocess.TimeoutExpired as timeout:
             pytest.fail(f"the Inspector did not finish within {RUN_TIMEOUT}s: {command}\n{timeout.stderr!r}")
-        run = Run(command, done.returncode, done.stdout, done.stderr)
+        run = InspectorRun(command, done.returncode, done.stdout, done.stderr)
         assert run.returncode == 0, f"{run.describe()}\n{self.server.describe()}"
         return run
 
