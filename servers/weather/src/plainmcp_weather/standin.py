@@ -296,7 +296,7 @@ class StandIn:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m plainmcp_weather.standin",
+    parser = argparse.ArgumentParser(prog="plainmcp-weather-standin",
                                      description="A local stand-in for Open-Meteo and the NWS (127.0.0.1 only).")
     parser.add_argument("--port", type=int, default=8765, help="port to listen on (0: any free one)")
     parser.add_argument("--verbose", action="store_true", help="log each request to stderr")
