@@ -1,6 +1,6 @@
 """A local stand-in for Open-Meteo (geocoding, forecast) and the NWS (points, alerts), with faults.
 
-Run ``python -m plainmcp_weather.standin --port 8765`` and start the weather server with
+Run ``plainmcp-weather-standin --port 8765`` and start the weather server with
 ``--geocoding-url``, ``--forecast-url`` and ``--nws-url`` all set to ``http://127.0.0.1:8765``:
 it answers every API at its real path. Offline demos use it; so do the end-to-end tests, which
 also start it in-process with :class:`StandIn`.
