@@ -562,8 +562,10 @@ def test_the_limits_are_options_of_the_shared_command_line():
         with client() as first, client() as second, client() as third:
             with first.stream("GET", f"{served.base_url}/sse", headers=sse) as one:
                 assert one.status_code == 200
-                # The one SSE session there may be is taken; two connections are open, the limit.
+                # The one SSE session there may be is taken; this peer holds one slot, its cap
+                # (half of two), and it is serving: the next connection gets the busy answer.
                 with second.stream("GET", f"{served.base_url}/sse", headers=sse) as two:
                     assert two.status_code == 503
-                    assert third.get(f"{served.base_url}/health").status_code == 503
-            wait_until(lambda: third.get(f"{served.base_url}/health").status_code == 200, message="a connection freed")
+                    assert third.get(f"{served.base_url}/health").status_code == 200  # still answered
+                    assert third.post(served.url, content=dumps(initialize_body()), headers=legacy_headers(version=None)).status_code == 503
+            wait_until(lambda: third.post(served.url, content=dumps(initialize_body()), headers=legacy_headers(version=None)).status_code == 200, message="a connection freed")

@@ -233,13 +233,22 @@ def run_http(
     certfile: str | None = None,
     keyfile: str | None = None,
     max_connections: int = 1000,
+    max_connections_per_peer: int | None = None,
+    header_timeout: float = 10.0,
     **options: Any,
 ) -> None:
     """Serve over HTTP until SIGTERM/SIGINT (blocking). ``transport="sse"`` serves only the
     2024-11-05 HTTP+SSE endpoints; ``"http"`` serves Streamable HTTP, the gateway and those
     endpoints too. With ``certfile`` and ``keyfile`` it serves HTTPS (uvicorn's TLS).
-    ``max_connections`` bounds connections at once (503 past it)."""
+
+    ``max_connections`` bounds connections at once; one peer address holds at most
+    ``max_connections_per_peer`` of them (default half; 0 for no cap, behind a proxy), and
+    each request head must arrive within ``header_timeout`` seconds. Idle connections give their
+    slot up to new ones; when every slot serves a request, ``/health`` is still answered and
+    anything else gets 503 (see :mod:`plainmcp.connection_guard`)."""
     import uvicorn
+
+    from .connection_guard import ConnectionGuard, guarded_protocol
 
     if (certfile is None) != (keyfile is None):
         raise ValueError("TLS needs both a certificate file and a key file")
@@ -261,7 +270,16 @@ def run_http(
         # MCP clients call again after their model has thought; uvicorn's 5 s default would close
         # most connections in between, and a request racing that close fails with a reset.
         timeout_keep_alive=30,
-        limit_concurrency=max_connections + 1,  # uvicorn counts the new connection itself too
+        # Slots are ours (connection_guard): uvicorn's limit counts idle connections too and would
+        # answer 503 to everyone while a few silent sockets are open.
+        limit_concurrency=None,
+        http=guarded_protocol(ConnectionGuard(
+            max_connections,
+            max_per_peer=max(1, max_connections // 2) if max_connections_per_peer is None else max_connections_per_peer,
+            header_timeout=header_timeout,
+            health_path=HEALTH_PATH,
+        )),
+        ws="none",  # nothing here speaks WebSocket: an upgrade request is served as plain HTTP
         ssl_certfile=certfile,
         ssl_keyfile=keyfile,
     )

@@ -114,7 +114,13 @@ def add_http_options(parser: argparse.ArgumentParser, env_prefix: str) -> None:
     option("--max-sessions", "MAX_SESSIONS", type=int, default=1000,
            help="sessions at once per transport; past it a new one gets 503")
     option("--max-connections", "MAX_CONNECTIONS", type=int, default=1000,
-           help="connections at once; past it requests get 503")
+           help="connections at once; idle ones give their slot up to new ones, and when every "
+           "slot serves a request, requests get 503 (/health is still answered)")
+    option("--max-connections-per-peer", "MAX_CONNECTIONS_PER_PEER", type=int, default=None,
+           help="connections one client address may hold (default half of --max-connections; "
+           "0: no cap, for a server behind a proxy)")
+    option("--header-timeout", "HEADER_TIMEOUT", type=float, default=10.0,
+           help="seconds a connection has to send a request head before it is closed")
 
 
 def http_auth(args: argparse.Namespace) -> Any:
@@ -179,6 +185,8 @@ def serve(server: Any, args: argparse.Namespace) -> None:
         max_body_bytes=int(args.max_body_bytes),
         max_sessions=int(args.max_sessions),
         max_connections=int(args.max_connections),
+        max_connections_per_peer=None if args.max_connections_per_peer is None else int(args.max_connections_per_peer),
+        header_timeout=float(args.header_timeout),
     )
 
 
