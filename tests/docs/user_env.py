@@ -49,11 +49,14 @@ class UserEnv:
 
 def make_home(home: Path) -> None:
     """The files and directories the READMEs' examples name, below ``home``."""
-    for directory in ("notes", "projects/site", "Documents", "tmp", "prompts", "data", ".config"):
+    for directory in ("notes", "projects/site", "Documents", "tmp", "prompts", "data", "project/.claude/commands",
+                      "work/.github/prompts"):
         (home / directory).mkdir(parents=True, exist_ok=True)
     (home / "notes" / "todo.md").write_text("# todo\n- ship it\n")
     (home / "projects" / "site" / "index.html").write_text("<h1>site</h1>\n")
     (home / "prompts" / "review.md").write_text(PROMPT)
+    (home / "project" / ".claude" / "commands" / "explain.md").write_text("Explain $ARGUMENTS simply.\n")
+    (home / "work" / ".github" / "prompts" / "tests.prompt.md").write_text("Write tests for {{code}}.\n")
     for name in ("data/shop.db", "books.db", "shop.db", "work/shop.db", "work/app.db"):
         path = home / name
         path.parent.mkdir(parents=True, exist_ok=True)
