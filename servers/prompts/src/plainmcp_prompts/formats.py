@@ -33,7 +33,7 @@ from collections.abc import Callable
 from typing import Any
 
 from . import template
-from .frontmatter import Document, FormatError, parse
+from .frontmatter import Document, FormatError, parse, quote
 from .messages import split_turns
 from .model import ArgumentSpec, MessageTemplate, PromptSpec
 
@@ -59,7 +59,7 @@ def detect(meta: dict[str, Any], body: str, path: str, doc: Document) -> str:
     forced = meta.get("format")
     if forced is not None:
         if forced not in FORMATS:
-            raise FormatError(f"format must be one of {', '.join(FORMATS)}, not {forced!r}", doc.line("format"))
+            raise FormatError(f"format must be one of {', '.join(FORMATS)}, not {quote(forced)}", doc.line("format"))
         return str(forced)
     if path.endswith(VSCODE_SUFFIX):
         return "vscode"
@@ -79,7 +79,7 @@ def load_prompt(text: str, *, root: str, path: str, warn: Warn) -> PromptSpec:
     kind = detect(meta, doc.body, path, doc)
     for key in meta:
         if key not in _KNOWN_KEYS[kind]:
-            warn(doc.line(key), f"unknown front matter key {key!r} for a {kind} file (ignored)")
+            warn(doc.line(key), f"unknown front matter key {quote(key)} for a {kind} file (ignored)")
     name = _name(meta, path, kind, doc)
     if kind == "plainmcp":
         messages, arguments = _plainmcp_body(meta, doc, warn)
@@ -109,7 +109,7 @@ def _name(meta: dict[str, Any], path: str, kind: str, doc: Document) -> str:
     if name is not None:
         if not isinstance(name, str) or not PROMPT_NAME.fullmatch(name):
             raise FormatError(
-                f"name {name!r} must be 1-64 characters from A-Z a-z 0-9 _ . -", doc.line("name")
+                f"name {quote(name)} must be 1-64 characters from A-Z a-z 0-9 _ . -", doc.line("name")
             )
         return name
     filename = path.rsplit("/", 1)[-1]
@@ -203,12 +203,12 @@ def _argument(item: Any, index: int, doc: Document, warn: Warn) -> ArgumentSpec:
     name = item.get("name")
     if not isinstance(name, str) or not template.ARGUMENT_NAME.fullmatch(name):
         raise FormatError(
-            f"argument name {name!r} must start with a letter or _ and use only A-Z a-z 0-9 _ - (at most 64)",
+            f"argument name {quote(name)} must start with a letter or _ and use only A-Z a-z 0-9 _ - (at most 64)",
             line("name"),
         )
     for key in item:
         if key not in _ARGUMENT_KEYS:
-            warn(line(key), f"unknown key {key!r} in argument {name!r} (ignored)")
+            warn(line(key), f"unknown key {quote(key)} in argument {name!r} (ignored)")
     for key in ("title", "description"):
         if item.get(key) is not None and not isinstance(item[key], str):
             raise FormatError(f"{key} of argument {name!r} must be a string", line(key))
@@ -235,7 +235,7 @@ def _argument(item: Any, index: int, doc: Document, warn: Warn) -> ArgumentSpec:
         values = tuple(dict.fromkeys(value for value in converted if value is not None))
         if default is not None and default not in values:
             raise FormatError(
-                f"default {default!r} of argument {name!r} is not one of its values ({', '.join(values)})",
+                f"default {quote(default)} of argument {name!r} is not one of its values ({quote(', '.join(values))})",
                 line("default"),
             )
     return ArgumentSpec(
@@ -263,7 +263,7 @@ def _claude_body(meta: dict[str, Any], doc: Document) -> tuple[tuple[MessageTemp
     hint = meta.get("argument-hint")
     if hint is not None and not isinstance(hint, str):
         hint = _scalar(hint) if not isinstance(hint, list) else " ".join(f"[{h}]" for h in hint)
-    highest, whole = template.claude_positions(doc.body)
+    highest, whole = template.claude_positions(doc.body, doc.body_line)
     if not doc.body.strip():
         raise FormatError("the command has no text (the body is empty)", doc.body_line)
     arguments: list[ArgumentSpec] = []

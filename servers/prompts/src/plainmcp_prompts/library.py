@@ -4,10 +4,15 @@
   earlier one (so a user directory can override a bundled prompt). Inside one directory, two files
   with the same name are a mistake: the first in path order is served and the other is reported.
 - Files are ``*.md`` below each directory (sub-folders included, at most ``max_depth`` deep; hidden
-  files and folders, and symlinks leading out of the directory, are skipped).
-- A file that does not parse is reported on stderr (file, line, problem) and skipped; if it parsed
-  before in this process, its last valid version is served until it parses again.
-- Bounds: ``max_files`` files per directory, ``max_file_bytes`` per file.
+  files and folders are skipped). Everything is listed and opened through directory descriptors
+  from the directory (``beneath``): links inside it are followed, links leading out are skipped,
+  folders are never entered through a link, whatever is swapped while a scan runs.
+- A directory or folder that cannot be read is reported and skipped; the others are still served.
+- A file that does not parse is reported on stderr (file, line, problem: one bounded line each) and
+  skipped; if it parsed before in this process, its last valid version is served until it parses
+  again. Nothing a file holds can make a scan fail: an unexpected error skips that file only.
+- Bounds: ``max_files`` files per directory, ``max_file_bytes`` per file, ``MAX_WARNINGS`` warnings
+  per file, and the front matter's own (``frontmatter``, ``safeyaml``).
 
 Nothing here is async or knows about MCP: :meth:`Library.scan` is a plain function of the files.
 """
@@ -20,7 +25,7 @@ import urllib.parse
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from . import template
+from . import beneath, template
 from .formats import load_file_text
 from .frontmatter import FormatError
 from .model import Embed, PromptSpec
@@ -28,6 +33,8 @@ from .model import Embed, PromptSpec
 logger = logging.getLogger(__name__)
 
 EMBED_URI_PREFIX = "prompts://file/"
+#: Warnings reported per file; the rest are counted in one more line.
+MAX_WARNINGS = 10
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,9 +94,10 @@ class Library:
         embedded: dict[tuple[str, str], str] = {}
         for root in self.dirs:
             in_root: dict[str, PromptSpec] = {}
-            for path in self._files(root, problems):
+            for relative in self._files(root, problems):
+                path = os.path.join(root, relative)
                 seen.add(path)
-                spec = self._load(root, path, problems, embedded)
+                spec = self._load(root, relative, problems, embedded)
                 if spec is None:
                     continue
                 first = in_root.get(spec.name)
@@ -113,25 +121,22 @@ class Library:
         return changed
 
     def _files(self, root: str, problems: list[Problem]) -> list[str]:
-        """The ``*.md`` files below ``root``, sorted, within the bounds."""
-        if not os.path.isdir(root):
+        """The ``*.md`` files below ``root`` (paths below it, ``/``-separated), sorted, within the bounds."""
+
+        def unreadable(relative: str, error: OSError) -> None:
+            problems.append(Problem(os.path.join(root, relative), None,
+                                    f"the folder cannot be read ({_reason(error)}); skipped"))
+
+        try:
+            found = [entry.path for entry in beneath.walk(root, self.max_depth, unreadable)
+                     if entry.path.endswith(".md")]
+        except (FileNotFoundError, NotADirectoryError):
             problems.append(Problem(root, None, "the directory does not exist; no prompts are read from it"))
             return []
-        real_root = os.path.realpath(root)
-        found: list[str] = []
-        for folder, subfolders, names in os.walk(root, onerror=None, followlinks=False):
-            depth = 0 if folder == root else os.path.relpath(folder, root).count(os.sep) + 1
-            subfolders[:] = sorted(d for d in subfolders if not d.startswith(".")) if depth < self.max_depth else []
-            for name in sorted(names):
-                if name.startswith(".") or not name.endswith(".md"):
-                    continue
-                path = os.path.join(folder, name)
-                if os.path.islink(path):
-                    target = os.path.realpath(path)
-                    if os.path.commonpath([real_root, target]) != real_root:
-                        problems.append(Problem(path, None, "a symlink leading out of the directory; skipped"))
-                        continue
-                found.append(path)
+        except OSError as error:
+            problems.append(Problem(root, None, f"the directory cannot be read ({_reason(error)}); "
+                                    "no prompts are read from it"))
+            return []
         found.sort()
         if len(found) > self.max_files:
             problems.append(Problem(root, None, f"more than {self.max_files} prompt files; only the first "
@@ -139,17 +144,35 @@ class Library:
             found = found[: self.max_files]
         return found
 
-    def _load(self, root: str, path: str, problems: list[Problem], embedded: dict[tuple[str, str], str]) -> PromptSpec | None:
+    def _load(self, root: str, relative: str, problems: list[Problem], embedded: dict[tuple[str, str], str]) -> PromptSpec | None:
+        path = os.path.join(root, relative)
         try:
-            stat = os.stat(path)
-            key = (stat.st_mtime_ns, stat.st_size, stat.st_ino)
+            fd: int | None = beneath.open_below(root, relative)[0]
+        except FileNotFoundError:
+            return None  # removed between the walk and now (or a dangling link): the next scan forgets it
+        except beneath.OutsideError:
+            problems.append(Problem(path, None, "a symlink leading out of the directory; skipped"))
+            return None
         except OSError:
-            return None  # removed between the walk and now: the next scan forgets it
-        cached = self._cache.get(path)
-        outcome = cached[1] if cached is not None and cached[0] == key else self._parse(root, path)
-        self._cache[path] = (key, outcome)
-        for line, message in outcome.warnings:
+            fd = None
+        try:
+            if fd is None:
+                key, outcome = None, _Outcome(None, FormatError("the file cannot be read"), ())
+            else:
+                # The version is that of the file opened, not of a path looked up again.
+                stat = os.fstat(fd)
+                key = (stat.st_mtime_ns, stat.st_size, stat.st_ino)
+                cached = self._cache.get(path)
+                outcome = cached[1] if cached is not None and cached[0] == key else self._parse(root, relative, fd)
+        finally:
+            if fd is not None:
+                os.close(fd)
+        if key is not None:
+            self._cache[path] = (key, outcome)
+        for line, message in outcome.warnings[:MAX_WARNINGS]:
             problems.append(Problem(path, line, message))
+        if len(outcome.warnings) > MAX_WARNINGS:
+            problems.append(Problem(path, None, f"{len(outcome.warnings) - MAX_WARNINGS} more warnings"))
         error = outcome.error
         if outcome.spec is not None:
             # Embedded files are checked at every scan, not cached with the file: one may appear,
@@ -164,8 +187,11 @@ class Library:
         problems.append(Problem(path, error.line, error.message + suffix))
         return last
 
-    def _parse(self, root: str, path: str) -> _Outcome:
-        data = template.read_regular_file(path, self.max_file_bytes + 1)
+    def _parse(self, root: str, relative: str, fd: int) -> _Outcome:
+        try:
+            data = beneath.read_regular(fd, self.max_file_bytes + 1)
+        except OSError:
+            data = None
         try:
             if data is None:
                 raise FormatError("the file cannot be read")
@@ -175,10 +201,13 @@ class Library:
                 text = data.decode("utf-8")
             except UnicodeDecodeError as error:
                 raise FormatError("the file is not UTF-8 text", data[: error.start].count(b"\n") + 1) from None
-            relative = os.path.relpath(path, root).replace(os.sep, "/")
             spec, warnings = load_file_text(text, root=root, path=relative)
         except FormatError as error:
             return _Outcome(None, error, ())
+        except Exception as error:  # a bug must cost this file only, never the library
+            logger.debug("loading %s failed", os.path.join(root, relative), exc_info=True)
+            return _Outcome(None, FormatError(f"the file could not be loaded: unexpected {type(error).__name__} "
+                                              "(details with --log-level debug)"), ())
         return _Outcome(spec, None, tuple(warnings))
 
     @staticmethod
@@ -200,6 +229,10 @@ class Library:
         relative, text = template.read_embedded(spec.root, _folder(spec), embed.path)
         uri = EMBED_URI_PREFIX + urllib.parse.quote(relative, safe="/")
         return template.EmbeddedFile(uri, text, template.mime_type(relative))
+
+
+def _reason(error: OSError) -> str:
+    return os.strerror(error.errno).lower() if error.errno else "an error"
 
 
 def _folder(spec: PromptSpec) -> str:

@@ -18,14 +18,14 @@ from __future__ import annotations
 import mimetypes
 import os
 import re
-import stat
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from plainmcp import content
 
-from .frontmatter import FormatError
+from . import beneath
+from .frontmatter import FormatError, quote
 from .model import Embed, MessageTemplate, Segment, Slot, Text
 
 #: Argument names: what ``{{...}}`` accepts, and what the front matter may declare.
@@ -37,6 +37,8 @@ _VSCODE = re.compile(r"\$\{input:(?P<name>[A-Za-z0-9_-]+)(?::(?P<hint>[^}\n]*))?
 
 #: Largest file that may be embedded.
 MAX_EMBED_BYTES = 256 * 1024
+#: Highest ``$N`` of a Claude Code command (each is an argument of the prompt).
+MAX_POSITIONAL = 32
 
 
 def _merge(segments: list[Segment]) -> tuple[Segment, ...]:
@@ -79,7 +81,7 @@ def compile_native(text: str, first_line: int) -> tuple[Segment, ...]:
             segments.append(Slot(inner))
         else:
             raise FormatError(
-                f"'{{{{{inner}}}}}' is not a placeholder: templates only substitute {{{{argument}}}} and embed "
+                f"{quote('{{' + inner + '}}')} is not a placeholder: templates only substitute {{{{argument}}}} and embed "
                 "{{> file}} (write \\{{ for a literal '{{')",
                 line,
             )
@@ -87,14 +89,20 @@ def compile_native(text: str, first_line: int) -> tuple[Segment, ...]:
     return _merge(segments)
 
 
-def claude_positions(text: str) -> tuple[int, bool]:
-    """(highest ``$N`` used, whether ``$ARGUMENTS`` is used) in a Claude Code command body."""
+def claude_positions(text: str, first_line: int = 1) -> tuple[int, bool]:
+    """(highest ``$N`` used, whether ``$ARGUMENTS`` is used) in a Claude Code command body (which
+    starts at file line ``first_line``). Raises FormatError for a ``$N`` above MAX_POSITIONAL."""
     highest, whole = 0, False
     for match in _CLAUDE.finditer(text):
-        if match.group("index") is None:
+        index = match.group("index")
+        if index is None:
             whole = True
+        elif len(index) > 2 or int(index) > MAX_POSITIONAL:  # length first: int() of 5,000 digits fails
+            line = first_line + text.count("\n", 0, match.start())
+            raise FormatError(f"{quote(match.group(0), 12)} is beyond ${MAX_POSITIONAL}, the highest positional "
+                              "argument a command may use", line)
         else:
-            highest = max(highest, int(match.group("index")))
+            highest = max(highest, int(index))
     return highest, whole
 
 
@@ -202,53 +210,43 @@ def _flush(rendered: list[dict[str, Any]], role: str, pending: list[str]) -> Non
 def check_embed_path(path: str, line: int | None = None) -> None:
     """Refuse, as written, a path that could leave the library. Raises FormatError."""
     if "\x00" in path or "\\" in path:
-        raise FormatError(f"embedded path {path!r} may not contain backslashes or NUL", line)
+        raise FormatError(f"embedded path {quote(path)} may not contain backslashes or NUL", line)
     if path.startswith(("/", "~")) or re.match(r"[A-Za-z]:", path):
-        raise FormatError(f"embedded path {path!r} must be relative to the embedding file", line)
+        raise FormatError(f"embedded path {quote(path)} must be relative to the embedding file", line)
 
 
 def read_embedded(root: str, folder: str, path: str) -> tuple[str, str]:
     """(path below ``root``, text) of the file ``path`` written in a file of ``folder`` (a path below
-    ``root``). Everything is checked on the real, symlink-free path, at every read: the file must be
-    inside ``root``, not hidden, a regular file of at most MAX_EMBED_BYTES of UTF-8.
+    ``root``), read at every call through directory descriptors from ``root`` (``beneath``): links
+    inside the library are followed, a link or ``..`` leading out is refused whenever it appears.
+    The file must not be hidden (on its resolved path) and must be a regular file of at most
+    MAX_EMBED_BYTES of UTF-8.
 
     Raises FormatError with a message that names no host path.
     """
     check_embed_path(path)
-    real_root = os.path.realpath(root)
-    real = os.path.realpath(os.path.join(real_root, folder, path))
-    if os.path.commonpath([real_root, real]) != real_root or real == real_root:
-        raise FormatError(f"embedded file {path!r} is outside the library directory")
-    relative = os.path.relpath(real, real_root).replace(os.sep, "/")
-    if any(part.startswith(".") for part in relative.split("/")):
-        raise FormatError(f"embedded file {path!r} is hidden; hidden files are never embedded")
-    data = read_regular_file(real, MAX_EMBED_BYTES + 1)
+    try:
+        fd, relative = beneath.open_below(root, f"{folder}/{path}" if folder else path)
+    except beneath.OutsideError:
+        raise FormatError(f"embedded file {quote(path)} is outside the library directory") from None
+    except OSError:
+        raise FormatError(f"embedded file {quote(path)} does not exist or is not a readable regular file") from None
+    try:
+        if any(part.startswith(".") for part in relative.split("/")):
+            raise FormatError(f"embedded file {quote(path)} is hidden; hidden files are never embedded")
+        data = beneath.read_regular(fd, MAX_EMBED_BYTES + 1)
+    except OSError:
+        data = None
+    finally:
+        os.close(fd)
     if data is None:
-        raise FormatError(f"embedded file {path!r} does not exist or is not a readable regular file")
+        raise FormatError(f"embedded file {quote(path)} does not exist or is not a readable regular file")
     if len(data) > MAX_EMBED_BYTES:
-        raise FormatError(f"embedded file {path!r} is larger than {MAX_EMBED_BYTES // 1024} KiB")
+        raise FormatError(f"embedded file {quote(path)} is larger than {MAX_EMBED_BYTES // 1024} KiB")
     try:
         return relative, data.decode("utf-8")
     except UnicodeDecodeError:
-        raise FormatError(f"embedded file {path!r} is not UTF-8 text") from None
-
-
-def read_regular_file(path: str, limit: int) -> bytes | None:
-    """Up to ``limit`` bytes of ``path`` if it is a regular file, else None. Opened without blocking
-    and checked on the open descriptor, so a FIFO or device put in the library cannot hang a read."""
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    except OSError:
-        return None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        with os.fdopen(fd, "rb", closefd=False) as file:
-            return file.read(limit)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
+        raise FormatError(f"embedded file {quote(path)} is not UTF-8 text") from None
 
 
 def mime_type(path: str) -> str:

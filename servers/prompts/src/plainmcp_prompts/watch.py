@@ -4,6 +4,10 @@ Changes are debounced by watchfiles itself: after the first change it waits unti
 been quiet for ``debounce_ms`` (an editor's save is several writes), then the library is rescanned
 once; the catalog publishes only if what is served changed. Once the watcher is running (its first
 idle period), one rescan catches anything edited between the server's start and the watcher's.
+
+Watching never ends the server. A directory that cannot be read is not watched (the library's scan
+reports it); if watchfiles cannot watch the others (a folder inside them cannot be read, too many
+watches), that is logged once and the library is rescanned every :data:`POLL_SECONDS` instead.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ import os
 import anyio
 from watchfiles import awatch
 
+from . import beneath
 from .catalog import Catalog
 
 logger = logging.getLogger(__name__)
@@ -22,14 +27,27 @@ logger = logging.getLogger(__name__)
 MAX_HOLD_MS = 2000
 #: How long one wait for changes lasts before it reports an idle period.
 IDLE_MS = 500
+#: Time between two rescans when watchfiles cannot watch the directories.
+POLL_SECONDS = 2.0
 
 
 async def watch_library(catalog: Catalog, debounce_ms: int) -> None:
     """Rescan ``catalog``'s library on every change of its directories, until cancelled."""
-    dirs = [directory for directory in catalog.library.dirs if os.path.isdir(directory)]
+    dirs = [directory for directory in catalog.library.dirs if _readable(directory)]
     if not dirs:
-        logger.warning("no existing prompt directory to watch")
+        logger.warning("no readable prompt directory to watch")
         return
+    try:
+        await _watch(catalog, dirs, debounce_ms)
+    except OSError as error:
+        logger.warning("cannot watch the prompt directories (%s); rescanning every %g s instead",
+                       _reason(error), POLL_SECONDS)
+        await _poll(catalog)
+    finally:
+        catalog.watching = False
+
+
+async def _watch(catalog: Catalog, dirs: list[str], debounce_ms: int) -> None:
     stop = anyio.Event()
     caught_up = False
     try:
@@ -55,8 +73,41 @@ async def watch_library(catalog: Catalog, debounce_ms: int) -> None:
                 if not caught_up:
                     caught_up = catalog.watching = True
             task_group.cancel_scope.cancel()
-    finally:
-        catalog.watching = False
+    except BaseExceptionGroup as group:  # the task group wraps watchfiles' error
+        failures, others = group.split(OSError)
+        if failures is None or others is not None:
+            raise
+        raise _first(failures) from None
+
+
+async def _poll(catalog: Catalog) -> None:
+    while True:
+        try:
+            await catalog.reload()
+        except Exception:  # a rescan must never end the watching; the traceback goes to stderr
+            logger.exception("rescanning the prompt library failed")
+        catalog.watching = True
+        await anyio.sleep(POLL_SECONDS)
+
+
+def _first(group: BaseExceptionGroup) -> BaseException:
+    error = group.exceptions[0]
+    return _first(error) if isinstance(error, BaseExceptionGroup) else error
+
+
+def _reason(error: OSError) -> str:
+    # watchfiles raises its OSErrors without an errno; its message names paths, kept for the log.
+    if error.errno:
+        return os.strerror(error.errno).lower()
+    return "permission denied" if isinstance(error, PermissionError) else type(error).__name__
+
+
+def _readable(directory: str) -> bool:
+    try:
+        os.close(beneath.open_root(directory))
+    except OSError:
+        return False
+    return True
 
 
 async def _set_when_cancelled(event: anyio.Event) -> None:
