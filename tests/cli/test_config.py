@@ -49,8 +49,11 @@ def test_config_snippet_starts_a_server_that_answers() -> None:
 @pytest.mark.parametrize(
     ("client", "expected"),
     [
-        ("vscode", {"servers": {"remote": {"type": "http", "url": "http://127.0.0.1:8000/mcp",
-                                           "headers": {"Authorization": "Bearer t"}}}}),
+        # VS Code prompts for the token and keeps it in its secret storage: the file never holds it.
+        ("vscode", {"inputs": [{"type": "promptString", "id": "remote-token", "password": True,
+                                "description": "Bearer token for the remote MCP server"}],
+                    "servers": {"remote": {"type": "http", "url": "http://127.0.0.1:8000/mcp",
+                                           "headers": {"Authorization": "Bearer ${input:remote-token}"}}}}),
         ("cursor", {"mcpServers": {"remote": {"url": "http://127.0.0.1:8000/mcp",
                                               "headers": {"Authorization": "Bearer t"}}}}),
         ("claude", {"mcpServers": {"remote": {"command": "npx", "args": [

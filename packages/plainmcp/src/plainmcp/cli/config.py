@@ -2,7 +2,16 @@
 
 The snippet names the installed command by its absolute path: desktop clients start servers with
 a minimal PATH (Claude Desktop on macOS does not read the shell's profile), so ``plainmcp-sqlite``
-alone is often "command not found" there, while ``/home/me/.local/bin/plainmcp-sqlite`` works.
+alone is often "command not found" there, while ``/home/me/.local/bin/plainmcp-sqlite`` works. The
+server is looked for where users install it (:mod:`.locate`: this environment, PATH, pipx, uv), and
+one line on stderr says which one the snippet uses. For the same reason (the client picks the
+working directory) path arguments are made absolute (:mod:`.server_args`).
+
+Secrets: VS Code prompts for them and keeps them in its secret storage (``inputs`` with
+``"password": true``, referenced as ``${input:ID}``), so its snippet never carries one: a ``--secret``
+variable, an ``--env`` whose name says key/token/secret/password, and an ``Authorization`` (or other
+credential) ``--header`` become inputs. Claude Desktop and Cursor have no prompt: there the value is
+written into the snippet.
 """
 
 from __future__ import annotations
@@ -10,12 +19,15 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import sys
 from pathlib import Path
 from typing import Any
 
+from .locate import Found, Missing, locate
 from .run import FAILED, OK, USAGE, fail
+from .server_args import Usage, absolute_paths, read_usage
 from .targets import UsageError, is_url
 
 CLIENTS = ("claude", "cursor", "vscode")
@@ -38,8 +50,11 @@ def add_parser(commands: Any) -> None:
         usage="plainmcp config [options] SERVER --client {claude,cursor,vscode} [-- SERVER_ARG ...]",
         epilog="examples:\n"
         "  plainmcp config filesystem --client claude -- ~/Documents\n"
-        "  plainmcp config sqlite --client vscode --env PLAINMCP_SQLITE_LOG_LEVEL=debug -- --db ~/data.db\n"
+        "  plainmcp config sqlite --client vscode --env PLAINMCP_SQLITE_LOG_LEVEL=debug -- --db shop.db\n"
+        "  plainmcp config weather --client vscode --secret PLAINMCP_WEATHER_OPEN_METEO_API_KEY\n"
         "  plainmcp config weather --client cursor --http http://127.0.0.1:8000/mcp\n\n"
+        "The server is looked for in this environment, on PATH, in pipx's venvs and in uv's tools;\n"
+        "path arguments (the server's --help says which) are made absolute, a leading ~ is kept.\n\n"
         "exit codes:\n  0  printed\n  1  the server command is not installed\n  2  usage error",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -52,8 +67,13 @@ def add_parser(commands: Any) -> None:
                         help="environment variable for the server (repeatable)")
     parser.add_argument("--http", metavar="URL",
                         help="configure a server already running at this Streamable HTTP URL instead of a command")
+    parser.add_argument("--secret", action="append", default=[], metavar="NAME",
+                        help="environment variable holding a secret (repeatable): VS Code prompts for it; for "
+                        "Claude and Cursor its value is taken from this shell's environment")
     parser.add_argument("--header", action="append", default=[], metavar="'NAME: VALUE'",
                         help="HTTP header for --http (repeatable), e.g. 'Authorization: Bearer ...'")
+    parser.add_argument("--explain", action="store_true",
+                        help="say on stderr where the server was looked for and which arguments were made absolute")
     parser.set_defaults(run=main)
 
 
@@ -79,13 +99,19 @@ def build(args: argparse.Namespace) -> dict[str, Any]:
     if args.http is not None:
         if not is_url(args.http):
             raise UsageError(f"--http {args.http!r}: expected an http:// or https:// URL")
-        if args.command_tail or env:
-            raise UsageError("--http configures a running server: server arguments and --env do not apply")
+        if args.command_tail or env or args.secret:
+            raise UsageError("--http configures a running server: server arguments, --env and --secret do not apply")
         return remote_entry(args.client, name, args.http, _headers(args.header))
     if args.header:
         raise UsageError("--header applies to --http")
-    command = find_command(args.server)
-    return stdio_entry(args.client, name, command, list(args.command_tail or ()), env)
+    command = find_command(args.server, explain=args.explain)
+    server_args = list(args.command_tail or ())
+    secrets = _secrets(args.secret, args.client)
+    if server_args or env or secrets:
+        usage = read_usage(command)
+        server_args = _absolute_args(command, server_args, usage, args.explain)
+        _check_env_names(command, [*env, *secrets], usage)
+    return stdio_entry(args.client, name, command, server_args, env, secrets)
 
 
 def short_name(server: str) -> str:
@@ -95,42 +121,84 @@ def short_name(server: str) -> str:
     return base.removeprefix("plainmcp-") or base
 
 
-def find_command(server: str) -> str:
-    """The absolute path of the server's command: a path as given (made absolute), else
-    ``plainmcp-<server>`` (or ``server`` itself) on PATH, else next to this Python (a venv or pipx
-    environment whose bin directory is not on PATH). Raises LookupError."""
-    if os.sep in server or (os.altsep and os.altsep in server):
+def find_command(server: str, explain: bool = False) -> list[str]:
+    """The command line that starts the server, absolute: a path as given (made absolute), else the
+    installed ``plainmcp-<server>`` (:func:`.locate.locate`; one line on stderr says which), else
+    ``server`` itself on PATH. Raises LookupError with the install lines."""
+    if "/" in server or "\\" in server:
         path = Path(server).expanduser().resolve()
         if not path.is_file():
             raise LookupError(f"{server}: no such file")
-        return str(path)
-    names = [server] if server.startswith("plainmcp-") else [f"plainmcp-{server}", server]
-    beside = Path(sys.executable).parent
-    for candidate in names:
-        found = shutil.which(candidate) or shutil.which(candidate, path=str(beside))
-        if found:
-            return str(Path(found).absolute())
-    raise LookupError(
-        f"{names[0]} is not installed (not on PATH, not in {beside}); "
-        f"install it with: pipx install {names[0]}   (or, in the repository: pipx install ./servers/{short_name(server)})"
-    )
+        return [str(path)]
+    found = locate(server)
+    if isinstance(found, Missing) and not server.startswith("plainmcp-"):
+        other = _on_path(server)  # any other server command the user named
+        if other is not None:
+            found = other
+    if isinstance(found, Missing):
+        raise LookupError(found.message())
+    if explain:
+        print(f"plainmcp config: looked in: {'; '.join(found.looked)}", file=sys.stderr)
+    print(f"plainmcp config: using {found.describe()}", file=sys.stderr)
+    return list(found.command)
 
 
-def stdio_entry(client: str, name: str, command: str, args: list[str], env: dict[str, str]) -> dict[str, Any]:
-    entry: dict[str, Any] = {"command": command, "args": args}
+def _on_path(command: str) -> Found | None:
+    path = shutil.which(command)
+    if path is None:
+        return None
+    return Found(command, (os.path.abspath(path),), None, "PATH", ("PATH",))
+
+
+def _absolute_args(command: list[str], server_args: list[str], usage: Usage | None, explain: bool) -> list[str]:
+    if not server_args:
+        return server_args
+    if usage is None:
+        print("plainmcp config: the server's --help shows no usage line, so its arguments are copied as written "
+              "(make relative paths absolute yourself)", file=sys.stderr)
+        return server_args
+    rewritten = absolute_paths(server_args, usage)
+    if explain:
+        changed = [f"{before} -> {after}" for before, after in zip(server_args, rewritten, strict=True) if before != after]
+        print("plainmcp config: made absolute: " + (", ".join(changed) or "nothing"), file=sys.stderr)
+    return rewritten
+
+
+def _check_env_names(command: list[str], names: list[str], usage: Usage | None) -> None:
+    """Warn about an environment variable the server's --help does not name (a typo, most often)."""
+    if usage is None or not usage.env_names:
+        return
+    for unknown in [n for n in names if n not in usage.env_names]:
+        print(f"plainmcp config: warning: {Path(command[-1]).name} does not name {unknown} in its --help",
+              file=sys.stderr)
+
+
+def stdio_entry(client: str, name: str, command: list[str], args: list[str], env: dict[str, str],
+                secrets: dict[str, str] | None = None) -> dict[str, Any]:
+    """The entry that starts ``command`` over stdio. ``secrets`` (name -> value) are env too: for VS
+    Code, they and every secret-looking ``env`` become prompted ``inputs`` (the values are dropped)."""
+    env = {**env, **(secrets or {})}
+    inputs: list[dict[str, Any]] = []
+    if client == "vscode":
+        for key in list(env):
+            if key in (secrets or {}) or _looks_secret(key):
+                env[key] = "${input:" + _input(inputs, name, key, f"{key} for the {name} MCP server") + "}"
+    entry: dict[str, Any] = {"command": command[0], "args": [*command[1:], *args]}
     if env:
         entry["env"] = env
     if client == "vscode":
-        return {"servers": {name: {"type": "stdio", **entry}}}
+        return _vscode({name: {"type": "stdio", **entry}}, inputs)
     return {"mcpServers": {name: entry}}
 
 
 def remote_entry(client: str, name: str, url: str, headers: dict[str, str]) -> dict[str, Any]:
     if client == "vscode":
+        inputs: list[dict[str, Any]] = []
+        headers = {key: _prompted_header(inputs, name, key, value) for key, value in headers.items()}
         entry: dict[str, Any] = {"type": "http", "url": url}
         if headers:
             entry["headers"] = headers
-        return {"servers": {name: entry}}
+        return _vscode({name: entry}, inputs)
     if client == "cursor":
         entry = {"url": url}
         if headers:
@@ -145,6 +213,57 @@ def remote_entry(client: str, name: str, url: str, headers: dict[str, str]) -> d
     for header, value in headers.items():
         bridge += ["--header", f"{header}:{value}"]
     return {"mcpServers": {name: {"command": "npx", "args": bridge}}}
+
+
+#: Names of environment variables and headers that hold credentials.
+_SECRET = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTHORIZATION|COOKIE", re.IGNORECASE)
+
+
+def _looks_secret(name: str) -> bool:
+    return _SECRET.search(name) is not None
+
+
+def _input(inputs: list[dict[str, Any]], server: str, key: str, description: str) -> str:
+    """Add a VS Code password prompt for ``key`` to ``inputs``; returns its id."""
+    key = key.lower().replace("_", "-")
+    ident = f"{server}-{key.removeprefix(f'plainmcp-{server}-')}"
+    inputs.append({"type": "promptString", "id": ident, "description": description, "password": True})
+    return ident
+
+
+def _prompted_header(inputs: list[dict[str, Any]], server: str, key: str, value: str) -> str:
+    """A credential header's value for VS Code: the scheme kept (``Bearer``), the credential prompted."""
+    if not _looks_secret(key):
+        return value
+    scheme, _, credential = value.partition(" ")
+    if key.lower() in ("authorization", "proxy-authorization") and credential:
+        ident = _input(inputs, server, "token", f"{scheme} token for the {server} MCP server")
+        return f"{scheme} ${{input:{ident}}}"
+    return "${input:" + _input(inputs, server, key, f"{key} header for the {server} MCP server") + "}"
+
+
+def _vscode(servers: dict[str, Any], inputs: list[dict[str, Any]]) -> dict[str, Any]:
+    if inputs:
+        print("note: VS Code asks for " + ", ".join(i["id"] for i in inputs) + " when it first starts the server "
+              "and keeps the answer in its secret storage; the snippet holds no secret", file=sys.stderr)
+        return {"inputs": inputs, "servers": servers}
+    return {"servers": servers}
+
+
+def _secrets(names: list[str], client: str) -> dict[str, str]:
+    """``--secret NAME``s: for VS Code a placeholder (prompted), else the value from this environment."""
+    secrets: dict[str, str] = {}
+    for name in names:
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+            raise UsageError(f"--secret {name!r}: expected an environment variable name")
+        if client == "vscode":
+            secrets[name] = ""
+        elif name in os.environ:
+            secrets[name] = os.environ[name]
+        else:
+            raise UsageError(f"--secret {name}: {client} has no prompt for secrets; set {name} in this shell "
+                             f"(its value is written into the snippet) or pass --env {name}=VALUE")
+    return secrets
 
 
 def _env(items: list[str]) -> dict[str, str]:

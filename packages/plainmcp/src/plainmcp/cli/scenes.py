@@ -15,6 +15,7 @@ from ..errors import MCPError
 
 if TYPE_CHECKING:
     from ..client import Client
+    from .locate import Found
 
 
 def _short(value: Any, width: int = 100) -> str:
@@ -82,21 +83,19 @@ async def demo_notes(python: str) -> None:
         print(f"  {'notification':<40} <- {line}")
 
 
-async def demo_everything_http(python: str) -> None:
+async def demo_everything_http(found: Found) -> None:
     """The conformance fixture over Streamable HTTP, spoken in the 2026-07-28 era."""
-    import importlib.util
     import socket
 
-    if importlib.util.find_spec("plainmcp_everything") is None:
-        return
     from ..http_client import connect_http
 
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    command = [python, "-m", "plainmcp_everything", "--transport", "http", "--port", str(port), "--log-level", "warning"]
+    command = [*found.command, "--transport", "http", "--port", str(port), "--log-level", "warning"]
     url = f"http://127.0.0.1:{port}/mcp"
     print(f"\n== everything fixture over Streamable HTTP, 2026-07-28 era: {url}")
+    _using(found)
     async with await anyio.open_process(command) as process:
         try:
             await _wait_for_health(port)
@@ -136,18 +135,19 @@ async def _wait_for_health(port: int) -> None:
 # ------------------------------------------------------------------------- the project's servers
 
 
-def installed(name: str) -> bool:
-    import importlib.util
-
-    return importlib.util.find_spec(f"plainmcp_{name}") is not None
+def _using(found: Found) -> None:
+    print(f"  using {found.describe()}")
 
 
 @asynccontextmanager
-async def _stdio_scene(title: str, command: list[str], **options: Any) -> AsyncIterator[Client]:
-    """Start a server over stdio, print the header and the handshake, yield the client."""
+async def _stdio_scene(title: str, found: Found, args: list[str], **options: Any) -> AsyncIterator[Client]:
+    """Start the found server with ``args`` over stdio, print the header, which server it is and the
+    handshake, yield the client."""
     from ..client import connect_stdio
 
+    command = [*found.command, *args]
     print(f"\n== {title}")
+    _using(found)
     started = time.perf_counter()
     async with connect_stdio(command, protocol_version=options.pop("protocol_version", "auto"), **options) as client:
         info = client.server_info
@@ -173,7 +173,7 @@ def _flagged(show: Callable[[Any], Any]) -> Callable[[dict[str, Any]], str]:
     return render
 
 
-async def demo_filesystem(python: str) -> None:
+async def demo_filesystem(found: Found) -> None:
     import tempfile
     from pathlib import Path
 
@@ -183,8 +183,9 @@ async def demo_filesystem(python: str) -> None:
         (root / "todo.txt").write_text("ship the demo\nwrite the README\n", encoding="utf-8")
         (root / "src").mkdir()
         (root / "src" / "app.py").write_text("def main():\n    print('demo')\n", encoding="utf-8")
-        command = [python, "-m", "plainmcp_filesystem", "--log-level", "warning", str(root)]
-        async with _stdio_scene(f"filesystem server, read-only, on a temporary directory: {root.name}/", command) as client:
+        args = ["--log-level", "warning", str(root)]
+        title = f"filesystem server, read-only, on a temporary directory: {root.name}/"
+        async with _stdio_scene(title, found, args) as client:
             await _step("tools/list", client.list_all_tools, _read_only_count)
             await _step("tools/call list_directory .", lambda: client.call_tool("list_directory", {"path": str(root)}),
                         _flagged(lambda r: {k: _structured(r).get(k) for k in ("directories", "files")}))
@@ -219,9 +220,9 @@ async def _watch_a_file(client: Client, path: Any) -> None:
     print(f"  {'subscriptions/listen notes.md + an edit':<40} -> {_short(shown)}  ({(time.perf_counter() - started) * 1000:.1f} ms)")
 
 
-async def demo_sqlite(python: str) -> None:
-    command = [python, "-m", "plainmcp_sqlite", "--log-level", "warning"]
-    async with _stdio_scene("sqlite server on its bundled sample database (read-only)", command) as client:
+async def demo_sqlite(found: Found) -> None:
+    args = ["--log-level", "warning"]
+    async with _stdio_scene("sqlite server on its bundled sample database (read-only)", found, args) as client:
         await _step("tools/call list_tables", lambda: client.call_tool("list_tables"),
                     _flagged(lambda r: [t.get("name") for t in _structured(r).get("tables", [])]))
         await _step("resources/read sqlite://schema", lambda: client.read_resource("sqlite://schema"),
@@ -237,9 +238,9 @@ async def demo_sqlite(python: str) -> None:
         await _step("prompts/list", client.list_all_prompts, lambda prompts: ", ".join(p["name"] for p in prompts))
 
 
-async def demo_prompts(python: str) -> None:
-    command = [python, "-m", "plainmcp_prompts", "--log-level", "warning", "--no-watch"]
-    async with _stdio_scene("prompts server on its bundled library", command) as client:
+async def demo_prompts(found: Found) -> None:
+    args = ["--log-level", "warning", "--no-watch"]
+    async with _stdio_scene("prompts server on its bundled library", found, args) as client:
         await _step("prompts/list", client.list_all_prompts, lambda prompts: ", ".join(p["name"] for p in prompts))
         await _step("completion/complete explain-code audience 'b'",
                     lambda: client.complete({"type": "ref/prompt", "name": "explain-code"}, "audience", "b"),
@@ -250,19 +251,21 @@ async def demo_prompts(python: str) -> None:
         await _step("prompts/get explain-code (no code)", lambda: client.get_prompt("explain-code", {}), str)
 
 
-async def demo_weather(python: str) -> None:
+async def demo_weather(found: Found) -> None:
     import subprocess
 
-    standin = await anyio.open_process([python, "-m", "plainmcp_weather.standin", "--port", "0"],
+    if found.python is None:
+        # The stand-in is a module of the weather package: it runs with the server's own Python.
+        raise RuntimeError(f"cannot tell which Python runs {found.command[0]}, so its local stand-in cannot start")
+    standin = await anyio.open_process([found.python, "-m", "plainmcp_weather.standin", "--port", "0"],
                                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     try:
         assert standin.stdout is not None
         with anyio.fail_after(10):
             first = (await standin.stdout.receive()).decode("utf-8", "replace")
         url = first.strip().rsplit(" ", 1)[-1]
-        command = [python, "-m", "plainmcp_weather", "--log-level", "warning",
-                   "--geocoding-url", url, "--forecast-url", url, "--nws-url", url]
-        async with _stdio_scene(f"weather server against its local stand-in at {url}", command) as client:
+        args = ["--log-level", "warning", "--geocoding-url", url, "--forecast-url", url, "--nws-url", url]
+        async with _stdio_scene(f"weather server against its local stand-in at {url}", found, args) as client:
             await _step("tools/call search_locations Portland",
                         lambda: client.call_tool("search_locations", {"name": "Portland"}),
                         _flagged(lambda r: [f"{p.get('name')}, {p.get('region') or p.get('country')}"
@@ -283,12 +286,14 @@ async def demo_weather(python: str) -> None:
             await standin.wait()
 
 
-#: (server, the scene) in the order the demo plays them.
-SERVER_SCENES: tuple[tuple[str, Callable[[str], Awaitable[None]]], ...] = (
+#: (server, the scene) in the order the demo plays them (after the notes example, which is part of
+#: the core): each scene gets the server as :func:`.locate.locate` found it.
+SERVER_SCENES: tuple[tuple[str, Callable[[Found], Awaitable[None]]], ...] = (
     ("filesystem", demo_filesystem),
     ("sqlite", demo_sqlite),
     ("prompts", demo_prompts),
     ("weather", demo_weather),
+    ("everything", demo_everything_http),
 )
 
 

@@ -1,0 +1,123 @@
+"""Which of a server's arguments are paths, read from the server itself, and making them absolute.
+
+A desktop client starts a server from a working directory of its own choosing, so ``./notes`` or
+``--db shop.db`` in a configuration snippet points at nothing. ``plainmcp config`` makes such
+arguments absolute. It does not keep a table of each server's options: it asks the server for its
+``--help`` and reads the usage line argparse writes (``[--db PATH]``, ``[DIR ...]``). The convention
+it relies on: an argument whose metavar is ``PATH``, ``DIR`` or ``FILE``, or ends in ``_PATH``,
+``DIR`` or ``FILE`` (``PEM_FILE``, ``CERTFILE``), names a file or a directory. Positional arguments
+count as paths only when every positional metavar is one (no position bookkeeping).
+
+A leading ``~`` is kept as written: the servers expand it themselves, and it stays right when the
+configuration moves to another machine or user.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from dataclasses import dataclass, field
+
+#: Seconds to wait for ``SERVER --help`` (a cold start: imports, no I/O).
+HELP_TIMEOUT = 20
+_OPTION_VALUE = re.compile(r"(?<![\w-])(-{1,2}[A-Za-z0-9][-\w]*) (\[?)([A-Z][A-Z0-9_]*|\{[^}]*\})")
+_OPTION = re.compile(r"(?<![\w-])-{1,2}[A-Za-z0-9][-\w]*")
+_WORD = re.compile(r"\b[A-Z][A-Z0-9_]*\b")
+_ENV = re.compile(r"\benv:\s+([A-Z][A-Z0-9_]*)")
+
+
+@dataclass(frozen=True)
+class Usage:
+    """What a server's usage line says about its arguments.
+
+    Attributes:
+        path_options: options whose value is a path (``--db``).
+        value_options: options that take a value (path or not).
+        optional_value_options: options whose value may be left out (``--allow-write [BOOL]``):
+            like argparse, the next word is their value unless it starts with ``-``.
+        positional_paths: whether positional arguments are paths.
+        positional_names: the positional arguments' metavars.
+        env_names: the environment variables the help names (``[env: NAME]``), anywhere in it.
+    """
+
+    path_options: frozenset[str] = frozenset()
+    value_options: frozenset[str] = frozenset()
+    optional_value_options: frozenset[str] = frozenset()
+    positional_paths: bool = False
+    positional_names: tuple[str, ...] = field(default=())
+    env_names: frozenset[str] = frozenset()
+
+
+def is_path_metavar(metavar: str) -> bool:
+    return metavar in ("PATH", "DIR", "FILE") or metavar.endswith(("_PATH", "DIR", "FILE"))
+
+
+def parse_usage(help_text: str) -> Usage:
+    """Read the usage block (from ``usage:`` to the first blank line) of argparse's ``--help``."""
+    lines = []
+    for line in help_text.splitlines():
+        if not lines and not line.lower().startswith("usage:"):
+            continue
+        if lines and not line.strip():
+            break
+        lines.append(line)
+    usage = " ".join(lines).partition(":")[2].strip()
+    usage = usage.split(None, 1)[1] if " " in usage else ""  # drop the program name
+    paths, values, optional = set(), set(), set()
+    for option, bracket, metavar in _OPTION_VALUE.findall(usage):
+        (optional if bracket else values).add(option)
+        if not bracket and is_path_metavar(metavar):
+            paths.add(option)
+    rest = _OPTION.sub(" ", _OPTION_VALUE.sub(" ", re.sub(r"\{[^}]*\}", " ", usage)))
+    positionals = tuple(dict.fromkeys(_WORD.findall(rest)))
+    return Usage(frozenset(paths), frozenset(values), frozenset(optional),
+                 bool(positionals) and all(is_path_metavar(name) for name in positionals), positionals,
+                 frozenset(_ENV.findall(help_text)))
+
+
+def read_usage(command: list[str]) -> Usage | None:
+    """Run ``command --help`` and parse it; None when the server gives no argparse usage."""
+    try:
+        ran = subprocess.run([*command, "--help"], capture_output=True, text=True, timeout=HELP_TIMEOUT,
+                             stdin=subprocess.DEVNULL, errors="replace")
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if ran.returncode != 0 or "usage:" not in ran.stdout.lower():
+        return None
+    return parse_usage(ran.stdout)
+
+
+def absolute(value: str) -> str:
+    """``value`` as an absolute path from the working directory; ``~...``, absolute and empty values as written."""
+    if not value or value.startswith("~") or os.path.isabs(value):
+        return value
+    return os.path.abspath(value)
+
+
+def absolute_paths(args: list[str], usage: Usage) -> list[str]:
+    """``args`` with every path argument (by ``usage``) made absolute; everything else as written."""
+    out: list[str] = []
+    at = 0
+    positional_only = False
+    while at < len(args):
+        word = args[at]
+        at += 1
+        if positional_only or word == "-" or not word.startswith("-"):
+            out.append(absolute(word) if usage.positional_paths else word)
+            continue
+        out.append(word)
+        if word == "--":
+            positional_only = True
+            continue
+        option, equals, value = word.partition("=")
+        if equals:
+            out[-1] = f"{option}={absolute(value) if option in usage.path_options else value}"
+            continue
+        # Like argparse: an optional value is the next word unless that word looks like an option.
+        takes_value = option in usage.value_options or (
+            option in usage.optional_value_options and at < len(args) and not args[at].startswith("-"))
+        if takes_value and at < len(args):
+            out.append(absolute(args[at]) if option in usage.path_options else args[at])
+            at += 1
+    return out
