@@ -5,6 +5,11 @@ be readable, then one ``os.read`` takes whatever is there), and writes each mess
 without blocking the event loop (:class:`StdoutStream`). End of input or SIGTERM/SIGINT stops reading; in-flight requests get the
 session's grace period, what is ready is written, and the process exits 0.
 
+A client that does not read its output gets backpressure, then is dropped: once more than
+``high_water`` bytes wait for the pipe, no further request is taken from stdin (the client's own
+writes then block), and when the pipe takes nothing for ``write_timeout`` seconds the server stops
+serving, as at end of input. Memory stays bounded however long the client keeps writing.
+
 Client side: :func:`spawn_stdio` starts a server process and gives a client the same stream pair;
 the server's stderr is passed to :mod:`logging`, and closing follows the specification: end of
 input, then SIGTERM, then SIGKILL.
@@ -19,7 +24,7 @@ import stat
 import subprocess
 import sys
 from collections import deque
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -35,6 +40,7 @@ logger = logging.getLogger(__name__)
 
 DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024
 _READ_SIZE = 64 * 1024  # a pipe's capacity; larger buffers cost an mmap per read
+_WRITE_CHUNK = 1 << 20  # a write never takes more than this: no copy of a whole backlog per write
 
 
 # ------------------------------------------------------------------------------------- framing
@@ -140,11 +146,14 @@ class StdinStream(ObjectReceiveStream[Decoded]):
     thread). :meth:`end` stops reading (SIGTERM): what is already read is still delivered.
     """
 
-    def __init__(self, fd: int, max_bytes: int = DEFAULT_MAX_MESSAGE_BYTES) -> None:
+    def __init__(self, fd: int, max_bytes: int = DEFAULT_MAX_MESSAGE_BYTES, gate: StdoutStream | None = None) -> None:
         self.fd = fd
+        #: While ``gate.congested`` (the client is not reading its output), no message is delivered.
+        self.gate = gate
         self._decoder = LineDecoder(max_bytes)
         self._ready: deque[Decoded] = deque()
         self._eof = False
+        self._eager = False
         self._mode = "file" if stat.S_ISREG(os.fstat(fd).st_mode) else "poll"
         if sys.platform == "win32":
             self._mode = "thread"
@@ -164,20 +173,31 @@ class StdinStream(ObjectReceiveStream[Decoded]):
     def receive_nowait(self) -> Decoded:
         """The next message already read. Raises WouldBlock, or EndOfStream after the last."""
         if self._ready:
+            if self.gate is not None and self.gate.congested:
+                raise anyio.WouldBlock
             return self._ready.popleft()
         if self._eof:
             raise anyio.EndOfStream
         raise anyio.WouldBlock
 
     async def receive(self) -> Decoded:
-        while not self._ready and not self._eof:
+        while True:
+            if self.gate is not None and self.gate.congested:
+                await self.gate.wait_room()  # backpressure: take no more work while output piles up
+            if self._ready or self._eof:
+                return self.receive_nowait()
+            if self._eager:
+                # The last read found data waiting: input is flooding in. Let the work already
+                # taken run (and its answers show whether the client keeps up) before taking more.
+                self._eager = False
+                await anyio.lowlevel.checkpoint()
+                continue
             chunk = await self._read()
             if chunk:
                 self._ready.extend(self._decoder.feed(chunk))
             else:
                 self._eof = True
                 self._ready.extend(self._decoder.finish())
-        return self.receive_nowait()
 
     async def _read(self) -> bytes:
         if self._nonblocking and _asyncio_loop() is not None:
@@ -200,11 +220,15 @@ class StdinStream(ObjectReceiveStream[Decoded]):
         """Wait for the descriptor with a reader registration that stays in place between reads,
         instead of one registration (two epoll_ctl calls and a future) per message."""
         loop = self._loop = _asyncio_loop()
+        eager = True
         while not self._eof:
             try:
-                return os.read(self.fd, _READ_SIZE)
+                data = os.read(self.fd, _READ_SIZE)
             except BlockingIOError:
-                pass
+                eager = False
+            else:
+                self._eager = eager
+                return data
             if not self._watching:
                 loop.add_reader(self.fd, self._readable)
                 self._watching = True
@@ -238,6 +262,11 @@ class StdinStream(ObjectReceiveStream[Decoded]):
                 anyio.notify_closing(self.fd)  # wakes a pending wait_readable with ClosedResourceError
             self._unwatch()
 
+    def drop(self) -> None:
+        """Stop reading and forget what was read but not delivered (the client is being dropped)."""
+        self._ready.clear()
+        self.end()
+
     async def aclose(self) -> None:
         self.end()
         if self._nonblocking:
@@ -263,18 +292,35 @@ class StdoutStream(ObjectSendStream[Outbound]):
     Writing in place (no queue, no writer task) saves event-loop turns on every message. The
     descriptor is made non-blocking when it is a pipe or socket of our own (not shared with
     stderr), so a client that is slow to read never blocks the event loop: what the pipe does not
-    take waits in a buffer that a drain task empties as the pipe frees up, and senders wait while
-    that buffer holds more than ``high_water`` bytes. Elsewhere writes are plain blocking writes.
+    take waits in a buffer that a drain task empties as the pipe frees up. While that buffer holds
+    ``high_water`` bytes or more the stream is :attr:`congested`: senders wait, and the input
+    (:class:`StdinStream`'s ``gate``) takes no new requests. When the pipe takes nothing for
+    ``write_timeout`` seconds, the buffer is discarded, every later message too, and
+    ``on_stall`` is called (the server stops serving). Elsewhere writes are plain blocking writes.
 
     On asyncio, the first message of an event-loop turn is written at once and the others of the
     same turn go out together with one write in the next turn: a lone answer waits for nothing,
     and a burst of answers (pipelined requests) costs a few system calls instead of one each.
     """
 
-    def __init__(self, fd: int, max_bytes: int = DEFAULT_MAX_MESSAGE_BYTES, high_water: int = 1 << 20) -> None:
+    def __init__(
+        self,
+        fd: int,
+        max_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
+        high_water: int = 1 << 20,
+        *,
+        write_timeout: float | None = 60.0,
+        on_stall: Callable[[], None] | None = None,
+    ) -> None:
         self.fd = fd
         self.max_bytes = max_bytes
         self.high_water = high_water
+        self.write_timeout = write_timeout
+        self.on_stall = on_stall
+        #: True while ``high_water`` bytes or more wait for the client to read.
+        self.congested = False
+        self._room = anyio.Event()
+        self._room.set()
         self._pending = bytearray()
         self._need_drain = anyio.Event()
         self._drained = anyio.Event()
@@ -307,8 +353,21 @@ class StdoutStream(ObjectSendStream[Outbound]):
                 return
         self._pending += data
         self._need_drain.set()
-        if len(self._pending) > self.high_water:
-            await self._drained.wait()
+        if len(self._pending) >= self.high_water:
+            if not self.congested:
+                self.congested = True
+                self._room = anyio.Event()
+            await self.wait_room()
+
+    async def wait_room(self) -> None:
+        """Return once the buffer is below ``high_water`` again (or the client was dropped)."""
+        while self.congested:
+            await self._room.wait()
+
+    def _uncongest(self) -> None:
+        if self.congested:
+            self.congested = False
+            self._room.set()
 
     def _open_turn(self) -> None:
         loop = _asyncio_loop()
@@ -327,9 +386,13 @@ class StdoutStream(ObjectSendStream[Outbound]):
             return 0
         except OSError as exc:  # BrokenPipeError: the client closed our stdout
             logger.info("output closed (%s); discarding further messages", exc)
-            self._broken = True
-            self._pending.clear()
+            self._break()
             return len(data)
+
+    def _break(self) -> None:
+        self._broken = True
+        self._pending.clear()
+        self._uncongest()
 
     async def drain_forever(self) -> None:
         """Run as a task: empties the buffer whenever the pipe was full."""
@@ -338,10 +401,27 @@ class StdoutStream(ObjectSendStream[Outbound]):
             self._drained = anyio.Event()
             while self._pending:
                 if self._pollable:
-                    await anyio.wait_writable(self.fd)
-                del self._pending[: self._write(bytes(self._pending))]
+                    with anyio.move_on_after(self.write_timeout):
+                        await anyio.wait_writable(self.fd)
+                        del self._pending[: self._write(bytes(self._pending[:_WRITE_CHUNK]))]
+                        if len(self._pending) < self.high_water:
+                            self._uncongest()
+                        continue
+                    self._stalled()
+                else:
+                    del self._pending[: self._write(bytes(self._pending[:_WRITE_CHUNK]))]
+            self._uncongest()
             self._need_drain = anyio.Event()
             self._drained.set()
+
+    def _stalled(self) -> None:
+        logger.warning(
+            "the client read none of its output for %g s (%d bytes waiting); dropping it",
+            self.write_timeout, len(self._pending),
+        )
+        self._break()
+        if self.on_stall is not None:
+            self.on_stall()
 
     async def aclose(self, flush_timeout: float = 5.0) -> None:
         """Close, after the buffer is written (bounded: a client that stopped reading loses it)."""
@@ -383,11 +463,20 @@ async def serve_stdio(
     stdout_fd: int | None = None,
     max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
     handle_signals: bool = True,
+    output_high_water: int = 1 << 20,
+    write_timeout: float | None = 60.0,
     **session_options: Any,
 ) -> None:
-    """Serve ``server`` on stdin/stdout until end of input or SIGTERM/SIGINT."""
-    input_stream = StdinStream(sys.stdin.fileno() if stdin_fd is None else stdin_fd, max_message_bytes)
-    output = StdoutStream(sys.stdout.fileno() if stdout_fd is None else stdout_fd, max_message_bytes)
+    """Serve ``server`` on stdin/stdout until end of input or SIGTERM/SIGINT.
+
+    ``output_high_water`` bytes of unread output stop the intake of requests; a client that reads
+    nothing for ``write_timeout`` seconds is dropped (serving ends, as at end of input)."""
+    output = StdoutStream(
+        sys.stdout.fileno() if stdout_fd is None else stdout_fd, max_message_bytes, output_high_water,
+        write_timeout=write_timeout,
+    )
+    input_stream = StdinStream(sys.stdin.fileno() if stdin_fd is None else stdin_fd, max_message_bytes, gate=output)
+    output.on_stall = input_stream.drop
     connection = server.connect(input_stream, output, **session_options)
     async with server.running(), anyio.create_task_group() as task_group:
         task_group.start_soon(output.drain_forever)
@@ -416,20 +505,6 @@ async def _pump_lines(source: ByteReceiveStream, sink: ObjectSendStream[Decoded]
             pass
         for item in decoder.finish():
             await sink.send(item)
-
-
-async def _pump_stderr(source: ByteReceiveStream, name: str) -> None:
-    server_log = logging.getLogger(f"{__name__}.server.{name}")
-    pending = b""
-    try:
-        async for chunk in source:
-            *lines, pending = (pending + chunk).split(b"\n")
-            for line in lines:
-                server_log.info("%s", line.decode("utf-8", "replace").rstrip())
-    except (anyio.BrokenResourceError, anyio.ClosedResourceError):
-        pass
-    if pending.strip():
-        server_log.info("%s", pending.decode("utf-8", "replace").rstrip())
 
 
 async def _pump_messages(source: ObjectReceiveStream[Outbound], process: Process, max_bytes: int) -> None:
@@ -470,12 +545,18 @@ async def spawn_stdio(
     cwd: str | os.PathLike[str] | None = None,
     max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
     close_grace: float = 2.0,
+    stderr_tail: Any = None,
 ) -> AsyncIterator[tuple[ObjectReceiveStream[Decoded], ObjectSendStream[Outbound], Process]]:
     """Start ``command`` as a stdio server; yield (read stream, write stream, process).
 
-    On exit the process is stopped as the specification says: its stdin is closed, then it gets
-    SIGTERM, then SIGKILL, each after ``close_grace`` seconds.
+    The server's stderr is read by ``stderr_tail``, a :class:`plainmcp.spawned.StderrTail` (by
+    default one that sends its lines to the logger or to our stderr, see that module). On exit the process is stopped as the specification
+    says: its stdin is closed, then it gets SIGTERM, then SIGKILL, each after ``close_grace`` seconds.
     """
+    from .spawned import StderrTail, stderr_sink
+
+    name = os.path.basename(command[0])
+    tail = stderr_tail or StderrTail(stderr_sink("auto", name))
     process = await anyio.open_process(
         list(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=cwd
     )
@@ -484,7 +565,7 @@ async def spawn_stdio(
     write_send, write_receive = anyio.create_memory_object_stream[Outbound](64)
     async with anyio.create_task_group() as task_group:
         task_group.start_soon(_pump_lines, process.stdout, read_send, max_message_bytes)
-        task_group.start_soon(_pump_stderr, process.stderr, os.path.basename(command[0]))
+        task_group.start_soon(tail.pump, process.stderr)
         task_group.start_soon(_pump_messages, write_receive, process, max_message_bytes)
         try:
             yield read_receive, write_send, process
