@@ -1,11 +1,13 @@
 """The README's first command ends in `plainmcp demo`: it must run and show real answers from every
-installed server (each scene is checked on its own, from one run of the demo)."""
+installed server (each scene is checked on its own, from one run of the demo). Finding servers
+installed elsewhere (pipx, uv, PATH) and a missing server's exit code: tests/cli/test_demo_locate.py."""
 
 from __future__ import annotations
 
 import importlib.util
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -24,6 +26,15 @@ def test_demo_runs_every_scene_without_failure(demo) -> None:
     assert demo.returncode == 0, demo.stdout[-2000:] + demo.stderr[-2000:]
     assert "scene failed" not in demo.stdout
     assert "Every line above is a real request to a real server process" in demo.stdout
+
+
+def test_demo_every_server_scene_says_which_installation_it_runs(demo) -> None:
+    # dev.py installs every server into the venv that runs the demo: that is the one each scene uses.
+    bin_dir = Path(sys.executable).parent
+    for server in ("filesystem", "sqlite", "prompts", "weather", "everything"):
+        needs(server)
+        assert f"  using plainmcp-{server} from this environment: {bin_dir / f'plainmcp-{server}'}" in demo.stdout
+    assert "not installed" not in demo.stdout
 
 
 def test_demo_notes_example_scene(demo) -> None:
