@@ -6,7 +6,8 @@ import os
 from pathlib import Path
 
 import pytest
-from plainmcp_filesystem.paths import MAX_PATH_CHARS, AccessPolicy, PathDenied, PathNotFound
+from plainmcp_filesystem.anchored import open_file
+from plainmcp_filesystem.paths import MAX_PATH_CHARS, AccessPolicy, PathChanged, PathDenied, PathNotFound
 
 from .conftest import Tree
 
@@ -24,15 +25,15 @@ def assert_denied_quietly(policy: AccessPolicy, tree: Tree, path: str, **options
 
 
 def test_policy_allows_paths_inside(policy: AccessPolicy, tree: Tree) -> None:
-    assert policy.resolve(str(tree.root / "hello.txt")) == os.path.realpath(tree.root / "hello.txt")
-    assert policy.resolve(str(tree.root)) == os.path.realpath(tree.root)
+    assert policy.resolve(str(tree.root / "hello.txt")).real == os.path.realpath(tree.root / "hello.txt")
+    assert policy.resolve(str(tree.root)).real == os.path.realpath(tree.root)
 
 
 def test_policy_resolves_relative_paths_against_the_allowed_directory_not_cwd(
     policy: AccessPolicy, tree: Tree, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tree.outside)
-    assert policy.resolve("hello.txt") == os.path.realpath(tree.root / "hello.txt")
+    assert policy.resolve("hello.txt").real == os.path.realpath(tree.root / "hello.txt")
     with pytest.raises(PathNotFound):
         policy.resolve("secret.txt")  # exists in the cwd, but relative paths never mean the cwd
 
@@ -54,7 +55,7 @@ def test_policy_refuses_dot_dot_in_every_position(policy: AccessPolicy, tree: Tr
 
 
 def test_policy_allows_dot_dot_that_stays_inside(policy: AccessPolicy, tree: Tree) -> None:
-    assert policy.resolve(f"{tree.root}/sub/../hello.txt") == os.path.realpath(tree.root / "hello.txt")
+    assert policy.resolve(f"{tree.root}/sub/../hello.txt").real == os.path.realpath(tree.root / "hello.txt")
 
 
 @pytest.mark.parametrize("path", ["/etc/passwd", "/", "/tmp", "/proc/self/environ"])
@@ -96,7 +97,7 @@ def test_policy_refuses_a_dangling_link_pointing_out(policy: AccessPolicy, tree:
 
 def test_policy_allows_links_that_stay_inside(policy: AccessPolicy, tree: Tree) -> None:
     tree.link("inside_link", tree.root / "sub" / "notes.md")
-    assert policy.resolve(str(tree.root / "inside_link")) == os.path.realpath(tree.root / "sub" / "notes.md")
+    assert policy.resolve(str(tree.root / "inside_link")).real == os.path.realpath(tree.root / "sub" / "notes.md")
 
 
 def test_policy_refuses_a_symlink_loop(policy: AccessPolicy, tree: Tree) -> None:
@@ -129,7 +130,7 @@ def test_policy_treats_unicode_lookalikes_as_plain_names(policy: AccessPolicy, t
     with pytest.raises(PathNotFound) as missing:
         policy.resolve(name)
     assert str(tree.outside) not in str(missing.value)
-    assert policy.resolve(name, must_exist=False).startswith(os.path.realpath(tree.root) + os.sep)
+    assert policy.resolve(name, must_exist=False).real.startswith(os.path.realpath(tree.root) + os.sep)
 
 
 def test_policy_refuses_very_long_paths(policy: AccessPolicy, tree: Tree) -> None:
@@ -143,7 +144,7 @@ def test_policy_never_opens_a_fifo(policy: AccessPolicy, tree: Tree) -> None:
     os.mkfifo(fifo)
     real = policy.resolve(str(fifo))  # it may be named (listed, described) ...
     with pytest.raises(PathDenied, match="FIFO"):
-        policy.open_file(real)  # ... but never opened: that would block until a writer came
+        open_file(real)  # ... but never opened: that would block until a writer came
     with pytest.raises(PathDenied):
         policy.resolve(str(fifo), for_write=True)
 
@@ -151,24 +152,24 @@ def test_policy_never_opens_a_fifo(policy: AccessPolicy, tree: Tree) -> None:
 def test_policy_never_opens_a_device(tree: Tree) -> None:
     policy = AccessPolicy(["/dev"])
     with pytest.raises(PathDenied, match="device"):
-        policy.open_file(policy.resolve("/dev/null"))
+        open_file(policy.resolve("/dev/null"))
 
 
 def test_policy_open_file_refuses_a_link_swapped_in_after_resolve(policy: AccessPolicy, tree: Tree) -> None:
-    real = policy.resolve(str(tree.root / "hello.txt"))
-    os.unlink(real)
-    os.symlink(tree.outside / "secret.txt", real)
+    place = policy.resolve(str(tree.root / "hello.txt"))
+    os.unlink(place.real)
+    os.symlink(tree.outside / "secret.txt", place.real)
     with pytest.raises(PathDenied):
-        policy.open_file(real)
+        open_file(place)
 
 
 def test_policy_open_file_refuses_a_parent_swapped_for_a_link(policy: AccessPolicy, tree: Tree) -> None:
-    real = policy.resolve(str(tree.root / "sub" / "notes.md"))
+    place = policy.resolve(str(tree.root / "sub" / "notes.md"))
     os.rename(tree.root / "sub", tree.root / "moved")
     (tree.outside / "notes.md").write_text("outside")
     os.symlink(tree.outside, tree.root / "sub")
-    with pytest.raises(PathDenied):
-        policy.open_file(real)
+    with pytest.raises(PathChanged):
+        open_file(place)
 
 
 def test_policy_refuses_to_replace_an_allowed_directory(policy: AccessPolicy, tree: Tree) -> None:
@@ -180,7 +181,7 @@ def test_policy_refuses_to_replace_an_allowed_directory(policy: AccessPolicy, tr
 
 def test_policy_resolve_entry_keeps_a_link_itself(policy: AccessPolicy, tree: Tree) -> None:
     link = tree.link("file_link", tree.outside / "secret.txt")
-    assert policy.resolve_entry(str(link)) == os.path.join(os.path.realpath(tree.root), "file_link")
+    assert policy.resolve_entry(str(link)).real == os.path.join(os.path.realpath(tree.root), "file_link")
     tree.link("dir_link", tree.outside)
     with pytest.raises(PathDenied):
         policy.resolve_entry(str(tree.root / "dir_link" / "secret.txt"))
@@ -190,8 +191,8 @@ def test_policy_matches_a_symlinked_allowed_directory_in_both_forms(tree: Tree) 
     alias = tree.base / "alias"
     os.symlink(tree.root, alias)
     policy = AccessPolicy([str(alias)])
-    assert policy.resolve(str(alias / "hello.txt")) == os.path.realpath(tree.root / "hello.txt")
-    assert policy.resolve(str(tree.root / "hello.txt")) == os.path.realpath(tree.root / "hello.txt")
+    assert policy.resolve(str(alias / "hello.txt")).real == os.path.realpath(tree.root / "hello.txt")
+    assert policy.resolve(str(tree.root / "hello.txt")).real == os.path.realpath(tree.root / "hello.txt")
     assert policy.display(os.path.realpath(tree.root / "hello.txt")) == str(alias / "hello.txt")
 
 
@@ -218,4 +219,4 @@ def test_policy_refuses_a_missing_allowed_directory(tree: Tree) -> None:
 def test_policy_with_root_slash_contains_everything(tmp_path: Path) -> None:
     policy = AccessPolicy(["/"])
     assert policy.contains("/etc")
-    assert policy.resolve(str(tmp_path)) == os.path.realpath(tmp_path)
+    assert policy.resolve(str(tmp_path)).real == os.path.realpath(tmp_path)

@@ -3,17 +3,28 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 
 import pytest
+from plainmcp_filesystem.anchored import DIR_FLAGS
 from plainmcp_filesystem.globs import Excluder, compile_glob
 from plainmcp_filesystem.paths import PathDenied
-from plainmcp_filesystem.walk import walk
+from plainmcp_filesystem.walk import Entry, walk
 
 from .conftest import SECRET, Tree
 
 
+def walk_path(path: str, **options: object) -> Iterator[Entry]:
+    """Walk below ``path``, opened the way the server opens a directory (no link followed)."""
+    fd = os.open(path, DIR_FLAGS)
+    try:
+        yield from walk(fd, **options)  # type: ignore[arg-type]
+    finally:
+        os.close(fd)
+
+
 def names(root: str, **options: object) -> list[str]:
-    return [entry.relative for entry in walk(root, max_depth=options.pop("max_depth", 64), **options)]  # type: ignore[arg-type]
+    return [entry.relative for entry in walk_path(root, max_depth=options.pop("max_depth", 64), **options)]
 
 
 def test_walk_lists_parents_before_children_sorted(tree: Tree) -> None:
@@ -28,13 +39,13 @@ def test_walk_honours_depth_hidden_and_excludes(tree: Tree) -> None:
 
 def test_walk_reports_links_but_never_follows_them(tree: Tree) -> None:
     tree.link("out", tree.outside)
-    found = {entry.relative: entry.kind for entry in walk(str(tree.root), max_depth=64)}
+    found = {entry.relative: entry.kind for entry in walk_path(str(tree.root), max_depth=64)}
     assert found["out"] == "symlink"
     assert not any(path.startswith("out/") for path in found)
 
 
 def test_walk_skips_a_directory_swapped_for_a_link_during_the_walk(tree: Tree) -> None:
-    entries = walk(str(tree.root), max_depth=64)
+    entries = walk_path(str(tree.root), max_depth=64)
     seen = []
     for entry in entries:
         seen.append(entry.relative)
@@ -47,25 +58,29 @@ def test_walk_skips_a_directory_swapped_for_a_link_during_the_walk(tree: Tree) -
 
 
 def test_walk_opened_files_refuse_a_link_swapped_in(tree: Tree) -> None:
-    for entry in walk(str(tree.root), max_depth=1):
+    for entry in walk_path(str(tree.root), max_depth=1):
         if entry.relative == "hello.txt":
             os.unlink(tree.root / "hello.txt")
             os.symlink(tree.outside / "secret.txt", tree.root / "hello.txt")
-            with pytest.raises(OSError):
+            with pytest.raises(PathDenied):
                 entry.open()
 
 
 def test_walk_of_a_file_or_link_is_refused(tree: Tree) -> None:
-    with pytest.raises(PathDenied):
-        list(walk(str(tree.root / "hello.txt"), max_depth=1))
+    fd = os.open(tree.root / "hello.txt", os.O_RDONLY)
+    try:
+        with pytest.raises(PathDenied):
+            list(walk(fd, max_depth=1))
+    finally:
+        os.close(fd)
     link = tree.link("out", tree.outside)
-    with pytest.raises(PathDenied):
-        list(walk(str(link), max_depth=1))
+    with pytest.raises(OSError):
+        list(walk_path(str(link), max_depth=1))
 
 
 def test_walk_entries_never_carry_outside_content(tree: Tree) -> None:
     tree.link("out", tree.outside / "secret.txt")
-    for entry in walk(str(tree.root), max_depth=64):
+    for entry in walk_path(str(tree.root), max_depth=64):
         if entry.kind == "file":
             fd = entry.open()
             with open(fd, "rb") as file:

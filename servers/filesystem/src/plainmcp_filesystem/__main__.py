@@ -6,21 +6,14 @@ import argparse
 import logging
 import os
 
-from plainmcp.serve import env_option, serve, server_arguments
+from plainmcp.serve import env_option, env_switch, serve, server_arguments
 
 from .config import Config
-from .server import build_server
+from .server import VERSION, build_server
 
 PREFIX = "PLAINMCP_FILESYSTEM"
 DEFAULTS = Config(roots=("/",))  # the limits' defaults, for the options
 logger = logging.getLogger("plainmcp_filesystem")
-
-
-def _flag(value: object) -> bool:
-    """An on/off option that may come from the environment as text."""
-    if isinstance(value, bool):
-        return value
-    return str(value).strip().lower() in ("1", "true", "yes", "on")
 
 
 def parser() -> argparse.ArgumentParser:
@@ -28,13 +21,14 @@ def parser() -> argparse.ArgumentParser:
         "plainmcp-filesystem",
         env_prefix=PREFIX,
         description="MCP server for files below the given directories: read-only unless --allow-write.",
+        version=VERSION,
     )
     parser.add_argument("directories", nargs="*", metavar="DIR",
                         help=f"allowed directory (repeatable) [env: {PREFIX}_DIRECTORIES, separated by {os.pathsep!r}]")
 
     def switch(flag: str, env: str, help: str) -> None:
-        env_option(parser, flag, f"{PREFIX}_{env}", nargs="?", const=True, default=False,
-                   type=_flag, help=help)
+        # On/off only: `--allow-write DIR` is the switch and a directory (env_switch never takes the next word).
+        env_switch(parser, flag, f"{PREFIX}_{env}", help=help)
 
     switch("--allow-write", "ALLOW_WRITE", "enable write_file, edit_file, create_directory, move_file, copy_file")
     switch("--allow-delete", "ALLOW_DELETE", "also enable delete_file (needs --allow-write)")
@@ -67,10 +61,10 @@ def config_from(args: argparse.Namespace) -> Config:
         raise SystemExit("plainmcp-filesystem: name at least one existing directory (plainmcp-filesystem DIR [DIR...])")
     return Config(
         roots=tuple(usable),
-        allow_write=_flag(args.allow_write),
-        allow_delete=_flag(args.allow_delete),
-        use_roots=_flag(args.use_roots),
-        watch=not _flag(args.no_watch),
+        allow_write=args.allow_write,
+        allow_delete=args.allow_delete,
+        use_roots=args.use_roots,
+        watch=not args.no_watch,
         max_read_bytes=args.max_read_bytes,
         max_media_bytes=args.max_media_bytes,
         max_entries=args.max_entries,

@@ -1,15 +1,20 @@
 """The access policy: which paths a client may touch. Small on purpose, and tested on its own.
 
-Every tool and resource goes through :meth:`AccessPolicy.resolve` before it touches a path, and
-opens files through :meth:`AccessPolicy.open_file`. The rules:
+Every tool and resource goes through :meth:`AccessPolicy.resolve` (or :meth:`~AccessPolicy.resolve_entry`)
+before it touches a path. What comes back is a :class:`~plainmcp_filesystem.anchored.Place`: an
+allowed directory's descriptor plus link-free names below it, which every operation then opens one
+component at a time (see :mod:`plainmcp_filesystem.anchored`). The rules:
 
 - A path is a non-empty string without NUL bytes, at most :data:`MAX_PATH_CHARS` long.
 - Relative paths are resolved against the allowed directories, never the process's cwd.
-- The path is checked twice: lexically (so ``..`` never makes us even look outside), then after
-  resolving every symbolic link (so a link inside pointing out is refused). Containment compares
-  whole path components (``/allowed`` does not contain ``/allowed_evil``).
-- A path that does not exist yet (a new file) is checked through its nearest existing ancestor,
-  which ``realpath`` resolves; a dangling link's target counts as the path.
+- The path is first checked lexically (so ``..`` never makes us even look outside), then walked
+  component by component from the allowed directory's descriptor. A symbolic link met on the way is
+  read (``readlink`` relative to its directory's descriptor) and followed only if its target is
+  lexically inside an allowed directory; the walk then restarts from that directory's descriptor.
+  Never more than :data:`MAX_LINKS` links. Containment compares whole components (``/allowed``
+  does not contain ``/allowed_evil``).
+- A path that does not exist yet (a new file) keeps its missing names; a dangling link's target
+  counts as the path.
 - Special files (FIFOs, devices, sockets) are never opened: opening a FIFO for reading blocks
   until a writer appears, which would hang the server.
 - Error messages are safe to show: they never contain a path outside the allowed directories.
@@ -26,22 +31,15 @@ import stat
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from .anchored import DIR_FLAGS, AccessError, Anchor, PathChanged, PathDenied, PathNotFound, Place, refusal
+
+__all__ = ["AccessError", "AccessPolicy", "PathChanged", "PathDenied", "PathNotFound", "Place", "Root"]
+
 #: Longer paths are refused before any system call (Linux PATH_MAX is 4096 bytes).
 MAX_PATH_CHARS = 4096
 
-_READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
-
-
-class AccessError(Exception):
-    """A path a client may not use, or cannot use. The message is safe to show to the client."""
-
-
-class PathDenied(AccessError):
-    """The path is outside the allowed directories, malformed, or of a kind never opened."""
-
-
-class PathNotFound(AccessError):
-    """The path is allowed but does not exist."""
+#: The most symbolic links one path may pass through (as Linux allows).
+MAX_LINKS = 40
 
 
 DENIED_OUTSIDE = "Access denied: the path is outside the allowed directories (see list_allowed_directories)"
@@ -49,11 +47,15 @@ DENIED_OUTSIDE = "Access denied: the path is outside the allowed directories (se
 
 @dataclass(frozen=True, slots=True)
 class Root:
-    """One allowed directory: ``shown`` is how the operator named it (absolute), ``real`` is it with
-    every link resolved. Both forms match lexically (macOS's ``/tmp`` is ``/private/tmp``)."""
+    """One allowed directory: ``shown`` is how it was named (absolute), ``real`` is it with every
+    link resolved; both forms match lexically (macOS's ``/tmp`` is ``/private/tmp``). ``anchor`` is
+    the descriptor every path below it is reached from, and ``prefix`` the names from the anchor to
+    this directory (empty for an operator's directory; a client's root is a subdirectory of one)."""
 
     shown: str
     real: str
+    anchor: Anchor
+    prefix: tuple[str, ...] = ()
 
 
 def _inside(path: str, directory: str) -> bool:
@@ -84,16 +86,13 @@ class AccessPolicy:
     __slots__ = ("roots",)
 
     def __init__(self, directories: Iterable[str]) -> None:
-        roots: list[Root] = []
+        seen: dict[tuple[str, str], Root] = {}
         for directory in directories:
             shown = os.path.abspath(_expand(directory))
             real = os.path.realpath(shown)
-            if not os.path.isdir(real):
-                raise ValueError(f"not a directory: {directory}")
-            root = Root(shown, real)
-            if root not in roots:
-                roots.append(root)
-        self.roots: tuple[Root, ...] = tuple(roots)
+            if (shown, real) not in seen:
+                seen[(shown, real)] = Root(shown, real, Anchor(real))
+        self.roots: tuple[Root, ...] = tuple(seen.values())
 
     @classmethod
     def _of(cls, roots: Iterable[Root]) -> AccessPolicy:
@@ -104,11 +103,28 @@ class AccessPolicy:
     # ------------------------------------------------------------------------------ containment
 
     def contains(self, real_path: str) -> bool:
-        """Whether a fully resolved path is inside an allowed directory."""
+        """Whether a fully resolved path is inside an allowed directory (lexically: for showing)."""
         return any(_inside(real_path, root.real) for root in self.roots)
 
     def _contains_lexically(self, path: str) -> bool:
         return any(_inside(path, root.shown) or _inside(path, root.real) for root in self.roots)
+
+    def _lexical_root(self, path: str) -> tuple[Root, list[str]] | None:
+        """The innermost root whose shown or real name contains ``path``, and the names below it."""
+        best: tuple[Root, str] | None = None
+        for root in self.roots:
+            for base in (root.real, root.shown):
+                if _inside(path, base) and (best is None or len(base) > len(best[1])):
+                    best = (root, base)
+        if best is None:
+            return None
+        root, base = best
+        return root, [name for name in path[len(base):].split(os.sep) if name]
+
+    def holds(self, place: Place) -> bool:
+        """Whether ``place`` is inside one of this policy's directories."""
+        return any(root.anchor is place.anchor and place.parts[: len(root.prefix)] == root.prefix
+                   for root in self.roots)
 
     def root_of(self, real_path: str) -> Root | None:
         """The innermost allowed directory holding a resolved path, or None."""
@@ -118,11 +134,17 @@ class AccessPolicy:
                 best = root
         return best
 
-    def is_root(self, real_path: str) -> bool:
-        return any(real_path == root.real for root in self.roots)
+    def is_root(self, place: Place) -> bool:
+        return any(root.anchor is place.anchor and place.parts == root.prefix for root in self.roots)
 
-    def display(self, real_path: str) -> str:
+    def places(self) -> list[tuple[Root, Place]]:
+        """Each allowed directory with its place (for walks over everything allowed)."""
+        return [(root, Place(root.anchor, root.prefix)) for root in self.roots]
+
+    def display(self, real_path: str | Place) -> str:
         """A resolved path as the client should see it: under the directory's shown name."""
+        if isinstance(real_path, Place):
+            real_path = real_path.real
         root = self.root_of(real_path)
         if root is None:
             return "(outside the allowed directories)"
@@ -138,8 +160,8 @@ class AccessPolicy:
 
     # -------------------------------------------------------------------------------- resolving
 
-    def resolve(self, path: object, *, for_write: bool = False, must_exist: bool = True) -> str:
-        """The real (link-free, absolute) path ``path`` names, if a client may use it.
+    def resolve(self, path: object, *, for_write: bool = False, must_exist: bool = True) -> Place:
+        """Where ``path`` is, if a client may use it: links resolved (inside the roots only).
 
         Args:
             path: what the client sent.
@@ -151,6 +173,30 @@ class AccessPolicy:
         Raises:
             PathDenied, PathNotFound: with a message safe to show.
         """
+        place, mode = self._locate(self._candidate(path), follow_last=True, must_exist=must_exist)
+        if for_write:
+            if self.is_root(place):
+                raise PathDenied("Access denied: an allowed directory itself cannot be replaced, moved or deleted")
+            if mode is not None and not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+                raise PathDenied("Access denied: not a regular file or directory")
+        return place
+
+    def resolve_entry(self, path: object, *, must_exist: bool = True) -> Place:
+        """The directory entry ``path`` names, *without* following a link at its last component.
+        For operations on the entry itself (delete, move, the destination of a copy), which must
+        act on a link rather than on what it points to, and must create a new name exactly where
+        asked.
+
+        Raises:
+            PathDenied, PathNotFound: as :meth:`resolve`; an allowed directory itself is refused.
+        """
+        place, _ = self._locate(self._candidate(path), follow_last=False, must_exist=must_exist)
+        if self.is_root(place):
+            raise PathDenied("Access denied: an allowed directory itself cannot be replaced, moved or deleted")
+        return place
+
+    def _candidate(self, path: object) -> str:
+        """The absolute, normalized path a client's string names (checked, not yet walked)."""
         if not isinstance(path, str) or not path:
             raise PathDenied("Access denied: the path must be a non-empty string")
         if "\x00" in path:
@@ -159,104 +205,85 @@ class AccessPolicy:
             raise PathDenied(f"Access denied: the path is longer than {MAX_PATH_CHARS} characters")
         if not self.roots:
             raise PathDenied("Access denied: no directory is allowed for this client")
-        candidate = self._absolute(_expand(path))
-        if not self._contains_lexically(candidate):
-            raise PathDenied(DENIED_OUTSIDE)
-        real = os.path.realpath(candidate)
-        if not self.contains(real):
-            raise PathDenied(DENIED_OUTSIDE)
-        try:
-            status = os.lstat(real)
-        except (FileNotFoundError, NotADirectoryError):
-            if must_exist:
-                raise PathNotFound(f"No such file or directory: {self.display(real)}") from None
-            return real
-        except OSError as problem:
-            raise PathDenied(_os_reason(problem)) from None
-        if stat.S_ISLNK(status.st_mode):
-            # realpath leaves a link it could not resolve in place: a loop (or an unreadable link).
-            raise PathDenied("Access denied: the path is a symbolic link loop")
-        if for_write:
-            if self.is_root(real):
-                raise PathDenied("Access denied: an allowed directory itself cannot be replaced, moved or deleted")
-            if not (stat.S_ISREG(status.st_mode) or stat.S_ISDIR(status.st_mode)):
-                raise PathDenied("Access denied: not a regular file or directory")
-        return real
+        return self._absolute(_expand(path))
 
-    def resolve_entry(self, path: object, *, must_exist: bool = True) -> str:
-        """The path of the directory entry ``path`` names, *without* following a link at its last
-        component: its parent resolved, its own name kept. For operations on the entry itself
-        (delete, move, the destination of a copy), which must act on a link rather than on what it
-        points to, and must create a new name exactly where asked.
-
-        Raises:
-            PathDenied, PathNotFound: as :meth:`resolve`; an allowed directory itself is refused.
-        """
-        if not isinstance(path, str) or not path or "\x00" in path or len(path) > MAX_PATH_CHARS:
-            self.resolve(path)  # raises the matching refusal
-        assert isinstance(path, str)
-        if not self.roots:
-            raise PathDenied("Access denied: no directory is allowed for this client")
-        candidate = self._absolute(_expand(path))
-        if not self._contains_lexically(candidate):
+    def _locate(self, candidate: str, *, follow_last: bool, must_exist: bool) -> tuple[Place, int | None]:
+        """Walk ``candidate`` from its root's descriptor; returns the place and its mode (None when
+        it does not exist). Links are followed (the last one only with ``follow_last``) when their
+        target is inside an allowed directory, by restarting from that directory's descriptor."""
+        found = self._lexical_root(candidate)
+        if found is None:
             raise PathDenied(DENIED_OUTSIDE)
-        parent, name = os.path.split(candidate)
-        real = os.path.join(os.path.realpath(parent), name)
-        if not self.contains(real):
-            raise PathDenied(DENIED_OUTSIDE)
-        if self.is_root(real) or self.is_root(os.path.realpath(real)):
-            raise PathDenied("Access denied: an allowed directory itself cannot be replaced, moved or deleted")
+        root, below = found
+        anchor = root.anchor
+        pending = [*root.prefix, *below]
+        done: list[str] = []
+        mode: int | None = os.fstat(anchor.fd).st_mode
+        links = 0
+        fd = os.dup(anchor.fd)
         try:
-            os.lstat(real)
-        except (FileNotFoundError, NotADirectoryError):
-            if must_exist:
-                raise PathNotFound(f"No such file or directory: {self.display(real)}") from None
-        except OSError as problem:
-            raise PathDenied(_os_reason(problem)) from None
-        return real
+            while pending:
+                name = pending.pop(0)
+                last = not pending
+                try:
+                    mode = os.stat(name, dir_fd=fd, follow_symlinks=False).st_mode
+                except FileNotFoundError:
+                    if must_exist:
+                        raise PathNotFound("No such file or directory: " + self.display(os.path.join(
+                            anchor.real, *done, name, *pending))) from None
+                    done += [name, *pending]
+                    mode = None
+                    break
+                except OSError as problem:
+                    raise PathDenied(_os_reason(problem)) from None
+                if stat.S_ISLNK(mode) and (follow_last or not last):
+                    links += 1
+                    if links > MAX_LINKS:
+                        raise PathDenied("Access denied: the path is a symbolic link loop")
+                    target = os.readlink(name, dir_fd=fd)
+                    # The directory holding the link is link-free, so its ".." is lexical.
+                    found = self._lexical_root(os.path.normpath(os.path.join(anchor.real, *done, target)))
+                    if found is None:
+                        raise PathDenied(DENIED_OUTSIDE)
+                    root, below = found
+                    anchor = root.anchor
+                    pending = [*root.prefix, *below, *pending]
+                    done = []
+                    os.close(fd)
+                    fd = os.dup(anchor.fd)
+                    mode = os.fstat(fd).st_mode
+                    continue
+                done.append(name)
+                if last:
+                    break
+                if not stat.S_ISDIR(mode):
+                    raise PathNotFound("No such file or directory (a component is not a directory)")
+                try:
+                    child = os.open(name, DIR_FLAGS, dir_fd=fd)
+                except OSError as problem:
+                    raise refusal(problem, fd, name) from None
+                os.close(fd)
+                fd = child
+        finally:
+            os.close(fd)
+        place = Place(anchor, tuple(done))
+        if not self.holds(place):
+            raise PathDenied(DENIED_OUTSIDE)
+        return place, mode
 
     def _absolute(self, path: str) -> str:
         if os.path.isabs(path):
             return os.path.normpath(path)
         # Against each allowed directory in turn: the first where it exists, else the first one.
         joined = [os.path.normpath(os.path.join(root.shown, path)) for root in self.roots]
-        return next((p for p in joined if self._contains_lexically(p) and os.path.lexists(p)), joined[0])
+        return next((p for p in joined if self._contains_lexically(p) and self._exists(p)), joined[0])
 
-    # ---------------------------------------------------------------------------------- opening
-
-    def open_file(self, real_path: str) -> int:
-        """Open a resolved path for reading: regular files only, never through a link swapped in
-        since :meth:`resolve`. Returns a file descriptor the caller closes.
-
-        Raises:
-            PathDenied: a special file, a link, or (on Linux) a file that turned out to be outside.
-            PathNotFound: it disappeared.
-        """
+    def _exists(self, candidate: str) -> bool:
         try:
-            before = os.lstat(real_path)
-        except FileNotFoundError:
-            raise PathNotFound(f"No such file or directory: {self.display(real_path)}") from None
-        except OSError as problem:
-            raise PathDenied(_os_reason(problem)) from None
-        if not stat.S_ISREG(before.st_mode):
-            raise PathDenied(_kind_refusal(before.st_mode))
-        try:
-            fd = os.open(real_path, _READ_FLAGS)
-        except FileNotFoundError:
-            raise PathNotFound(f"No such file or directory: {self.display(real_path)}") from None
-        except OSError as problem:
-            raise PathDenied(_os_reason(problem)) from None
-        try:
-            after = os.fstat(fd)
-            if not stat.S_ISREG(after.st_mode):
-                raise PathDenied(_kind_refusal(after.st_mode))
-            opened = _opened_path(fd)
-            if opened is not None and not self.contains(opened):
-                raise PathDenied(DENIED_OUTSIDE)  # a parent directory was swapped for a link
-        except BaseException:
-            os.close(fd)
-            raise
-        return fd
+            self._locate(candidate, follow_last=False, must_exist=True)
+        except AccessError:
+            return False
+        return True
 
     # -------------------------------------------------------------------------------- narrowing
 
@@ -268,31 +295,16 @@ class AccessPolicy:
         for directory in client_directories:
             if not isinstance(directory, str) or "\x00" in directory or not os.path.isabs(directory):
                 continue
-            real = os.path.realpath(directory)
-            if not os.path.isdir(real):
+            try:
+                place, mode = self._locate(self._candidate(directory), follow_last=True, must_exist=True)
+            except AccessError:
+                place, mode = None, None
+            if place is not None and mode is not None and stat.S_ISDIR(mode):
+                kept.append(Root(os.path.normpath(directory), place.real, place.anchor, place.parts))
                 continue
-            if self.contains(real):
-                kept.append(Root(os.path.normpath(directory), real))
+            real = os.path.realpath(directory)
             kept.extend(root for root in self.roots if _inside(root.real, real))
         return AccessPolicy._of(kept)
-
-
-def _opened_path(fd: int) -> str | None:
-    """Where an open descriptor really points (Linux ``/proc``); None where that is unknown."""
-    try:
-        target = os.readlink(f"/proc/self/fd/{fd}")
-    except OSError:
-        return None
-    return target if target.startswith(os.sep) else None
-
-
-def _kind_refusal(mode: int) -> str:
-    if stat.S_ISDIR(mode):
-        return "Not a file: the path is a directory"
-    if stat.S_ISLNK(mode):
-        return "Access denied: the path changed to a symbolic link"
-    kind = "FIFO" if stat.S_ISFIFO(mode) else "socket" if stat.S_ISSOCK(mode) else "device"
-    return f"Access denied: the path is a {kind}; special files are never opened"
 
 
 def _os_reason(problem: OSError) -> str:

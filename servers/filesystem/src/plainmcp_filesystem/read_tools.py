@@ -2,25 +2,39 @@
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import itertools
 import os
 import stat
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 import anyio
 from plainmcp import ToolError, ToolResult, content
 
+from . import anchored
 from .access import Access
-from .globs import Excluder, compile_glob
+from .anchored import Place
+from .globs import MAX_PATTERN_CHARS, Excluder, compile_glob
 from .mime import OCTET_STREAM, mime_type
 from .paths import AccessError, AccessPolicy
-from .reading import check_encoding, read_bytes, read_text
-from .search import compile_query, search_contents, search_names
-from .toolkit import EXCLUDES, PATH, READ, Budget, big_array, count, guarded, obj, out, result, string_list
+from .reading import check_encoding, fit_text, read_bytes, read_text
+from .search import GrepRequest, SearchTimeout, compile_query, search_contents, search_names
+from .sizes import weight
+from .toolkit import (
+    EXCLUDES,
+    PATH,
+    READ,
+    Budget,
+    big_array,
+    count,
+    guarded,
+    media_limit,
+    obj,
+    out,
+    result,
+    string_list,
+)
 from .walk import Pacer, walk
 
 if TYPE_CHECKING:
@@ -50,16 +64,6 @@ def _order(sort_by: str, status_of: dict[str, os.stat_result]) -> Any:
     return None
 
 
-@contextlib.contextmanager
-def _opened_directory(real: str) -> Iterator[int]:
-    """A resolved directory opened without following a link swapped in since (closed after)."""
-    fd = os.open(real, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
-    try:
-        yield fd
-    finally:
-        os.close(fd)
-
-
 def _join(shown: str, relative: str) -> str:
     return os.path.join(shown, *relative.split("/")) if relative else shown
 
@@ -71,12 +75,12 @@ def register(server: Server, config: Config, access: Access) -> None:
     def depth(args: dict[str, Any]) -> int:
         return min(int(args.get("maxDepth", config.max_depth)), config.max_depth)
 
-    async def directory(ctx: Context, args: dict[str, Any], key: str = "path") -> tuple[AccessPolicy, str]:
+    async def directory(ctx: Context, args: dict[str, Any], key: str = "path") -> tuple[AccessPolicy, Place]:
         policy = await access.policy_for(ctx)
-        real = policy.resolve(args[key])
-        if not os.path.isdir(real):
+        place = policy.resolve(args[key])
+        if not stat.S_ISDIR(anchored.lstat(place).st_mode):
             raise ToolError("Not a directory")
-        return policy, real
+        return policy, place
 
     # ------------------------------------------------------------------------------ text files
 
@@ -88,7 +92,8 @@ def register(server: Server, config: Config, access: Access) -> None:
             "tail": count("Only the last N lines"),
             "startLine": count("First line to return (1-based, inclusive)"),
             "endLine": count("Last line to return (1-based, inclusive)"),
-            "encoding": {"type": "string", "default": "utf-8", "description": "Text encoding (a Python codec name)"},
+            "encoding": {"type": "string", "default": "utf-8", "maxLength": 64,
+                         "description": "Text encoding (a Python codec name of a text encoding: utf-8, latin-1, cp1252, ...)"},
         }, ("path",)),
         output_schema=out({
             "path": {"type": "string"}, "content": {"type": "string"}, "size": {"type": "integer"},
@@ -111,23 +116,36 @@ def register(server: Server, config: Config, access: Access) -> None:
         except LookupError:
             raise ToolError(f"Unknown encoding: {args.get('encoding')!r}") from None
         policy = await access.policy_for(ctx)
-        real = policy.resolve(args["path"])
-        read = read_text(
-            policy, real, max_bytes=config.max_read_bytes, head=args.get("head"), tail=args.get("tail"),
+        place = policy.resolve(args["path"])
+        read_part = functools.partial(
+            read_text, place, max_bytes=config.max_read_bytes, head=args.get("head"), tail=args.get("tail"),
             start_line=args.get("startLine"), end_line=args.get("endLine"), encoding=encoding,
         )
+        if args.get("startLine", 1) > 1:
+            # Skipping lines reads the file up to them: gigabytes, for a far line of a huge file.
+            # A worker thread keeps the event loop serving; check_cancelled stops it when cancelled.
+            read = await anyio.to_thread.run_sync(
+                functools.partial(read_part, check=anyio.from_thread.check_cancelled))
+        else:
+            read = read_part()
+        # The text goes out twice (content and structured): each copy gets half the budget.
+        shown_text, cut = fit_text(read.text, config.max_result_bytes // 2 - 4096)
+        truncated = read.truncated or cut
         data: dict[str, Any] = {
-            "path": policy.display(real), "content": read.text, "size": read.size,
-            "truncated": read.truncated, "encodingErrors": read.replaced,
+            "path": policy.display(place), "content": shown_text, "size": read.size,
+            "truncated": truncated, "encodingErrors": read.replaced,
         }
         if read.start_line is not None:
             data["startLine"] = read.start_line
         if read.end_line is not None:
             data["endLine"] = read.end_line
-        text = read.text
+        text = shown_text
         if read.replaced:
             text += f"\n[note: bytes that are not valid {encoding} are shown as U+FFFD]"
-        if read.truncated:
+        if cut and not read.truncated:
+            text += ("\n[truncated: this text is mostly characters that need escaping (a binary file?); "
+                     "read it with read_media_file, or in smaller parts with startLine/endLine]")
+        elif truncated:
             text += (f"\n[truncated: output is capped at {config.max_read_bytes} bytes of a {read.size}-byte file; "
                      "read further with startLine/endLine, head or tail]")
         return result(text, data)
@@ -147,18 +165,26 @@ def register(server: Server, config: Config, access: Access) -> None:
         policy = await access.policy_for(ctx)
         files: list[dict[str, Any]] = []
         parts: list[str] = []
+        # One budget for all the files (each goes out twice): fifty 1 MiB files would otherwise
+        # outgrow the message limit and fail as a whole.
+        left = config.max_result_bytes // 2 - 4096
         for path in args["paths"]:
             try:
-                real = policy.resolve(path)
-                read = read_text(policy, real, max_bytes=config.max_read_bytes)
+                place = policy.resolve(path)
+                read = read_text(place, max_bytes=min(config.max_read_bytes, max(left, 0)))
             except (AccessError, OSError) as problem:
                 message = str(problem) if isinstance(problem, AccessError) else os.strerror(problem.errno or 5)
                 files.append({"path": policy.echo(path), "error": message})
                 parts.append(f"{policy.echo(path)}: Error - {message}")
+                left -= 200
                 continue
-            files.append({"path": policy.display(real), "content": read.text, "truncated": read.truncated})
-            notice = f"\n[truncated at {config.max_read_bytes} bytes of {read.size}]" if read.truncated else ""
-            parts.append(f"{policy.display(real)}:\n{read.text}{notice}")
+            text, cut = fit_text(read.text, max(left, 0))
+            left -= len(text.encode("utf-8", "surrogatepass")) + 2 * len(policy.display(place)) + 100
+            truncated = read.truncated or cut
+            files.append({"path": policy.display(place), "content": text, "truncated": truncated})
+            notice = (f"\n[truncated: {len(text)} characters of a {read.size}-byte file; read it with read_text_file]"
+                      if truncated else "")
+            parts.append(f"{policy.display(place)}:\n{text}{notice}")
         return result("\n---\n".join(parts), {"files": files})
 
     @server.tool(
@@ -173,9 +199,15 @@ def register(server: Server, config: Config, access: Access) -> None:
         """Read an image or audio file as an image or audio content block (base64, with its MIME
         type); other files come back as an embedded binary resource."""
         policy = await access.policy_for(ctx)
-        real = policy.resolve(args["path"])
-        data = read_bytes(policy, real, max_bytes=config.max_media_bytes)
-        mime = mime_type(real) or OCTET_STREAM
+        place = policy.resolve(args["path"])
+        cap = media_limit(config)
+        try:
+            data = read_bytes(place, max_bytes=cap)
+        except ValueError as problem:
+            raise ToolError(f"{problem}: read_media_file returns files up to {cap} bytes (their base64 must fit "
+                            "in one message); read text files with read_text_file") from None
+        mime = mime_type(place.name) or OCTET_STREAM
+        real = place.real
         if mime.startswith("image/"):
             block = content.image(data, mime)
         elif mime.startswith("audio/"):
@@ -216,7 +248,8 @@ def register(server: Server, config: Config, access: Access) -> None:
         """List a directory: its subdirectories, files and other entries (links, special files) by
         name; with sizes (or a size/time sort), also each file's size, each entry's modification
         time and the total size. Names are in the requested order within each group."""
-        policy, real = await directory(ctx, args)
+        policy, place = await directory(ctx, args)
+        real = place.real
         cap = limit(args, "maxEntries", config.max_entries)
         sort_by = args.get("sortBy", "name")
         detailed = bool(args.get("sizes")) or sort_by != "name"
@@ -227,7 +260,7 @@ def register(server: Server, config: Config, access: Access) -> None:
         files: list[str] = []
         others: list[tuple[str, str]] = []
         status_of: dict[str, os.stat_result] = {}
-        with _opened_directory(real) as fd, os.scandir(fd) as found:
+        with anchored.directory(place) as fd, os.scandir(fd) as found:
             while chunk := list(itertools.islice(found, 4096)):
                 await anyio.sleep(0)  # a checkpoint per chunk: a huge directory stays cancellable
                 for entry in chunk:
@@ -251,15 +284,18 @@ def register(server: Server, config: Config, access: Access) -> None:
         files.sort(key=order)
         others.sort(key=None if order is None else lambda item: order(item[0]))
         total = len(directories) + len(files) + len(others)
-        weight = 100 if detailed else 24
+        # A name appears in the structured lists and the text, and with details also as a key of
+        # sizes and of modified.
+        copies, extra = (4, 100) if detailed else (2, 24)
         names = itertools.chain(directories, files, (name for name, _ in others))
-        # Names are at most 255 bytes: below that bound nothing can be over budget, so don't count.
-        if total * (2 * 255 + weight) > config.max_result_bytes and (
-            sum(map(len, names)) * 2 + weight * total > config.max_result_bytes
+        # Names are at most 255 bytes (6 * 255 as JSON escapes): below that bound nothing can be
+        # over budget, so don't count.
+        if total * (copies * 6 * 255 + extra) > config.max_result_bytes and (
+            sum(map(weight, names)) * copies + extra * total > config.max_result_bytes
         ):
             budget = Budget(config.max_result_bytes)
             names = itertools.chain(directories, files, (name for name, _ in others))
-            cap = min(cap, next(i for i, name in enumerate(names) if not budget.take(2 * len(name) + weight)))
+            cap = min(cap, next(i for i, name in enumerate(names) if not budget.take(copies * weight(name) + extra)))
         truncated = total > cap
         if truncated:  # keep the first cap entries: directories, then files, then the others
             directories = directories[:cap]
@@ -303,7 +339,7 @@ def register(server: Server, config: Config, access: Access) -> None:
     async def directory_tree(ctx: Context, args: dict[str, Any]) -> ToolResult:
         """The tree below a directory as nested {name, type, children} entries (links are shown,
         never followed), with a depth limit, exclude patterns and an entry cap."""
-        policy, real = await directory(ctx, args)
+        policy, place = await directory(ctx, args)
         cap = limit(args, "maxEntries", config.max_entries)
         exclude = Excluder(args.get("excludePatterns", ()))
         pacer = Pacer(ctx, "entries walked")
@@ -312,27 +348,28 @@ def register(server: Server, config: Config, access: Access) -> None:
         lines: list[str] = []
         truncated = False
         budget = Budget(config.max_result_bytes)
-        for entry in walk(real, max_depth=depth(args), exclude=exclude):
-            await pacer.step()
-            # A node weighs its name twice (structured and text) plus the JSON around it.
-            if pacer.count > cap or not budget.take(2 * len(entry.name) + 2 * entry.depth + 36):
-                truncated = True
-                break
-            del stack[entry.depth:]
-            node: dict[str, Any] = {"name": entry.name, "type": entry.kind}
-            stack[-1].append(node)
-            if entry.kind == "directory":
-                node["children"] = []
-                stack.append(node["children"])
-                lines.append("  " * (entry.depth - 1) + entry.name + "/")
-            else:
-                lines.append("  " * (entry.depth - 1) + entry.name + ("@" if entry.kind == "symlink" else ""))
+        with anchored.directory(place) as fd:
+            for entry in walk(fd, max_depth=depth(args), exclude=exclude):
+                await pacer.step()
+                # A node weighs its name twice (structured and text) plus the JSON around it.
+                if pacer.count > cap or not budget.take(2 * weight(entry.name) + 2 * entry.depth + 36):
+                    truncated = True
+                    break
+                del stack[entry.depth:]
+                node: dict[str, Any] = {"name": entry.name, "type": entry.kind}
+                stack[-1].append(node)
+                if entry.kind == "directory":
+                    node["children"] = []
+                    stack.append(node["children"])
+                    lines.append("  " * (entry.depth - 1) + entry.name + "/")
+                else:
+                    lines.append("  " * (entry.depth - 1) + entry.name + ("@" if entry.kind == "symlink" else ""))
         entries = pacer.count - 1 if truncated else pacer.count
         if truncated:
             lines.append(f"[truncated after {entries} entries (entry or size cap); lower maxDepth, add "
                          "excludePatterns or list a subdirectory]")
         return result("\n".join(lines) or "(empty)",
-                      {"path": policy.display(real), "tree": tree, "entries": entries, "truncated": truncated})
+                      {"path": policy.display(place), "tree": tree, "entries": entries, "truncated": truncated})
 
     # ---------------------------------------------------------------------------------- search
 
@@ -340,7 +377,7 @@ def register(server: Server, config: Config, access: Access) -> None:
         title="Find files by name",
         input_schema=obj({
             "path": PATH,
-            "pattern": {"type": "string", "minLength": 1, "description":
+            "pattern": {"type": "string", "minLength": 1, "maxLength": MAX_PATTERN_CHARS, "description":
                         "Glob: '*.py' matches names at any depth; 'src/**/test_*.py' matches paths relative to path"},
             "excludePatterns": EXCLUDES,
             "maxResults": count("Stop after this many matches"),
@@ -353,10 +390,10 @@ def register(server: Server, config: Config, access: Access) -> None:
     async def search_files(ctx: Context, args: dict[str, Any]) -> ToolResult:
         """Find files and directories whose names match a glob pattern (names only; to search inside
         files use search_content)."""
-        policy, real = await directory(ctx, args)
-        shown = policy.display(real)
+        policy, place = await directory(ctx, args)
+        shown = policy.display(place)
         found, truncated = await search_names(
-            real, compile_glob(args["pattern"]), exclude=Excluder(args.get("excludePatterns", ())),
+            place, len(shown), compile_glob(args["pattern"]), exclude=Excluder(args.get("excludePatterns", ())),
             max_depth=config.max_depth, max_results=limit(args, "maxResults", 1000),
             max_bytes=config.max_result_bytes, pacer=Pacer(ctx, "entries searched"),
         )
@@ -374,7 +411,7 @@ def register(server: Server, config: Config, access: Access) -> None:
             "regex": {"type": "boolean", "default": False, "description": "Treat query as a Python regular expression"},
             "caseSensitive": {"type": "boolean", "default": False},
             "contextLines": count("Lines of context before and after each match", minimum=0, maximum=10),
-            "include": string_list("Only files matching one of these globs ('*.py')"),
+            "include": string_list("Only files matching one of these globs ('*.py')", max_length=1000),
             "excludePatterns": EXCLUDES,
             "maxResults": count("Stop after this many matching lines"),
         }, ("path", "query")),
@@ -390,15 +427,22 @@ def register(server: Server, config: Config, access: Access) -> None:
     async def search_content(ctx: Context, args: dict[str, Any]) -> ToolResult:
         """Search inside text files for a string or regular expression; returns matching lines with
         optional context. Binary files and files over the size cap are skipped (and counted)."""
-        policy, real = await directory(ctx, args)
-        shown = policy.display(real)
-        pattern = compile_query(args["query"], regex=bool(args.get("regex")), case_sensitive=bool(args.get("caseSensitive")))
-        found = await search_contents(
-            real, pattern, include=Excluder(args.get("include", ())), exclude=Excluder(args.get("excludePatterns", ())),
-            context=int(args.get("contextLines", 0)), max_depth=config.max_depth,
-            max_results=limit(args, "maxResults", 100), max_file_bytes=config.max_search_file_bytes,
-            max_bytes=config.max_result_bytes, pacer=Pacer(ctx, "entries searched"),
+        policy, place = await directory(ctx, args)
+        shown = policy.display(place)
+        regex = bool(args.get("regex"))
+        pattern = compile_query(args["query"], regex=regex, case_sensitive=bool(args.get("caseSensitive")))
+        include, exclude = tuple(args.get("include", ())), tuple(args.get("excludePatterns", ()))
+        Excluder(include), Excluder(exclude)  # bad patterns are refused here, before any work
+        request = GrepRequest(
+            pattern.pattern, pattern.flags, include, exclude, context=int(args.get("contextLines", 0)),
+            max_depth=config.max_depth, max_results=limit(args, "maxResults", 100),
+            max_file_bytes=config.max_search_file_bytes, max_bytes=config.max_result_bytes, shown_length=len(shown),
         )
+        try:
+            found = await search_contents(place, request, regex=regex, pacer=Pacer(ctx, "entries searched"),
+                                          timeout=config.search_timeout)
+        except SearchTimeout as problem:
+            raise ToolError(str(problem)) from None
         for match in found.matches:
             match["path"] = _join(shown, match["path"])
         lines: list[str] = []
@@ -434,13 +478,13 @@ def register(server: Server, config: Config, access: Access) -> None:
     async def get_file_info(ctx: Context, args: dict[str, Any]) -> ToolResult:
         """Metadata of a file or directory: type, size, times (UTC), permissions, MIME type."""
         policy = await access.policy_for(ctx)
-        real = policy.resolve(args["path"])
-        status = os.lstat(real)
+        place = policy.resolve(args["path"])
+        status = anchored.lstat(place)
         mode = status.st_mode
         kind = ("directory" if stat.S_ISDIR(mode) else "file" if stat.S_ISREG(mode)
                 else "fifo" if stat.S_ISFIFO(mode) else "socket" if stat.S_ISSOCK(mode) else "device")
         data: dict[str, Any] = {
-            "path": policy.display(real), "type": kind, "size": status.st_size,
+            "path": policy.display(place), "type": kind, "size": status.st_size,
             "modified": _iso(status.st_mtime), "accessed": _iso(status.st_atime),
             "permissions": oct(stat.S_IMODE(mode))[2:].zfill(3),
         }
@@ -448,7 +492,7 @@ def register(server: Server, config: Config, access: Access) -> None:
         if birth is not None:
             data["created"] = _iso(birth)
         if kind == "file":
-            data["mimeType"] = mime_type(real) or OCTET_STREAM
+            data["mimeType"] = mime_type(place.name) or OCTET_STREAM
         return result("\n".join(f"{key}: {value}" for key, value in data.items()), data)
 
     @server.tool(

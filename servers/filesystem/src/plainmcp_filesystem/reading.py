@@ -1,19 +1,29 @@
 """Reading files: text by lines (head, tail, a range) within a byte cap, and whole binary files.
 
 Memory is bounded by the cap, not by the file: a 10 GB log read with ``tail`` reads a few blocks
-from its end, and a file without newlines is read in cap-sized pieces.
+from its end, and a file without newlines is read in cap-sized pieces. Only text encodings are
+accepted (never a codec that decompresses or transforms bytes), and never more than the cap's
+bytes are decoded. Skipping to a line far into a huge file is the one read whose time grows with the
+file: callers run it in a worker thread and pass a ``check`` that stops it when cancelled.
 """
 
 from __future__ import annotations
 
 import codecs
-import io
+import json
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 
-from .paths import AccessPolicy
+from .anchored import Place, open_file
 
 _BLOCK = 64 * 1024
+_CHUNK = 1024 * 1024
+
+#: Text encodings that are still refused: their decoders are slow on crafted input (punycode and
+#: idna are quadratic), or they turn escapes into other characters (a file then reads as what it
+#: is not), or they decode nothing at all.
+_REFUSED = {"idna", "punycode", "undefined", "unicode_escape", "raw_unicode_escape"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,14 +56,50 @@ def _decode(data: bytes, encoding: str, *, final: bool) -> tuple[str, bool]:
         return decoder.decode(data, final=final), True
 
 
-def check_encoding(encoding: str) -> str:
-    """The codec's canonical name. Raises LookupError for an unknown encoding."""
-    return codecs.lookup(encoding).name
+def check_encoding(encoding: object) -> str:
+    """The canonical name of a *text* encoding.
+
+    Raises:
+        LookupError: not a known encoding.
+        ValueError: a codec that is not a text encoding (``zlib``, ``bz2``, ``base64``, ``rot13``,
+            ...: they decompress or transform bytes, and a tiny file would decode to gigabytes).
+    """
+    if not isinstance(encoding, str) or not encoding or len(encoding) > 64:
+        raise LookupError(encoding)
+    info = codecs.lookup(encoding)
+    # CodecInfo marks the codecs that are not bytes <-> str text encodings (the stdlib sets it on
+    # base64, bz2, hex, quopri, rot13, uu and zlib); str.decode refuses those for the same reason.
+    if info._is_text_encoding is False or info.name in _REFUSED:  # type: ignore[attr-defined]
+        raise ValueError(f"Not a text encoding: {encoding!r}; use a character encoding such as utf-8 or latin-1")
+    return info.name
+
+
+def json_weight(text: str) -> int:
+    """The bytes ``text`` takes as a JSON string (escapes included)."""
+    return len(json.dumps(text, ensure_ascii=False).encode("utf-8", "surrogatepass"))
+
+
+def fit_text(text: str, limit: int) -> tuple[str, bool]:
+    """``text``, cut so that it weighs at most ``limit`` bytes as JSON; and whether it was cut.
+
+    A binary file read as text is mostly escapes (a NUL byte is six bytes of JSON): without this,
+    a 1 MiB read would outgrow the 4 MiB message limit and fail as an internal error.
+    """
+    weight = json_weight(text)
+    if weight <= limit:
+        return text, False
+    while weight > limit and text:
+        text = text[: max(0, int(len(text) * limit / weight * 0.95) - 1)]
+        weight = json_weight(text)
+    return text, True
+
+
+def _nothing() -> None:
+    return None
 
 
 def read_text(
-    policy: AccessPolicy,
-    real_path: str,
+    place: Place,
     *,
     max_bytes: int,
     head: int | None = None,
@@ -61,16 +107,18 @@ def read_text(
     start_line: int | None = None,
     end_line: int | None = None,
     encoding: str = "utf-8",
+    check: Callable[[], None] = _nothing,
 ) -> TextRead:
     """Read a text file, or part of it, returning at most ``max_bytes`` bytes of it.
 
     ``head`` is lines ``1..head``; ``tail`` the last ``tail`` lines; ``start_line``/``end_line`` an
     inclusive 1-based range (either end open). The caller checks that they do not conflict.
+    ``check`` is called between blocks while skipping lines (it may raise to stop the read).
 
     Raises:
-        PathDenied, PathNotFound: from :meth:`AccessPolicy.open_file`.
+        PathDenied, PathNotFound: from :func:`~plainmcp_filesystem.anchored.open_file`.
     """
-    fd = policy.open_file(real_path)
+    fd = open_file(place)
     with open(fd, "rb", buffering=0, closefd=True) as file:
         size = os.fstat(file.fileno()).st_size
         if tail is not None:
@@ -84,31 +132,59 @@ def read_text(
             truncated = size > len(data)
             text, replaced = _decode(data, encoding, final=not truncated)
             return TextRead(text, size, truncated, replaced)
-        data, truncated, last = _lines(file, start_line or 1, end_line, max_bytes)
+        data, truncated, last = _lines(file, start_line or 1, end_line, max_bytes, check)
         text, replaced = _decode(data, encoding, final=not truncated)
         return TextRead(text, size, truncated, replaced, start_line or 1, last)
 
 
-def _lines(file: object, start: int, end: int | None, max_bytes: int) -> tuple[bytes, bool, int | None]:
-    """Lines ``start..end`` (inclusive, 1-based); returns (bytes, truncated, last line shown)."""
-    reader = io.BufferedReader(file, _BLOCK)  # type: ignore[arg-type]
+def _lines(file: object, start: int, end: int | None, max_bytes: int,
+           check: Callable[[], None]) -> tuple[bytes, bool, int | None]:
+    """Lines ``start..end`` (inclusive, 1-based); returns (bytes, truncated, last line shown).
+
+    Read in 1 MiB blocks: lines before ``start`` are only counted (``bytes.count`` in C), so
+    memory stays at one block whatever the lines' lengths.
+    """
+    read = file.read  # type: ignore[attr-defined]
     line = 1
+    block = b""
+    position = 0
+    while line < start:
+        check()
+        block = read(_CHUNK)
+        if not block:
+            return b"", False, None
+        newlines = block.count(b"\n")
+        if line + newlines < start:
+            line += newlines
+            continue
+        position = -1
+        for _ in range(start - line):
+            position = block.index(b"\n", position + 1)
+        position += 1
+        line = start
     out = bytearray()
     last: int | None = None
-    while end is None or line <= end:
-        piece = reader.readline(max_bytes + 1)  # bounded: a file without newlines comes in pieces
-        if not piece:
-            return bytes(out), False, last
-        if line >= start:
+    while True:
+        size = len(block)
+        while position < size:
+            newline = block.find(b"\n", position)
+            stop = size if newline < 0 else newline + 1
             room = max_bytes - len(out)
-            if len(piece) > room:
-                out += piece[:room]
+            if stop - position > room:
+                out += block[position : position + room]
                 return bytes(out), True, line
-            out += piece
+            out += block[position:stop]
             last = line
-        if piece.endswith(b"\n"):
-            line += 1
-    return bytes(out), False, last
+            position = stop
+            if newline >= 0:
+                line += 1
+                if end is not None and line > end:
+                    return bytes(out), False, last
+        check()
+        block = read(_CHUNK)
+        position = 0
+        if not block:
+            return bytes(out), False, last
 
 
 def _tail(file: object, size: int, count: int, max_bytes: int) -> tuple[bytes, bool]:
@@ -135,14 +211,14 @@ def _tail(file: object, size: int, count: int, max_bytes: int) -> tuple[bytes, b
     return kept, truncated
 
 
-def read_bytes(policy: AccessPolicy, real_path: str, *, max_bytes: int) -> bytes:
+def read_bytes(place: Place, *, max_bytes: int) -> bytes:
     """A whole file, if it is at most ``max_bytes`` long.
 
     Raises:
-        PathDenied, PathNotFound: from :meth:`AccessPolicy.open_file`.
+        PathDenied, PathNotFound: from :func:`~plainmcp_filesystem.anchored.open_file`.
         ValueError: the file is larger than ``max_bytes`` (the message says how large).
     """
-    fd = policy.open_file(real_path)
+    fd = open_file(place)
     with open(fd, "rb", closefd=True) as file:
         size = os.fstat(file.fileno()).st_size
         if size > max_bytes:

@@ -4,13 +4,15 @@
 and capped at ``Config.max_resources`` (over all pages), refreshed at most every
 :data:`LIST_TTL` seconds or when the watcher sees files come or go. The template
 ``file://{+path}`` reads any allowed file (text when it is text, base64 otherwise, up to
-``Config.max_media_bytes``) and lists a directory as text. Denied and missing paths are "resource
+``Config.max_media_bytes`` and never more than fits one message: a larger file is ``-32602`` with a
+message saying how to read it) and lists a directory as text (cut, saying so, when it is huge). Denied and missing paths are "resource
 not found", with no reason that could describe what is outside.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 import time
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
@@ -18,10 +20,14 @@ from urllib.parse import quote
 import anyio
 from plainmcp import ErrorCode, MCPError, Resource, content
 
+from . import anchored
 from .access import Access, file_uri_path
+from .anchored import Place, directory
 from .mime import OCTET_STREAM, is_textual, looks_binary, mime_type
 from .paths import AccessError, AccessPolicy
-from .reading import read_bytes
+from .reading import json_weight, read_bytes
+from .sizes import weight
+from .toolkit import Budget, media_limit
 from .walk import walk
 
 if TYPE_CHECKING:
@@ -34,8 +40,9 @@ TEMPLATE = "file://{+path}"
 
 
 def path_uri(path: str) -> str:
-    """The ``file://`` URI of an absolute path (percent-encoded, ``/`` kept)."""
-    return "file://" + quote(path, safe="/")
+    """The ``file://`` URI of an absolute path (percent-encoded, ``/`` kept; a name's undecodable
+    bytes are percent-encoded as the bytes they are)."""
+    return "file://" + quote(os.fsencode(path), safe="/")
 
 
 class FileIndex:
@@ -61,21 +68,28 @@ class FileIndex:
 
     def _walk(self) -> list[Resource]:
         listed: list[Resource] = []
-        for root in self.policy.roots:
-            for entry in walk(root.real, max_depth=64):
-                if len(listed) >= self.limit:
-                    return listed
-                if entry.kind != "file":
-                    continue
-                shown = os.path.join(root.shown, *entry.relative.split("/"))
-                try:
-                    size: int | None = entry.lstat().st_size
-                except OSError:
-                    size = None
-                listed.append(Resource(
-                    path_uri(shown), entry.relative, _unused_reader,
-                    mime_type=mime_type(entry.name), size=size,
-                ))
+        for root, place in self.policy.places():
+            try:
+                fd = anchored.open_directory(place.anchor, place.parts)
+            except AccessError:
+                continue
+            try:
+                for entry in walk(fd, max_depth=64):
+                    if len(listed) >= self.limit:
+                        return listed
+                    if entry.kind != "file":
+                        continue
+                    shown = os.path.join(root.shown, *entry.relative.split("/"))
+                    try:
+                        size: int | None = entry.lstat().st_size
+                    except OSError:
+                        size = None
+                    listed.append(Resource(
+                        path_uri(shown), entry.relative, _unused_reader,
+                        mime_type=mime_type(entry.name), size=size,
+                    ))
+            finally:
+                os.close(fd)
         return listed
 
 
@@ -101,24 +115,33 @@ def register(server: Server, config: Config, access: Access) -> FileIndex:
             return None
         try:
             policy = await access.policy_for(ctx)
-            real = policy.resolve(path)
-            if os.path.isdir(real):
-                return content.text_contents(uri, _listing(real), "text/plain")
-            data = read_bytes(policy, real, max_bytes=config.max_media_bytes)
+            place = policy.resolve(path)
+            if stat.S_ISDIR(anchored.lstat(place).st_mode):
+                text, _ = _listing(place, config.max_result_bytes)
+                return content.text_contents(uri, text, "text/plain")
+            cap = media_limit(config)
+            data = read_bytes(place, max_bytes=cap)
         except AccessError:
             return None  # "not found", whatever the reason: nothing is said about what is outside
         except ValueError as problem:
-            raise MCPError(ErrorCode.INVALID_PARAMS, f"{problem}; use read_text_file with a line range", {"uri": uri}) from None
-        return _contents(uri, os.path.basename(real), data)
+            raise MCPError(ErrorCode.INVALID_PARAMS, f"{problem} (resources/read returns files up to {cap} bytes); "
+                           "read it in parts with the read_text_file tool", {"uri": uri}) from None
+        return _contents(uri, place.name, data)
 
     return index
 
 
-def _listing(real: str) -> str:
+def _listing(place: Place, max_bytes: int) -> tuple[str, bool]:
+    """A directory's names, one a line (directories end with ``/``), cut to fit ``max_bytes``."""
     lines = []
-    for entry in walk(real, max_depth=1):
-        lines.append(entry.name + ("/" if entry.kind == "directory" else ""))
-    return "\n".join(lines)
+    budget = Budget(max_bytes)
+    with directory(place) as fd:
+        for entry in walk(fd, max_depth=1):
+            if not budget.take(weight(entry.name) + 1):
+                lines.append("[truncated: the directory has more entries; use the list_directory tool]")
+                return "\n".join(lines), True
+            lines.append(entry.name + ("/" if entry.kind == "directory" else ""))
+    return "\n".join(lines), False
 
 
 def _contents(uri: str, name: str, data: bytes) -> dict[str, Any]:
@@ -126,8 +149,13 @@ def _contents(uri: str, name: str, data: bytes) -> dict[str, Any]:
     if mime is None or is_textual(mime):
         if not looks_binary(data[:8192]):
             try:
-                return content.text_contents(uri, data.decode("utf-8"), mime or "text/plain")
+                text = data.decode("utf-8")
             except UnicodeDecodeError:
                 pass
+            else:
+                # As text only when its JSON is no larger than the base64 would be (control
+                # characters escape to six bytes each); else as a blob that surely fits.
+                if json_weight(text) <= (len(data) + 2) // 3 * 4 + 2:
+                    return content.text_contents(uri, text, mime or "text/plain")
         mime = mime or OCTET_STREAM
     return content.blob_contents(uri, data, mime)

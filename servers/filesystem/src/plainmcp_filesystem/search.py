@@ -3,38 +3,47 @@
 Both walk with :func:`~plainmcp_filesystem.walk.walk` (never out of the allowed directories), stop at
 a result cap (saying so), and step a :class:`~plainmcp_filesystem.walk.Pacer` per entry so a long
 search reports progress and stops when cancelled. Content search skips binary files (a NUL byte in
-the first 8 KiB) and files over a size cap, and counts what it skipped.
+the first 8 KiB) and files over a size cap, and counts what it skipped. A regular expression runs
+in a worker process under a deadline (see :func:`search_contents`).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
-from dataclasses import dataclass, field
+import subprocess
+import sys
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from . import anchored
+from .anchored import PathDenied, Place
 from .globs import Excluder, Glob
-from .paths import PathDenied
-from .walk import Pacer, walk
+from .sizes import weight
+from .walk import Entry, Pacer, walk
 
 MAX_LINE_CHARS = 500
 _SNIFF = 8192
 
 
 async def search_names(
-    start: str, glob: Glob, *, exclude: Excluder, max_depth: int, max_results: int, max_bytes: int, pacer: Pacer
+    start: Place, shown_length: int, glob: Glob, *, exclude: Excluder, max_depth: int, max_results: int,
+    max_bytes: int, pacer: Pacer,
 ) -> tuple[list[tuple[str, str]], bool]:
-    """``(relative path, kind)`` of entries whose name (or relative path) matches; and truncated
-    (``max_results`` reached, or the paths would weigh more than ``max_bytes``)."""
+    """``(relative path, kind)`` of entries below ``start`` whose name (or relative path) matches;
+    and truncated (``max_results`` reached, or the paths, each shown under a prefix of
+    ``shown_length`` characters, would weigh more than ``max_bytes``)."""
     found: list[tuple[str, str]] = []
-    weight = 0
-    for entry in walk(start, max_depth=max_depth, exclude=exclude):
-        await pacer.step()
-        if glob.matches(entry.relative, entry.name):
-            weight += 2 * len(entry.relative) + len(start) * 2 + 8
-            if len(found) >= max_results or weight > max_bytes:
-                return found, True
-            found.append((entry.relative, entry.kind))
+    total = 0
+    with anchored.directory(start) as fd:
+        for entry in walk(fd, max_depth=max_depth, exclude=exclude):
+            await pacer.step()
+            if glob.matches(entry.relative, entry.name):
+                total += 2 * weight(entry.relative) + shown_length * 2 + 8
+                if len(found) >= max_results or total > max_bytes:
+                    return found, True
+                found.append((entry.relative, entry.kind))
     return found, False
 
 
@@ -63,51 +72,65 @@ def _clip(line: str) -> str:
     return line if len(line) <= MAX_LINE_CHARS else line[:MAX_LINE_CHARS] + "…"
 
 
-async def search_contents(
-    start: str,
-    pattern: re.Pattern[str],
-    *,
-    include: Excluder,
-    exclude: Excluder,
-    context: int,
-    max_depth: int,
-    max_results: int,
-    max_file_bytes: int,
-    max_bytes: int,
-    pacer: Pacer,
-) -> ContentSearch:
-    """Matching lines in the regular files below ``start`` (``include``: name patterns, any of)."""
-    outcome = ContentSearch()
-    weight = 0
-    for entry in walk(start, max_depth=max_depth, exclude=exclude):
-        await pacer.step()
-        if entry.kind != "file" or (include and not include.excluded(entry.relative, entry.name)):
-            continue
+@dataclass(frozen=True, slots=True)
+class GrepRequest:
+    """What to search for, as plain data (it crosses to the worker process as JSON)."""
+
+    query: str
+    flags: int
+    include: tuple[str, ...]
+    exclude: tuple[str, ...]
+    context: int
+    max_depth: int
+    max_results: int
+    max_file_bytes: int
+    max_bytes: int
+    shown_length: int
+
+
+class Grep:
+    """A content search fed one walk entry at a time (no I/O of its own but reading those files)."""
+
+    def __init__(self, request: GrepRequest) -> None:
+        self.request = request
+        self.pattern = re.compile(request.query, request.flags)
+        self.include = Excluder(request.include)
+        self.exclude = Excluder(request.exclude)
+        self.outcome = ContentSearch()
+        self.weight = 0
+
+    def feed(self, entry: Entry) -> bool:
+        """Search one entry (if it is a regular file); returns True when the result is full."""
+        request, outcome = self.request, self.outcome
+        if entry.kind != "file" or (self.include and not self.include.excluded(entry.relative, entry.name)):
+            return False
         try:
             fd = entry.open()
         except (OSError, PathDenied):
-            continue
+            return False
         with open(fd, "rb", closefd=True) as file:
-            if os.fstat(file.fileno()).st_size > max_file_bytes:
+            if os.fstat(file.fileno()).st_size > request.max_file_bytes:
                 outcome.skipped_large += 1
-                continue
-            data = file.read(max_file_bytes + 1)
+                return False
+            data = file.read(request.max_file_bytes + 1)
         if b"\x00" in data[:_SNIFF]:
             outcome.skipped_binary += 1
-            continue
+            return False
         outcome.files_searched += 1
         text = data.decode("utf-8", errors="replace")
-        if pattern.search(text) is None:
-            continue  # most files: one scan in C, no line splitting
+        if self.pattern.search(text) is None:
+            return False  # most files: one scan in C, no line splitting
         lines = text.splitlines()
         matched = False
+        context = request.context
         for number, line in enumerate(lines):
-            if pattern.search(line) is None:
+            if self.pattern.search(line) is None:
                 continue
-            weight += 2 * (len(entry.relative) + len(start) + min(len(line), MAX_LINE_CHARS) * (1 + 2 * context)) + 64
-            if len(outcome.matches) >= max_results or weight > max_bytes:
+            self.weight += 2 * (weight(entry.relative) + request.shown_length
+                                + min(len(line), MAX_LINE_CHARS) * 6 * (1 + 2 * context)) + 64
+            if len(outcome.matches) >= request.max_results or self.weight > request.max_bytes:
                 outcome.truncated = True
-                return outcome
+                return True
             if not matched:
                 matched = True
                 outcome.files_matched += 1
@@ -116,4 +139,76 @@ async def search_contents(
                 match["before"] = [_clip(x) for x in lines[max(0, number - context) : number]]
                 match["after"] = [_clip(x) for x in lines[number + 1 : number + 1 + context]]
             outcome.matches.append(match)
-    return outcome
+        return False
+
+    def run(self, fd: int) -> ContentSearch:
+        """The whole search below the open directory ``fd``, synchronously (in the worker process)."""
+        for entry in walk(fd, max_depth=self.request.max_depth, exclude=self.exclude):
+            if self.feed(entry):
+                break
+        return self.outcome
+
+
+class SearchTimeout(Exception):
+    """A search that ran past its deadline and was stopped."""
+
+
+async def search_contents(start: Place, request: GrepRequest, *, regex: bool, pacer: Pacer,
+                          timeout: float) -> ContentSearch:
+    """Matching lines in the regular files below ``start``.
+
+    A plain-text query runs here, on the event loop, yielding between entries (``re.escape`` makes
+    it a literal search: linear time). A regular expression may backtrack for minutes on a crafted
+    line, holding the interpreter lock all the while, so it runs in a separate process that gets a
+    descriptor of ``start`` (never a path) and is killed when ``timeout`` seconds pass or the call
+    is cancelled.
+
+    Raises:
+        SearchTimeout: a regular expression search ran past ``timeout``.
+    """
+    if regex:
+        return await _in_worker(start, request, timeout)
+    grep = Grep(request)
+    with anchored.directory(start) as fd:
+        for entry in walk(fd, max_depth=request.max_depth, exclude=grep.exclude):
+            await pacer.step()
+            if grep.feed(entry):
+                break
+    return grep.outcome
+
+
+async def _in_worker(start: Place, request: GrepRequest, timeout: float) -> ContentSearch:
+    import anyio
+
+    package_parent = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [package_parent, os.environ.get("PYTHONPATH")])))
+    with anchored.directory(start) as fd:
+        process = await anyio.open_process(
+            [sys.executable, "-m", "plainmcp_filesystem.grep_worker", str(fd)], pass_fds=(fd,), env=env,
+            stderr=subprocess.DEVNULL,
+        )
+    limit = 2 * request.max_bytes + 1024 * 1024
+    try:
+        assert process.stdin is not None and process.stdout is not None
+        with anyio.fail_after(timeout):
+            await process.stdin.send(json.dumps(asdict(request)).encode())
+            await process.stdin.aclose()
+            received = bytearray()
+            async for chunk in process.stdout:
+                received += chunk
+                if len(received) > limit:
+                    raise ValueError("The search result was too large")
+            await process.wait()
+    except TimeoutError:
+        raise SearchTimeout(f"The regular expression search took longer than {timeout:g} s and was stopped; "
+                            "simplify the expression (nested repetition such as (a+)+ backtracks) or search "
+                            "a smaller directory") from None
+    finally:
+        if process.returncode is None:
+            process.kill()
+        with anyio.CancelScope(shield=True):
+            await process.aclose()
+    if process.returncode != 0:
+        raise ValueError("The regular expression search failed")
+    found = json.loads(received)
+    return ContentSearch(**found)

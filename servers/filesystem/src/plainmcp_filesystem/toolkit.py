@@ -47,6 +47,17 @@ def guarded(handler: Handler) -> Handler:
     return run
 
 
+#: The stdio transport's message limit. A file returned whole goes out as base64: 4/3 of its bytes.
+MESSAGE_LIMIT = 4 * 1024 * 1024
+
+
+def media_limit(config: Any) -> int:
+    """The largest file returned whole (``read_media_file``, ``resources/read``): at most
+    ``config.max_media_bytes``, and small enough that its base64 and the message around it fit
+    in one message (about 3 MB). Larger files are a clear error, not a message the transport refuses."""
+    return min(config.max_media_bytes, (MESSAGE_LIMIT - 64 * 1024) * 3 // 4)
+
+
 class Budget:
     """An estimate of a result's size, so a huge listing is cut before the transport refuses it.
 
@@ -74,9 +85,9 @@ def result(text: str, data: dict[str, Any]) -> ToolResult:
 PATH = {"type": "string", "minLength": 1, "description": "Absolute, or relative to the first allowed directory"}
 
 
-def string_list(description: str, *, max_items: int = 100) -> dict[str, Any]:
-    return {"type": "array", "items": {"type": "string", "minLength": 1}, "maxItems": max_items,
-            "description": description}
+def string_list(description: str, *, max_items: int = 100, max_length: int = 4096) -> dict[str, Any]:
+    return {"type": "array", "items": {"type": "string", "minLength": 1, "maxLength": max_length},
+            "maxItems": max_items, "description": description}
 
 
 def count(description: str, *, minimum: int = 1, maximum: int | None = None) -> dict[str, Any]:
@@ -110,5 +121,6 @@ def big_array(items: str) -> dict[str, Any]:
 
 EXCLUDES = string_list(
     "Glob patterns to skip: a name pattern ('node_modules', '*.pyc') matches at any depth; a pattern with "
-    "'/' matches the path relative to the start ('build/**'). Excluded directories are not entered"
+    "'/' matches the path relative to the start ('build/**'). Excluded directories are not entered",
+    max_length=1000,
 )

@@ -1,7 +1,8 @@
 """Bounded directory walks that cannot be led out of the allowed directories.
 
-The walk holds an open descriptor for each directory on its path and opens each child relative to
-its parent with ``O_NOFOLLOW | O_DIRECTORY``: a directory swapped for a symbolic link while the walk
+The walk starts from an open directory descriptor (see :mod:`plainmcp_filesystem.anchored`), holds
+an open descriptor for each directory on its path and opens each child relative to its parent with
+``O_NOFOLLOW | O_DIRECTORY``: a directory swapped for a symbolic link while the walk
 runs fails to open and is skipped, instead of being followed. Links are reported, never descended.
 Entries come sorted by name in each directory (deterministic output), depth first, parents before
 children. The walk is synchronous and fast; :class:`Pacer` lets an async caller interleave
@@ -11,21 +12,20 @@ checkpoints (so cancellation lands) and progress reports.
 from __future__ import annotations
 
 import os
-import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
+from time import monotonic
 from typing import TYPE_CHECKING, Any
 
-import anyio
-
+from .anchored import DIR_FLAGS, PathDenied, open_regular, reopen
 from .globs import Excluder
-from .paths import PathDenied
 
 if TYPE_CHECKING:
     from plainmcp import Context
 
-_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
-_FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+#: The longest a walk runs on the event loop without yielding.
+YIELD_SECONDS = 0.02
+
 
 
 @dataclass(slots=True)
@@ -49,11 +49,7 @@ class Entry:
     def open(self) -> int:
         """Open this entry for reading if it is still a regular file; the caller closes the fd.
         Raises OSError, or PathDenied for anything but a regular file."""
-        fd = os.open(self.name, _FILE_FLAGS, dir_fd=self.dir_fd)
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            os.close(fd)
-            raise PathDenied("not a regular file")
-        return fd
+        return open_regular(self.dir_fd, self.name)
 
 
 def entry_kind(entry: os.DirEntry[str]) -> str:
@@ -72,25 +68,26 @@ def _scan(fd: int) -> list[os.DirEntry[str]]:
 
 
 def walk(
-    start: str,
+    start: int,
     *,
     max_depth: int,
     exclude: Excluder | None = None,
     include_hidden: bool = True,
 ) -> Iterator[Entry]:
-    """Walk below the resolved directory ``start`` (not included), at most ``max_depth`` levels.
+    """Walk below the open directory ``start`` (a descriptor the caller keeps; not included), at
+    most ``max_depth`` levels.
 
     Excluded entries (and everything below an excluded directory) are skipped, as are hidden ones
     (names starting with ``.``) unless ``include_hidden``. Directories that vanish, cannot be read,
     or turn into links during the walk are skipped silently.
 
     Raises:
-        PathDenied: ``start`` is not a directory (or is a link).
+        PathDenied: ``start`` cannot be read.
     """
     try:
-        top = os.open(start, _DIR_FLAGS)
+        top = reopen(start)
     except OSError:
-        raise PathDenied("Not a directory") from None
+        raise PathDenied("The directory cannot be read") from None
     stack: list[tuple[int, Iterator[os.DirEntry[str]], str, int]] = []
     try:
         stack.append((top, iter(_scan(top)), "", 1))
@@ -116,7 +113,7 @@ def walk(
             if kind != "directory" or depth >= max_depth:
                 continue
             try:
-                child = os.open(name, _DIR_FLAGS, dir_fd=fd)
+                child = os.open(name, DIR_FLAGS, dir_fd=fd)
             except OSError:
                 continue  # gone, unreadable, or no longer a directory (a link swapped in)
             try:
@@ -130,23 +127,38 @@ def walk(
             os.close(fd)
 
 
+async def sleep(seconds: float) -> None:
+    # anyio is imported here, not at the top: the search worker process uses this module without it.
+    import anyio
+
+    await anyio.sleep(seconds)
+
+
 class Pacer:
     """Gives a long synchronous loop checkpoints and progress: call :meth:`step` per item.
 
-    Every ``every`` items it yields to the event loop (a cancelled request stops there) and reports
-    progress, if the request asked for it, as the count so far (no total: walks do not know it).
+    Every ``every`` items, and whenever :data:`YIELD_SECONDS` have passed since it last did, it
+    yields to the event loop (other requests run, a cancelled request stops there); every ``every``
+    items it also reports progress, if the request asked for it, as the count so far (no total:
+    walks do not know it).
     """
 
-    __slots__ = ("ctx", "every", "count", "label")
+    __slots__ = ("ctx", "every", "count", "label", "since")
 
     def __init__(self, ctx: Context | Any, label: str, every: int = 2048) -> None:
         self.ctx = ctx
         self.label = label
         self.every = every
         self.count = 0
+        self.since = monotonic()
 
     async def step(self) -> None:
         self.count += 1
         if self.count % self.every == 0:
-            await anyio.sleep(0)
+            await sleep(0)
             await self.ctx.report_progress(self.count, None, f"{self.count} {self.label}")
+            self.since = monotonic()
+        elif monotonic() - self.since > YIELD_SECONDS:
+            # Entries can be slow (a content search reads each file): yield by time as well.
+            await sleep(0)
+            self.since = monotonic()

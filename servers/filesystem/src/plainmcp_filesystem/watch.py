@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 import anyio
 
 from .access import file_uri_path
+from .anchored import open_directory
 from .paths import AccessError, AccessPolicy
 from .walk import walk
 
@@ -77,7 +78,7 @@ class ChangeFeed:
             if path is None:
                 continue
             try:
-                real = self.policy.resolve(path, must_exist=False)
+                real = self.policy.resolve(path, must_exist=False).real
             except AccessError:
                 continue
             if real in touched:
@@ -130,14 +131,21 @@ class Watcher:
     def _scan(self) -> list[str]:
         """The directories to watch: the allowed ones and every directory below (links not followed)."""
         found: list[str] = []
-        for root in self.feed.policy.roots:
-            found.append(root.real)
-            for entry in walk(root.real, max_depth=10_000):
-                if entry.kind == "directory":
-                    if len(found) >= MAX_WATCHED_DIRECTORIES:
-                        logger.warning("more than %d directories: only the first are watched", MAX_WATCHED_DIRECTORIES)
-                        return found
-                    found.append(os.path.join(root.real, *entry.relative.split("/")))
+        for root, place in self.feed.policy.places():
+            try:
+                fd = open_directory(place.anchor, place.parts)
+            except AccessError:
+                continue
+            try:
+                found.append(root.real)
+                for entry in walk(fd, max_depth=10_000):
+                    if entry.kind == "directory":
+                        if len(found) >= MAX_WATCHED_DIRECTORIES:
+                            logger.warning("more than %d directories: only the first are watched", MAX_WATCHED_DIRECTORIES)
+                            return found
+                        found.append(os.path.join(root.real, *entry.relative.split("/")))
+            finally:
+                os.close(fd)
         return found
 
     async def _watch(self, done: anyio.Event) -> None:
@@ -145,7 +153,7 @@ class Watcher:
 
         try:
             while not done.is_set():
-                directories = self._scan()
+                directories = await anyio.to_thread.run_sync(self._scan)
                 self.directories = set(directories)
                 stop = self._stop = anyio.Event()
                 self.feed.watching = True

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import os
 from typing import TYPE_CHECKING, Any
 
 from plainmcp import ToolError, ToolResult
@@ -12,7 +11,7 @@ from .access import Access
 from .editing import apply_edits, fenced, unified_diff
 from .reading import read_bytes
 from .toolkit import PATH, annotations, guarded, obj, out, result
-from .writing import atomic_write, copy, delete, move
+from .writing import atomic_write, copy, delete, make_directories, move
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
@@ -37,11 +36,11 @@ def register(server: Server, config: Config, access: Access, changed: Callable[[
         """Create a file or replace its whole content, atomically (a reader never sees half a file).
         The parent directory must exist."""
         policy = await access.policy_for(ctx)
-        real = policy.resolve(args["path"], for_write=True, must_exist=False)
+        place = policy.resolve(args["path"], for_write=True, must_exist=False)
         data = args["content"].encode("utf-8")
-        created = atomic_write(real, data)
-        await changed([real], created)
-        shown = policy.display(real)
+        created = atomic_write(place, data)
+        await changed([place.real], created)
+        shown = policy.display(place)
         verb = "Created" if created else "Replaced"
         return result(f"{verb} {shown} ({len(data)} bytes)", {"path": shown, "created": created, "bytes": len(data)})
 
@@ -68,19 +67,19 @@ def register(server: Server, config: Config, access: Access, changed: Callable[[
         ignoring whitespace is tried and reported. Edits apply in order, all or none. Returns a
         unified diff; with dryRun nothing is written."""
         policy = await access.policy_for(ctx)
-        real = policy.resolve(args["path"], for_write=True)
-        raw = read_bytes(policy, real, max_bytes=config.max_read_bytes * 8)
+        place = policy.resolve(args["path"], for_write=True)
+        raw = read_bytes(place, max_bytes=config.max_read_bytes * 8)
         try:
             before = raw.decode("utf-8")
         except UnicodeDecodeError:
             raise ToolError("The file is not valid UTF-8 text; edit_file changes UTF-8 files only") from None
         outcome = apply_edits(before, args["edits"])
-        shown = policy.display(real)
+        shown = policy.display(place)
         diff = unified_diff(before, outcome.text, shown.lstrip("/"))
         dry = bool(args.get("dryRun"))
         if not dry and outcome.text != before:
-            atomic_write(real, outcome.text.encode("utf-8"))
-            await changed([real], False)
+            atomic_write(place, outcome.text.encode("utf-8"))
+            await changed([place.real], False)
         notes = "\n".join(outcome.notes)
         head = "Dry run: nothing written.\n" if dry else ""
         text = head + (notes + "\n" if notes else "") + (fenced(diff) if diff else "No changes.")
@@ -97,14 +96,11 @@ def register(server: Server, config: Config, access: Access, changed: Callable[[
     async def create_directory(ctx: Context, args: dict[str, Any]) -> ToolResult:
         """Create a directory and any missing parents; succeeds if it already exists."""
         policy = await access.policy_for(ctx)
-        real = policy.resolve(args["path"], must_exist=False)
-        created = not os.path.isdir(real)
+        place = policy.resolve(args["path"], must_exist=False)
+        created = make_directories(place)
         if created:
-            if os.path.lexists(real):
-                raise ToolError("A file with that name already exists")
-            os.makedirs(real, exist_ok=True)
-            await changed([real], True)
-        shown = policy.display(real)
+            await changed([place.real], True)
+        shown = policy.display(place)
         return result(f"{'Created' if created else 'Already exists:'} {shown}", {"path": shown, "created": created})
 
     @server.tool(
@@ -121,7 +117,7 @@ def register(server: Server, config: Config, access: Access, changed: Callable[[
         source = policy.resolve_entry(args["source"])
         destination = policy.resolve_entry(args["destination"], must_exist=False)
         move(source, destination)
-        await changed([source, destination], True)
+        await changed([source.real, destination.real], True)
         data = {"source": policy.display(source), "destination": policy.display(destination)}
         return result(f"Moved {data['source']} to {data['destination']}", data)
 
@@ -141,8 +137,8 @@ def register(server: Server, config: Config, access: Access, changed: Callable[[
         policy = await access.policy_for(ctx)
         source = policy.resolve(args["source"])
         destination = policy.resolve_entry(args["destination"], must_exist=False)
-        counts = copy(policy, source, destination, max_entries=config.max_entries_limit)
-        await changed([destination], True)
+        counts = copy(source, destination, max_entries=config.max_entries_limit)
+        await changed([destination.real], True)
         data = {"source": policy.display(source), "destination": policy.display(destination), **counts}
         skipped = f", skipped {counts['skipped']} links or special files" if counts["skipped"] else ""
         return result(f"Copied {data['source']} to {data['destination']}: {counts['files']} files, "
@@ -165,8 +161,8 @@ def register(server: Server, config: Config, access: Access, changed: Callable[[
         """Delete a file or link (the link, not its target), or a directory: empty, or with
         recursive: true. An allowed directory itself cannot be deleted."""
         policy = await access.policy_for(ctx)
-        real = policy.resolve_entry(args["path"])
-        kind = delete(real, recursive=bool(args.get("recursive")))
-        await changed([real], True)
-        shown = policy.display(real)
+        place = policy.resolve_entry(args["path"])
+        kind = delete(place, recursive=bool(args.get("recursive")))
+        await changed([place.real], True)
+        shown = policy.display(place)
         return result(f"Deleted {kind} {shown}", {"path": shown, "deleted": kind})

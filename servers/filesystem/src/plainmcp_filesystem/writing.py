@@ -1,151 +1,269 @@
-"""Changing files: atomic writes, no-replace creation, moves, copies and deletes.
+"""Changing files: atomic writes, no-replace creation, moves, copies and deletes, all through
+directory descriptors (:mod:`plainmcp_filesystem.anchored`).
 
-Every write goes to a temporary file in the target's directory (created with ``O_EXCL |
-O_NOFOLLOW``, so it is ours and new), is flushed to disk, then renamed over the target: readers see
-the old content or the new, never half of it, and a crash leaves the old file intact. ``rename``
-replaces a symbolic link at the target rather than writing through it. Callers pass paths already
-resolved by the :class:`~plainmcp_filesystem.paths.AccessPolicy`.
+New content is written to an *unnamed* file in the target's directory (``O_TMPFILE``), flushed to
+disk, and only then given a name: readers see the old content or the new, never half of it, and a
+server killed mid-write leaves nothing behind (the kernel frees an unnamed file when its last
+descriptor closes). A no-replace creation links the unnamed file straight to its name (``linkat``
+fails if anything, even a dangling link, is there); a replacement links it to a temporary name and
+renames that over the target within the same directory descriptor, so the only temporary name that
+ever exists lives for the two system calls between link and rename. Where ``O_TMPFILE`` is not
+supported, a named temporary file (``.NAME.HEX.plainmcp-tmp``, created with ``O_EXCL |
+O_NOFOLLOW``) is used instead. ``rename`` replaces a symbolic link at the target rather than
+writing through it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import secrets
 import shutil
 import stat
+from collections.abc import Iterator
 from typing import BinaryIO
 
-from .paths import AccessPolicy, PathDenied
-from .walk import walk
+from .anchored import DIR_FLAGS, PathNotFound, Place, directory, lstat, open_directory, open_file, refusal
+from .walk import Entry, walk
 
 _TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+TEMP_SUFFIX = ".plainmcp-tmp"
 
 
 class WriteFailed(Exception):
     """A change that could not be made; the message is safe to show."""
 
 
-def _temp_path(target: str) -> str:
-    directory, name = os.path.split(target)
-    return os.path.join(directory, f".{name[:180]}.{secrets.token_hex(8)}.tmp")
-
-
-def _write_temp(target: str, data: bytes | BinaryIO, mode: int | None) -> str:
-    """Write ``data`` (bytes, or a file to stream from) to a new temporary file next to ``target``."""
-    temp = _temp_path(target)
-    fd = os.open(temp, _TEMP_FLAGS, 0o666 if mode is None else mode)
+@contextlib.contextmanager
+def _parent(place: Place, missing: str) -> Iterator[tuple[int, str]]:
+    """The parent directory's descriptor and the name, or WriteFailed(``missing``) if it is gone."""
+    if not place.parts:
+        raise WriteFailed("An allowed directory itself cannot be replaced, moved or deleted")
     try:
-        with open(fd, "wb", closefd=True) as file:
-            if isinstance(data, bytes):
-                file.write(data)
-            else:
-                shutil.copyfileobj(data, file, 1024 * 1024)
-            file.flush()
-            if mode is not None:
-                os.fchmod(file.fileno(), mode)  # the umask narrowed the mode open() set
-            os.fsync(file.fileno())
-    except BaseException:
-        _unlink_quietly(temp)
+        fd = open_directory(place.anchor, place.parts[:-1])
+    except PathNotFound:
+        raise WriteFailed(missing) from None
+    try:
+        yield fd, place.parts[-1]
+    finally:
+        os.close(fd)
+
+
+def _status(dir_fd: int, name: str) -> os.stat_result | None:
+    try:
+        return os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    except FileNotFoundError:
+        return None
+
+
+def _temp_name(name: str) -> str:
+    return f".{name[:180]}.{secrets.token_hex(8)}{TEMP_SUFFIX}"
+
+
+def _unlink_quietly(dir_fd: int, name: str) -> None:
+    with contextlib.suppress(OSError):
+        os.unlink(name, dir_fd=dir_fd)
+
+
+def _fill(fd: int, data: bytes | BinaryIO, mode: int | None) -> None:
+    """Write ``data`` (bytes, or a file to stream from) to ``fd``, set its mode, flush it to disk."""
+    with open(fd, "wb", closefd=False) as file:
+        if isinstance(data, bytes):
+            file.write(data)
+        else:
+            shutil.copyfileobj(data, file, 1024 * 1024)
+        file.flush()
+    if mode is not None:
+        os.fchmod(fd, mode)  # the umask narrowed the mode open() set
+    os.fsync(fd)
+
+
+def _unnamed(dir_fd: int, data: bytes | BinaryIO, mode: int | None) -> int | None:
+    """A new unnamed file in ``dir_fd`` holding ``data``; None where ``O_TMPFILE`` is unsupported."""
+    flags = getattr(os, "O_TMPFILE", 0)
+    if not flags:
+        return None
+    try:
+        fd = os.open(".", flags | os.O_WRONLY | os.O_CLOEXEC, 0o666 if mode is None else mode, dir_fd=dir_fd)
+    except OSError as problem:
+        if problem.errno in (errno.EOPNOTSUPP, errno.EISDIR, errno.EINVAL, errno.ENOENT):
+            return None
         raise
+    try:
+        _fill(fd, data, mode)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _name_unnamed(fd: int, dir_fd: int, name: str) -> None:
+    """Give the unnamed file ``fd`` the name ``name`` in ``dir_fd`` (FileExistsError if taken)."""
+    os.link(f"/proc/self/fd/{fd}", name, dst_dir_fd=dir_fd, follow_symlinks=True)
+
+
+def _named(dir_fd: int, name: str, data: bytes | BinaryIO, mode: int | None) -> str:
+    """A new temporary file next to ``name`` holding ``data``; returns its name."""
+    temp = _temp_name(name)
+    fd = os.open(temp, _TEMP_FLAGS, 0o666 if mode is None else mode, dir_fd=dir_fd)
+    try:
+        _fill(fd, data, mode)
+    except BaseException:
+        _unlink_quietly(dir_fd, temp)
+        raise
+    finally:
+        os.close(fd)
     return temp
 
 
-def _unlink_quietly(path: str) -> None:
+def _publish(dir_fd: int, name: str, data: bytes | BinaryIO, mode: int | None, *, replace: bool) -> None:
+    """Put ``data`` at ``name`` in ``dir_fd`` atomically: over what is there (``replace``), or
+    only if nothing is (else WriteFailed)."""
+    fd = _unnamed(dir_fd, data, mode)
+    if fd is not None:
+        try:
+            if not replace:
+                try:
+                    _name_unnamed(fd, dir_fd, name)
+                except FileExistsError:
+                    raise WriteFailed("The destination already exists") from None
+                return
+            temp = _temp_name(name)
+            _name_unnamed(fd, dir_fd, temp)
+        finally:
+            os.close(fd)
+        _rename_or_drop(dir_fd, temp, name)
+        return
+    if not isinstance(data, bytes):
+        data.seek(0)
+    temp = _named(dir_fd, name, data, mode)
+    if replace:
+        _rename_or_drop(dir_fd, temp, name)
+        return
     try:
-        os.unlink(path)
-    except OSError:
-        pass
-
-
-def atomic_write(target: str, data: bytes) -> bool:
-    """Replace (or create) the file at ``target`` with ``data``; returns whether it was created.
-
-    An existing file keeps its permission bits. Raises WriteFailed when the target is a
-    directory or its parent does not exist, OSError for other failures.
-    """
-    mode: int | None = None
-    created = True
-    try:
-        status = os.lstat(target)
-    except FileNotFoundError:
-        pass
-    else:
-        if stat.S_ISDIR(status.st_mode):
-            raise WriteFailed("The path is a directory")
-        created = False
-        if stat.S_ISREG(status.st_mode):
-            mode = stat.S_IMODE(status.st_mode)
-    if not os.path.isdir(os.path.dirname(target)):
-        raise WriteFailed("The parent directory does not exist (create it with create_directory)")
-    temp = _write_temp(target, data, mode)
-    try:
-        os.replace(temp, target)
-    except BaseException:
-        _unlink_quietly(temp)
-        raise
-    return created
-
-
-def create_exclusive(target: str, data: bytes | BinaryIO, mode: int | None = None) -> None:
-    """Create a new file at ``target`` atomically, failing if anything is there (even a dangling link).
-
-    Raises WriteFailed when the target exists.
-    """
-    temp = _write_temp(target, data, mode)
-    try:
-        _link_no_replace(temp, target)
+        _link_no_replace(dir_fd, temp, name)
     finally:
-        _unlink_quietly(temp)
+        _unlink_quietly(dir_fd, temp)
 
 
-def _link_no_replace(source: str, target: str) -> None:
+def _rename_or_drop(dir_fd: int, temp: str, name: str) -> None:
+    try:
+        os.replace(temp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+    except BaseException:
+        _unlink_quietly(dir_fd, temp)
+        raise
+
+
+def _link_no_replace(dir_fd: int, source: str, target: str) -> None:
     """Give ``source`` the new name ``target`` unless it exists; ``link`` refuses atomically."""
     try:
-        os.link(source, target, follow_symlinks=False)
+        os.link(source, target, src_dir_fd=dir_fd, dst_dir_fd=dir_fd, follow_symlinks=False)
     except FileExistsError:
         raise WriteFailed("The destination already exists") from None
     except OSError as problem:
         if problem.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV, errno.EMLINK):
             raise
         # No hard links here (some file systems): check, then rename (a small window remains).
-        if os.path.lexists(target):
+        if _status(dir_fd, target) is not None:
             raise WriteFailed("The destination already exists") from None
-        shutil.copy2(source, target, follow_symlinks=False)
+        os.rename(source, target, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
 
 
-def move(source: str, destination: str) -> None:
+def atomic_write(place: Place, data: bytes) -> bool:
+    """Replace (or create) the file at ``place`` with ``data``; returns whether it was created.
+
+    An existing file keeps its permission bits. Raises WriteFailed when the target is a
+    directory or its parent does not exist, PathChanged when a directory on the way was swapped
+    for a link, OSError for other failures.
+    """
+    with _parent(place, "The parent directory does not exist (create it with create_directory)") as (fd, name):
+        status = _status(fd, name)
+        mode: int | None = None
+        if status is not None:
+            if stat.S_ISDIR(status.st_mode):
+                raise WriteFailed("The path is a directory")
+            if stat.S_ISREG(status.st_mode):
+                mode = stat.S_IMODE(status.st_mode)
+        _publish(fd, name, data, mode, replace=True)
+    return status is None
+
+
+def create_exclusive(place: Place, data: bytes | BinaryIO, mode: int | None = None) -> None:
+    """Create a new file at ``place`` atomically, failing if anything is there (even a dangling link).
+
+    Raises WriteFailed when the target exists or its parent does not.
+    """
+    with _parent(place, "The destination's parent directory does not exist") as (fd, name):
+        _publish(fd, name, data, mode, replace=False)
+
+
+def make_directories(place: Place) -> bool:
+    """Create the directory at ``place`` and any missing parents, one component at a time from the
+    anchor; returns whether anything was created.
+
+    Raises WriteFailed when a file is in the way; PathChanged when a directory was swapped for a link.
+    """
+    created = False
+    fd = open_directory(place.anchor, ())
+    try:
+        for name in place.parts:
+            try:
+                child = os.open(name, DIR_FLAGS, dir_fd=fd)
+            except FileNotFoundError:
+                with contextlib.suppress(FileExistsError):
+                    os.mkdir(name, dir_fd=fd)
+                    created = True
+                try:
+                    child = os.open(name, DIR_FLAGS, dir_fd=fd)
+                except OSError as problem:
+                    raise refusal(problem, fd, name) from None
+            except NotADirectoryError:
+                raise WriteFailed("A file with that name already exists") from None
+            except OSError as problem:
+                raise refusal(problem, fd, name) from None
+            os.close(fd)
+            fd = child
+    finally:
+        os.close(fd)
+    return created
+
+
+def move(source: Place, destination: Place) -> None:
     """Move a file, link or directory to a new name; never replaces what is there.
 
     Raises WriteFailed when the destination exists or is on another file system.
     """
-    if os.path.lexists(destination):
-        raise WriteFailed("The destination already exists")
-    if not os.path.isdir(os.path.dirname(destination)):
-        raise WriteFailed("The destination's parent directory does not exist")
-    if not os.path.isdir(source) or os.path.islink(source):
+    with _parent(source, "The source does not exist") as (source_fd, source_name), \
+            _parent(destination, "The destination's parent directory does not exist") as (target_fd, target_name):
+        status = _status(source_fd, source_name)
+        if status is None:
+            raise PathNotFound("No such file or directory")
+        if _status(target_fd, target_name) is not None:
+            raise WriteFailed("The destination already exists")
+        if not stat.S_ISDIR(status.st_mode):
+            try:
+                os.link(source_name, target_name, src_dir_fd=source_fd, dst_dir_fd=target_fd, follow_symlinks=False)
+            except FileExistsError:
+                raise WriteFailed("The destination already exists") from None
+            except OSError:
+                pass  # no hard links here: fall back to check-then-rename below
+            else:
+                os.unlink(source_name, dir_fd=source_fd)
+                return
         try:
-            os.link(source, destination, follow_symlinks=False)
-        except FileExistsError:
-            raise WriteFailed("The destination already exists") from None
-        except OSError:
-            pass  # no hard links here: fall back to check-then-rename below
-        else:
-            os.unlink(source)
-            return
-    try:
-        os.rename(source, destination)
-    except OSError as problem:
-        if problem.errno == errno.EXDEV:
-            raise WriteFailed("The source and destination are on different file systems") from None
-        if problem.errno in (errno.ENOTEMPTY, errno.EEXIST):
-            raise WriteFailed("The destination already exists") from None
-        if problem.errno == errno.EINVAL:
-            raise WriteFailed("A directory cannot be moved into itself") from None
-        raise
+            os.rename(source_name, target_name, src_dir_fd=source_fd, dst_dir_fd=target_fd)
+        except OSError as problem:
+            if problem.errno == errno.EXDEV:
+                raise WriteFailed("The source and destination are on different file systems") from None
+            if problem.errno in (errno.ENOTEMPTY, errno.EEXIST):
+                raise WriteFailed("The destination already exists") from None
+            if problem.errno == errno.EINVAL:
+                raise WriteFailed("A directory cannot be moved into itself") from None
+            raise
 
 
-def copy(policy: AccessPolicy, source: str, destination: str, *, max_entries: int) -> dict[str, int]:
+def copy(source: Place, destination: Place, *, max_entries: int) -> dict[str, int]:
     """Copy a file, or a directory recursively, to a new name; never replaces what is there.
 
     Regular files and directories are copied; links and special files inside a directory are
@@ -155,69 +273,87 @@ def copy(policy: AccessPolicy, source: str, destination: str, *, max_entries: in
         WriteFailed: the destination exists, or the tree has more than ``max_entries`` entries.
         PathDenied, PathNotFound: the source cannot be read.
     """
-    if os.path.lexists(destination):
-        raise WriteFailed("The destination already exists")
-    if not os.path.isdir(os.path.dirname(destination)):
-        raise WriteFailed("The destination's parent directory does not exist")
     counts = {"files": 0, "directories": 0, "bytes": 0, "skipped": 0}
-    if not os.path.isdir(source):
-        fd = policy.open_file(source)
+    if not stat.S_ISDIR(lstat(source).st_mode):
+        fd = open_file(source)
         with open(fd, "rb", closefd=True) as file:
             status = os.fstat(file.fileno())
             create_exclusive(destination, file, stat.S_IMODE(status.st_mode))
         counts.update(files=1, bytes=status.st_size)
         return counts
-    if destination == source or destination.startswith(source + os.sep):
+    if destination.anchor is source.anchor and destination.parts[: len(source.parts)] == source.parts:
         raise WriteFailed("A directory cannot be copied into itself")
-    # Count first, so a tree over the limit is refused before anything is written.
-    if sum(1 for _ in walk(source, max_depth=10_000)) > max_entries:
-        raise WriteFailed(f"The directory has more than {max_entries} entries; copy it in parts")
-    os.mkdir(destination, stat.S_IMODE(os.stat(source).st_mode))
-    counts["directories"] += 1
-    # Parents come before children in the walk, so each directory exists before its files.
-    for entry in walk(source, max_depth=10_000):
-        target = os.path.join(destination, *entry.relative.split("/"))
-        if entry.kind == "directory":
-            os.mkdir(target, stat.S_IMODE(entry.lstat().st_mode) | stat.S_IRWXU)
-            counts["directories"] += 1
-            continue
-        if entry.kind != "file":
-            counts["skipped"] += 1  # links and special files are not copied
-            continue
+    with directory(source) as source_fd, \
+            _parent(destination, "The destination's parent directory does not exist") as (parent_fd, name):
+        if _status(parent_fd, name) is not None:
+            raise WriteFailed("The destination already exists")
+        # Count first, so a tree over the limit is refused before anything is written.
+        if sum(1 for _ in walk(source_fd, max_depth=10_000)) > max_entries:
+            raise WriteFailed(f"The directory has more than {max_entries} entries; copy it in parts")
         try:
-            fd = entry.open()
-        except (OSError, PathDenied):
-            counts["skipped"] += 1
-            continue
-        with open(fd, "rb", closefd=True) as file:
-            status = os.fstat(file.fileno())
-            create_exclusive(target, file, stat.S_IMODE(status.st_mode))
-        counts["files"] += 1
-        counts["bytes"] += status.st_size
+            os.mkdir(name, stat.S_IMODE(os.fstat(source_fd).st_mode) | stat.S_IRWXU, dir_fd=parent_fd)
+        except FileExistsError:
+            raise WriteFailed("The destination already exists") from None
+        counts["directories"] += 1
+        # targets[d - 1] is where the entries at depth d go; the walk gives parents before children.
+        targets = [os.open(name, DIR_FLAGS, dir_fd=parent_fd)]
+        try:
+            for entry in walk(source_fd, max_depth=10_000):
+                while len(targets) > entry.depth:
+                    os.close(targets.pop())
+                _copy_entry(entry, targets, counts)
+        finally:
+            for fd in targets:
+                os.close(fd)
     return counts
 
 
-def delete(path: str, *, recursive: bool) -> str:
+def _copy_entry(entry: Entry, targets: list[int], counts: dict[str, int]) -> None:
+    into = targets[-1]
+    if entry.kind == "directory":
+        os.mkdir(entry.name, stat.S_IMODE(entry.lstat().st_mode) | stat.S_IRWXU, dir_fd=into)
+        targets.append(os.open(entry.name, DIR_FLAGS, dir_fd=into))
+        counts["directories"] += 1
+        return
+    if entry.kind != "file":
+        counts["skipped"] += 1  # links and special files are not copied
+        return
+    try:
+        fd = entry.open()
+    except Exception:  # gone, unreadable, or no longer a regular file
+        counts["skipped"] += 1
+        return
+    with open(fd, "rb", closefd=True) as file:
+        status = os.fstat(file.fileno())
+        _publish(into, entry.name, file, stat.S_IMODE(status.st_mode), replace=False)
+    counts["files"] += 1
+    counts["bytes"] += status.st_size
+
+
+def delete(place: Place, *, recursive: bool) -> str:
     """Delete a file, link or (with ``recursive``, or when empty) directory; returns its kind.
 
-    ``shutil.rmtree`` on this platform removes a tree through directory descriptors, never
+    ``shutil.rmtree(name, dir_fd=parent)`` removes a tree through directory descriptors, never
     following a link it meets (``rmtree.avoids_symlink_attacks``).
 
     Raises WriteFailed for a non-empty directory without ``recursive``.
     """
-    status = os.lstat(path)
-    if stat.S_ISDIR(status.st_mode):
-        if recursive:
-            if not shutil.rmtree.avoids_symlink_attacks:
-                raise WriteFailed("Recursive delete is not available safely on this platform")
-            shutil.rmtree(path)
-        else:
-            try:
-                os.rmdir(path)
-            except OSError as problem:
-                if problem.errno in (errno.ENOTEMPTY, errno.EEXIST):
-                    raise WriteFailed("The directory is not empty; pass recursive: true to delete it and its contents") from None
-                raise
-        return "directory"
-    os.unlink(path)
-    return "symlink" if stat.S_ISLNK(status.st_mode) else "file"
+    with _parent(place, "No such file or directory") as (fd, name):
+        status = _status(fd, name)
+        if status is None:
+            raise PathNotFound("No such file or directory")
+        if stat.S_ISDIR(status.st_mode):
+            if recursive:
+                if not shutil.rmtree.avoids_symlink_attacks:
+                    raise WriteFailed("Recursive delete is not available safely on this platform")
+                shutil.rmtree(name, dir_fd=fd)
+            else:
+                try:
+                    os.rmdir(name, dir_fd=fd)
+                except OSError as problem:
+                    if problem.errno in (errno.ENOTEMPTY, errno.EEXIST):
+                        raise WriteFailed("The directory is not empty; pass recursive: true to delete it and its contents") from None
+                    raise
+            return "directory"
+        os.unlink(name, dir_fd=fd)
+        return "symlink" if stat.S_ISLNK(status.st_mode) else "file"
