@@ -386,10 +386,10 @@ def test_gateway_calls_answer_with_the_tools_value(srv, http):
 @pytest.mark.parametrize(
     ("arguments", "errors"),
     [
-        ({"a": "x", "b": 1}, [{"field": "a", "message": "'x' is not of type 'integer'"}]),
-        ({"a": 1}, [{"field": "b", "message": "'b' is a required property"}]),
-        ({}, [{"field": "a", "message": "'a' is a required property"}, {"field": "b", "message": "'b' is a required property"}]),
-        ({"a": 1, "b": 2, "c": 3}, [{"field": "", "message": "Additional properties are not allowed ('c' was unexpected)"}]),
+        ({"a": "x", "b": 1}, [{"field": "a", "message": '"x" is not of type "integer"'}]),
+        ({"a": 1}, [{"field": "b", "message": '"b" is a required property'}]),
+        ({}, [{"field": "a", "message": '"a" is a required property'}, {"field": "b", "message": '"b" is a required property'}]),
+        ({"a": 1, "b": 2, "c": 3}, [{"field": "", "message": 'Additional properties are not allowed ("c" was unexpected)'}]),
     ],
 )
 def test_gateway_bad_arguments_are_32602_with_field_errors(srv, http, arguments, errors):

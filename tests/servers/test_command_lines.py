@@ -36,7 +36,7 @@ def test_help_lists_the_shared_options(name: str) -> None:
 def test_every_option_names_its_environment_variable(name: str) -> None:
     prefix = f"PLAINMCP_{name.upper()}_"
     blocks = re.split(r"\n(?=  -)", help_text(name))[1:]  # one block per option, its help included
-    options = [block for block in blocks if not block.lstrip().startswith("-h")]
+    options = [block for block in blocks if not block.lstrip().startswith(("-h", "--version"))]
     assert len(options) >= len(SHARED)
     for block in options:
         assert f"[env: {prefix}" in " ".join(block.split()), block.splitlines()[0]

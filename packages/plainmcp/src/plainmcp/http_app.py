@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ipaddress
 import logging
+import socket
 from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
 from typing import Any
@@ -283,9 +284,15 @@ def run_http(
         ssl_certfile=certfile,
         ssl_keyfile=keyfile,
     )
+    try:
+        config.load()  # reads the TLS files now: a bad one is a StartError, not a traceback from the loop
+    except OSError as problem:  # ssl.SSLError is one too
+        raise StartError(f"cannot use the TLS certificate or key: {_reason(problem)}") from problem
+    listener = listen(host, port)
     scheme = "https" if certfile else "http"
     endpoint = app.path if transport == "http" else "/sse"
-    logger.info("listening on %s://%s:%d%s", scheme, host, port, endpoint)
+    # Only now, with the socket bound and listening, is it true (and the port is the real one when 0 was asked).
+    logger.info("listening on %s://%s:%d%s", scheme, host, listener.getsockname()[1], endpoint)
 
     class _Server(uvicorn.Server):
         async def shutdown(self, sockets: Any = None) -> None:
@@ -294,4 +301,30 @@ def run_http(
             app.begin_shutdown()
             await super().shutdown(sockets)
 
-    _Server(config).run()
+    _Server(config).run(sockets=[listener])
+
+
+class StartError(OSError):
+    """The HTTP server cannot start: its address cannot be bound (in use, not this host's, a
+    privileged port) or its TLS files cannot be used. The message is one line for the operator."""
+
+
+def listen(host: str, port: int, backlog: int = 2048) -> socket.socket:
+    """A TCP socket bound to ``host``:``port`` and listening (``port`` 0: a free one), as uvicorn
+    would bind it (IPv6 when ``host`` has a colon). Raises :class:`StartError`."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    listener = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # a restart need not wait out TIME_WAIT
+        listener.bind((host, port))
+        listener.listen(backlog)
+    except OSError as problem:
+        listener.close()
+        raise StartError(f"cannot listen on {host}:{port}: {_reason(problem)}") from problem
+    listener.set_inheritable(True)
+    return listener
+
+
+def _reason(problem: OSError) -> str:
+    """An OSError in words: its strerror, without the errno and file names Python adds."""
+    return problem.strerror or str(problem.args[-1] if problem.args else type(problem).__name__)

@@ -16,6 +16,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from .schema_messages import describe
+
 Check = Callable[[Any], bool]
 
 # Keywords that only annotate: they never make an instance invalid.
@@ -152,9 +154,10 @@ class SchemaValidator:
         return sorted(validator.iter_errors(instance), key=lambda e: (len(e.path), list(map(str, e.path))))
 
     def errors(self, instance: Any) -> list[str]:
-        """Readable problems with ``instance``, most relevant first; empty when it is valid."""
+        """Readable problems with ``instance``, most relevant first, values quoted as JSON
+        (:mod:`plainmcp.schema_messages`); empty when it is valid."""
         found = self._found(instance)
-        messages = [f"{_where(error.absolute_path) or '(root)'}: {error.message}" for error in found[:_MAX_REPORTED_ERRORS]]
+        messages = [f"{_where(error.absolute_path) or '(root)'}: {describe(error)}" for error in found[:_MAX_REPORTED_ERRORS]]
         if len(found) > _MAX_REPORTED_ERRORS:
             messages.append(f"... and {len(found) - _MAX_REPORTED_ERRORS} more")
         return messages
@@ -169,7 +172,7 @@ class SchemaValidator:
                 missing = next((p for p in error.validator_value if f"{p!r} is a required property" == error.message), None)
                 if isinstance(missing, str):
                     where = f"{where}.{missing}" if where else missing
-            problems.append({"field": where, "message": error.message})
+            problems.append({"field": where, "message": describe(error)})
         return problems
 
 

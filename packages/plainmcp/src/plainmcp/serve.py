@@ -10,6 +10,12 @@ A server's ``__main__`` adds its own options to :func:`server_arguments`' parser
 
 Every option can also come from the environment (``<PREFIX>_TRANSPORT``, ``<PREFIX>_LOG_LEVEL``...),
 for clients whose configuration only sets environment variables; a flag wins over the environment.
+
+On/off options are added with :func:`env_switch`: ``--flag`` alone turns one on and never takes the
+next word as its value (``--allow-write DIR`` is the switch and a directory); ``--flag=false`` and
+``--flag=true`` also work, and so does the environment (``1``/``true``/``yes``/``on`` or
+``0``/``false``/``no``/``off``). A usage error (a bad port, an unknown option) is one line on
+stderr and exit code 2; a port that cannot be bound is one line and exit code 1.
 """
 
 from __future__ import annotations
@@ -17,13 +23,131 @@ from __future__ import annotations
 import argparse
 import logging
 import os
-from typing import Any
+import sys
+from collections.abc import Iterable, Sequence
+from typing import Any, NoReturn
 
 from .logs import LEVELS, configure_logging
 
 logger = logging.getLogger(__name__)
 
 TRANSPORTS = ("stdio", "http", "sse")
+SWITCH_ON = ("1", "true", "yes", "on")
+SWITCH_OFF = ("0", "false", "no", "off", "")
+
+
+def switch_value(text: str) -> bool:
+    """The on/off value of ``text`` (``true``/``false``, ``1``/``0``, ``yes``/``no``, ``on``/``off``,
+    any case). Raises ValueError for anything else."""
+    lowered = text.strip().lower()
+    if lowered in SWITCH_ON:
+        return True
+    if lowered in SWITCH_OFF:
+        return False
+    raise ValueError(f"expected true or false (1/0, yes/no, on/off), got {text!r}")
+
+
+class _BadEnvironment:
+    """The default of a switch whose environment variable holds no on/off value: reported as a
+    usage error once parsing shows the command line did not override it."""
+
+    def __init__(self, problem: str) -> None:
+        self.problem = problem
+
+
+class _Switch(argparse.Action):
+    """An on/off option: present means on. It takes no argument, so it never swallows the next
+    word; :class:`ServerArgumentParser` handles the ``--flag=value`` form before argparse sees it."""
+
+    def __init__(self, option_strings: list[str], dest: str, env: str, help: str | None = None, **kwargs: Any) -> None:
+        default: Any = kwargs.pop("default", False)
+        raw = os.environ.get(env)
+        if raw is not None:
+            try:
+                default = switch_value(raw)
+            except ValueError as problem:
+                default = _BadEnvironment(f"{env}: {problem}")
+        super().__init__(option_strings, dest, nargs=0, default=default,
+                         help=f"{help or ''} [env: {env}=1]".strip(), **kwargs)
+
+    def __call__(self, parser: Any, namespace: Any, values: Any, option_string: str | None = None) -> None:
+        setattr(namespace, self.dest, True)
+
+
+class ServerArgumentParser(argparse.ArgumentParser):
+    """An ``ArgumentParser`` whose on/off switches (:func:`env_switch`) also accept ``--flag=value``,
+    and whose usage errors are one line."""
+
+    def parse_known_args(self, args: Sequence[str] | None = None, namespace: Any = None) -> Any:  # type: ignore[override]
+        words = list(sys.argv[1:] if args is None else args)
+        switches = {option: action for action in self._actions if isinstance(action, _Switch)
+                    for option in action.option_strings}
+        given: dict[str, bool] = {}  # dest -> value of its last exact occurrence
+        rest: list[str] = []
+        for index, word in enumerate(words):
+            if word == "--":
+                rest.extend(words[index:])
+                break
+            name, equals, text = word.partition("=")
+            action = switches.get(name)
+            if action is None:
+                rest.append(word)
+                continue
+            try:
+                given[action.dest] = switch_value(text) if equals else True
+            except ValueError as problem:
+                self.error(f"argument {name}: {problem}")
+        parsed, extras = super().parse_known_args(rest, namespace)
+        for dest, value in given.items():
+            setattr(parsed, dest, value)
+        for action in set(switches.values()):
+            value = getattr(parsed, action.dest, None)
+            if isinstance(value, _BadEnvironment):
+                self.error(value.problem)
+        return parsed, extras
+
+    def error(self, message: str) -> NoReturn:
+        """One line (the usage of a server lists dozens of options; ``--help`` shows them)."""
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def env_switch(parser: Any, flag: str, env: str, *, help: str | None = None, default: bool = False) -> None:
+    """Add the on/off option ``flag`` to ``parser`` (a :class:`ServerArgumentParser` or one of its
+    argument groups): ``flag`` alone or ``flag=true`` turns it on, ``flag=false`` off; without it,
+    ``env`` decides (``1``/``0``, ``true``/``false``...), then ``default``. The value is a bool."""
+    parser.add_argument(flag, action=_Switch, env=env, default=default, help=help)
+
+
+def port_number(text: str) -> int:
+    """A TCP port (0 to 65535; 0 picks a free one), for argparse's ``type=``."""
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{port} is not a port number (0 to 65535)")
+    return port
+
+
+class _Version(argparse.Action):
+    """``--version``: print ``<distribution> <version>`` and exit (the version looked up only then)."""
+
+    def __init__(self, option_strings: list[str], dest: str, version: str | None = None, **kwargs: Any) -> None:
+        self.version = version
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS,
+                         help="print the name and version, then exit")
+
+    def __call__(self, parser: Any, namespace: Any, values: Any, option_string: str | None = None) -> None:
+        version = self.version
+        if version is None:
+            from importlib.metadata import PackageNotFoundError
+            from importlib.metadata import version as installed
+
+            try:
+                version = installed(parser.prog)
+            except PackageNotFoundError:
+                version = "(not installed)"
+        parser.exit(0, f"{parser.prog} {version}\n")
 
 
 class EnvList(argparse.Action):
@@ -63,15 +187,21 @@ def env_list_option(parser: argparse.ArgumentParser, flag: str, env: str, **kwar
     parser.add_argument(flag, action=EnvList, env=env, **kwargs)
 
 
-def server_arguments(prog: str, *, env_prefix: str, description: str | None = None) -> argparse.ArgumentParser:
-    """A parser with the options every server shares."""
-    parser = argparse.ArgumentParser(prog=prog, description=description)
+def server_arguments(
+    prog: str, *, env_prefix: str, description: str | None = None, version: str | None = None
+) -> ServerArgumentParser:
+    """A parser with the options every server shares. ``prog`` is the distribution's name (and its
+    console script's); ``--version`` prints it with ``version`` (by default, the installed
+    distribution's version)."""
+    parser = ServerArgumentParser(prog=prog, description=description)
+    parser.add_argument("--version", action=_Version, version=version)
     env_option(parser, "--transport", f"{env_prefix}_TRANSPORT", choices=TRANSPORTS, default="stdio",
                help="stdio (the client starts this process), http (Streamable HTTP at /mcp, and the old "
                "SSE endpoints) or sse (only the 2024-11-05 HTTP+SSE endpoints)")
     env_option(parser, "--host", f"{env_prefix}_HOST", default="127.0.0.1",
                help="address to listen on (http/sse); keep 127.0.0.1 unless clients are remote")
-    env_option(parser, "--port", f"{env_prefix}_PORT", type=int, default=8000, help="port to listen on (http/sse)")
+    env_option(parser, "--port", f"{env_prefix}_PORT", type=port_number, default=8000,
+               help="port to listen on (http/sse; 0 picks a free one)")
     env_option(parser, "--allowed-host", f"{env_prefix}_ALLOWED_HOSTS", default="",
                help="comma-separated Host names to accept besides loopback (behind a proxy)")
     env_option(parser, "--allowed-origin", f"{env_prefix}_ALLOWED_ORIGINS", default="",
@@ -81,6 +211,9 @@ def server_arguments(prog: str, *, env_prefix: str, description: str | None = No
                help="lowest level written to stderr")
     env_option(parser, "--log-format", f"{env_prefix}_LOG_FORMAT", choices=("text", "json"), default="text",
                help="stderr log lines as text or JSON")
+    env_switch(parser, "--log-dependencies", f"{env_prefix}_LOG_DEPENDENCIES",
+               help="also log the info and debug lines of dependencies (uvicorn, httpx, watchfiles, markdown-it...) "
+               "at --log-level; without it they log warnings and errors only")
     return parser
 
 
@@ -157,14 +290,26 @@ def http_auth(args: argparse.Namespace) -> Any:
     return BearerAuth(authenticators, authorization_servers=servers, resource_url=args.resource_url or None)
 
 
-def serve(server: Any, args: argparse.Namespace) -> None:
-    """Configure logging (stderr only) and serve ``server`` on the chosen transport until done."""
-    configure_logging(args.log_level, args.log_format)
+def setup_logging(args: argparse.Namespace, own: Iterable[str] = ()) -> None:
+    """Configure logging (stderr only) as the shared options say; :func:`serve` does it too, so a
+    server calls this only to log before serving. ``own`` names loggers (first components) that
+    belong to the server besides ``plainmcp*`` ones: their info and debug lines are never capped."""
+    level = args.log_level
+    configure_logging(level, args.log_format, dependencies=level if getattr(args, "log_dependencies", False) else "warning",
+                      own=own)
+
+
+def serve(server: Any, args: argparse.Namespace, *, own_loggers: Iterable[str] = ()) -> None:
+    """Configure logging (stderr only) and serve ``server`` on the chosen transport until done.
+
+    A configuration problem (conflicting options, a port that cannot be bound) ends the process
+    with one line on stderr and exit code 1."""
+    setup_logging(args, own_loggers)
     logger.info("%s %s serving on %s", server.name, server.version, args.transport)
     if args.transport == "stdio":
         server.run_stdio()
         return
-    from .http_app import run_http
+    from .http_app import StartError, run_http
 
     try:
         auth = http_auth(args)
@@ -172,22 +317,25 @@ def serve(server: Any, args: argparse.Namespace) -> None:
             raise ValueError("TLS needs both --certfile and --keyfile")
     except (ValueError, OSError, RuntimeError) as problem:
         raise SystemExit(f"{server.name}: {problem}") from None
-    run_http(
-        server,
-        host=args.host,
-        port=int(args.port),
-        transport=args.transport,
-        allowed_hosts=_split(args.allowed_host),
-        allowed_origins=_split(args.allowed_origin),
-        auth=auth,
-        certfile=args.certfile or None,
-        keyfile=args.keyfile or None,
-        max_body_bytes=int(args.max_body_bytes),
-        max_sessions=int(args.max_sessions),
-        max_connections=int(args.max_connections),
-        max_connections_per_peer=None if args.max_connections_per_peer is None else int(args.max_connections_per_peer),
-        header_timeout=float(args.header_timeout),
-    )
+    try:
+        run_http(
+            server,
+            host=args.host,
+            port=int(args.port),
+            transport=args.transport,
+            allowed_hosts=_split(args.allowed_host),
+            allowed_origins=_split(args.allowed_origin),
+            auth=auth,
+            certfile=args.certfile or None,
+            keyfile=args.keyfile or None,
+            max_body_bytes=int(args.max_body_bytes),
+            max_sessions=int(args.max_sessions),
+            max_connections=int(args.max_connections),
+            max_connections_per_peer=None if args.max_connections_per_peer is None else int(args.max_connections_per_peer),
+            header_timeout=float(args.header_timeout),
+        )
+    except StartError as problem:  # the port is taken, the address is not ours, a TLS file is unusable
+        raise SystemExit(f"{server.name}: {problem}") from None
 
 
 def _split(value: str | None) -> list[str]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from plainmcp.serve import serve, server_arguments
 
-from .server import build_server
+from .server import VERSION, build_server
 
 
 def main() -> None:
@@ -12,6 +12,7 @@ def main() -> None:
         "plainmcp-everything",
         env_prefix="PLAINMCP_EVERYTHING",
         description="The MCP conformance fixture: every protocol feature, under the conformance suite's names.",
+        version=VERSION,
     )
     serve(build_server(), parser.parse_args())
 

@@ -6,11 +6,10 @@ import argparse
 import os
 from typing import Any
 
-from plainmcp.logs import configure_logging
-from plainmcp.serve import env_option, serve, server_arguments
+from plainmcp.serve import env_option, env_switch, serve, server_arguments, setup_logging
 
 from .config import Config
-from .server import build_server
+from .server import VERSION, build_server
 
 ENV = "PLAINMCP_PROMPTS"
 
@@ -35,14 +34,13 @@ def parser() -> argparse.ArgumentParser:
         env_prefix=ENV,
         description="Serve a prompt library kept as Markdown files: MCP prompts with arguments, "
         "completion and live reload.",
+        version=VERSION,
     )
     parser.add_argument("--dir", action=_Dirs, metavar="DIR",
                         help=f"a prompt directory (repeatable; later ones override earlier ones by name) "
                         f"[env: {ENV}_DIRS, {os.pathsep}-separated]")
-    env_option(parser, "--no-bundled", f"{ENV}_NO_BUNDLED", nargs="?", const="1", default="",
-               help="do not serve the bundled library")
-    env_option(parser, "--no-watch", f"{ENV}_NO_WATCH", nargs="?", const="1", default="",
-               help="read the directories once; do not reload on changes")
+    env_switch(parser, "--no-bundled", f"{ENV}_NO_BUNDLED", help="do not serve the bundled library")
+    env_switch(parser, "--no-watch", f"{ENV}_NO_WATCH", help="read the directories once; do not reload on changes")
     env_option(parser, "--debounce-ms", f"{ENV}_DEBOUNCE_MS", type=int, default=150,
                help="quiet time after a file change before the library is reloaded")
     env_option(parser, "--history", f"{ENV}_HISTORY", type=int, default=20,
@@ -61,7 +59,7 @@ def main() -> None:
     except ValueError as problem:
         raise SystemExit(f"plainmcp-prompts: {problem}") from None
     # Before building: the first scan of the library reports broken files, in the chosen log format.
-    configure_logging(args.log_level, args.log_format)
+    setup_logging(args)
     serve(build_server(config), args)
 
 

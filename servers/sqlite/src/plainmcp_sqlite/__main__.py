@@ -8,8 +8,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from plainmcp.serve import env_option, serve, server_arguments
+from plainmcp.serve import env_option, env_switch, serve, server_arguments
 
+from . import __version__
 from .config import SAMPLE_DB, Config
 from .server import NAME, build_server
 
@@ -23,6 +24,7 @@ def parser() -> argparse.ArgumentParser:
         description="Explore and query a SQLite database over MCP. Read-only unless --allow-write; "
         "every statement has a deadline and results are capped. Without --db, a small bundled "
         "sample database (a bookshop) is served, read-only.",
+        version=__version__,
     )
     group = parser.add_argument_group("database")
 
@@ -31,9 +33,9 @@ def parser() -> argparse.ArgumentParser:
 
     option("--db", "DB", metavar="PATH", default=None,
            help="the SQLite database file (default: the bundled sample database, read-only)")
-    option("--allow-write", "ALLOW_WRITE", nargs="?", const="true", default="false", metavar="BOOL",
-           help="offer the execute tool, which changes the database (creates the file if missing); "
-           "query stays read-only")
+    env_switch(group, "--allow-write", f"{PREFIX}_ALLOW_WRITE",
+               help="offer the execute tool, which changes the database (creates the file if missing); "
+               "query stays read-only")
     option("--timeout", "TIMEOUT", type=float, default=5.0, metavar="SECONDS",
            help="deadline of one statement; past it the statement is stopped (default 5)")
     option("--max-rows", "MAX_ROWS", type=int, default=1000, help="most rows one result may hold (default 1000)")
@@ -43,8 +45,8 @@ def parser() -> argparse.ArgumentParser:
            help="characters of a text cell (bytes of a blob) before it is cut (default 2000)")
     option("--max-result-bytes", "MAX_RESULT_BYTES", type=int, default=1_000_000,
            help="approximate size of one result; later rows are left out (default 1000000)")
-    option("--no-watch", "NO_WATCH", nargs="?", const="true", default="false", metavar="BOOL",
-           help="do not watch the file for changes (subscriptions then get no updates)")
+    env_switch(group, "--no-watch", f"{PREFIX}_NO_WATCH",
+               help="do not watch the file for changes (subscriptions then get no updates)")
     return parser
 
 

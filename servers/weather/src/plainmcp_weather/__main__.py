@@ -6,6 +6,7 @@ import argparse
 
 from plainmcp.serve import env_option, serve, server_arguments
 
+from . import __version__
 from .config import FORECAST_URL, GEOCODING_URL, NWS_URL, USER_AGENT, WeatherConfig
 from .server import build_server
 
@@ -17,6 +18,7 @@ def arguments() -> argparse.ArgumentParser:
         "plainmcp-weather",
         env_prefix=PREFIX,
         description="Worldwide weather (Open-Meteo) and US alerts (National Weather Service) over MCP.",
+        version=__version__,
     )
     defaults = WeatherConfig()
     upstream = parser.add_argument_group("upstream APIs")

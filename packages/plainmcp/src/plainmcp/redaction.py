@@ -1,0 +1,63 @@
+"""Secrets out of text that is about to be logged.
+
+:func:`redact` replaces what looks like a credential with ``[redacted]``, keeping the words around
+it so the line still says what happened. It is applied to every log line the core's formatters
+write (:mod:`plainmcp.logs`), whoever logged it: our code, uvicorn, httpx, a server's own code.
+
+What counts as a secret:
+
+- the value of an ``Authorization`` / ``Proxy-Authorization`` / ``X-API-Key`` header, in any
+  quoting (``Authorization: Bearer x``, ``'authorization': 'Basic x'``); the scheme word stays;
+- a ``Bearer`` credential anywhere in running text;
+- the value of a query or form parameter, or of a JSON / dict key, that names a credential
+  (``apikey=``, ``api_key=``, ``key=``, ``token=``, ``access_token=``, ``client_secret=``,
+  ``password=``...);
+- anything shaped like a JWT (three base64url parts, the first two starting ``eyJ``, which is
+  ``{"`` encoded).
+
+It errs on the side of hiding: a false positive costs a log reader a value, a false negative
+leaks a credential into files that are kept and shared.
+"""
+
+from __future__ import annotations
+
+import re
+
+REDACTED = "[redacted]"
+
+# Parameter and key names that carry credentials (lower case; matched case-insensitively).
+_SECRET_NAMES = (
+    r"api[_-]?key|apikey|key|token|access[_-]?token|refresh[_-]?token|id[_-]?token|auth[_-]?token"
+    r"|client[_-]?secret|secret|password|passwd|pwd|signature|sig"
+)
+
+_JWT = re.compile(r"\beyJ[A-Za-z0-9_-]+\.eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*")
+_HEADER = re.compile(
+    r"(?i)\b((?:proxy-)?authorization|x-api-key)([\"']?\s*[:=]\s*[\"']?)"
+    r"(?:(basic|bearer|digest|token|negotiate|dpop)\s+)?(?!\[redacted\])[^\s\"',;}]+"
+)
+_BEARER = re.compile(r"(?i)\b(bearer)\s+(?!\[redacted\])([A-Za-z0-9\-._~+/]{8,}=*)")
+_PARAMETER = re.compile(rf"(?i)(?<!\w)({_SECRET_NAMES})=(?!\[redacted\])[^&\s\"'#<>,;]+")
+_KEY_VALUE = re.compile(rf"(?i)([\"'])({_SECRET_NAMES})\1(\s*:\s*)([\"'])(?!\[redacted\])[^\"']*\4")
+
+
+def _header(match: re.Match[str]) -> str:
+    scheme = f"{match.group(3)} " if match.group(3) else ""
+    return f"{match.group(1)}{match.group(2)}{scheme}{REDACTED}"
+
+
+def _bearer(match: re.Match[str]) -> str:
+    credential = match.group(2)
+    if credential.isalpha() and credential.islower():
+        return match.group(0)  # prose ("a bearer tokenless request"), not a credential
+    return f"{match.group(1)} {REDACTED}"
+
+
+def redact(text: str) -> str:
+    """``text`` with every credential-looking value replaced by ``[redacted]``."""
+    text = _JWT.sub(REDACTED, text)
+    text = _HEADER.sub(_header, text)
+    text = _BEARER.sub(_bearer, text)
+    text = _PARAMETER.sub(lambda m: f"{m.group(1)}={REDACTED}", text)
+    return _KEY_VALUE.sub(lambda m: f"{m.group(1)}{m.group(2)}{m.group(1)}{m.group(3)}{m.group(4)}{REDACTED}{m.group(4)}",
+                          text)
