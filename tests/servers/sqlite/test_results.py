@@ -7,7 +7,7 @@ import math
 from typing import Any
 
 import pytest
-from plainmcp_sqlite import engine, results
+from plainmcp_sqlite import results
 from plainmcp_sqlite.engine import Outcome
 
 LONG = "x" * 40
@@ -66,9 +66,3 @@ def test_long_table_cells_are_shortened_and_escaped():
     assert table.splitlines()[0] == "| long | pipe\\|name |"
     assert table.splitlines()[2] == "| " + "y" * (results.TABLE_CELL_CHARS - 1) + "… | a\\|b |"
     assert results.render_table(["n"], [[1], [None]]) == ("| n |\n|---|\n| 1 |\n| NULL |", False)
-
-
-@pytest.mark.parametrize("names", [[name] for name in COLUMNS] + [list(COLUMNS)], ids=[*COLUMNS, "all together"])
-def test_batch_size_is_the_sum_of_row_sizes(names):
-    rows = list(zip(*(COLUMNS[name] for name in names), strict=True))
-    assert engine._batch_size(rows) == sum(map(engine._row_size, rows))

@@ -18,9 +18,27 @@ thread hop per statement, whatever the number of rows.
 Every statement runs under a deadline checked by SQLite's progress handler, which also stops it when
 the caller is cancelled; a stopped statement leaves nothing behind. A few operations are one long
 step of SQLite's virtual machine, where the progress handler is not called (``count(*)`` walks a
-whole table in one step): a timer on the event loop interrupts the connection at the deadline too. Statements on one connection run
-one at a time (a lock), so the deadline and the refusal reason of the guard always belong to the
-statement that is running.
+whole table in one step): a timer on the event loop interrupts the connection at the deadline too.
+Some single steps cannot be interrupted at all: one call of a function whose cost is quadratic in
+its arguments (``instr``, ``replace``, ``trim``, ``LIKE``). Their time is bounded by limits on the
+values SQLite may build (see below), and a read connection whose statement does not stop within
+:data:`STOP_GRACE` of its deadline or cancellation is *retired*: the caller is answered at once, the
+next read opens a fresh connection, and the retired one closes itself on its own thread when the
+step ends (at most :data:`MAX_RETIRED` at a time; past that the caller waits, as a write always does,
+since its transaction must be rolled back before the next). Statements on one connection run one at
+a time (a lock), so the deadline and the refusal reason of the guard always belong to the statement
+that is running.
+
+Memory is bounded before anything is materialised, not only the output:
+
+- no value longer than the statement's value limit is ever built, by SQLite or by Python
+  (``SQLITE_LIMIT_LENGTH``, set per statement to the result budget, at most
+  :data:`MAX_VALUE_BYTES`): ``zeroblob(1e9)`` fails instead of allocating a gigabyte;
+- SQLite's whole heap in this process is capped (``PRAGMA hard_heap_limit``, :data:`HEAP_LIMIT`), so
+  a row of many large values, or large intermediate values, fail with a clear error; and as every
+  value of a row lives in that heap while Python converts the row, a row is bounded too;
+- rows are converted one at a time and measured before they are kept: fetching stops at the first
+  row past the result budget, so Python holds the kept rows and at most one more.
 """
 
 from __future__ import annotations
@@ -45,13 +63,25 @@ logger = logging.getLogger(__name__)
 
 #: SQLite runs this many virtual-machine instructions between two deadline checks (a few µs).
 PROGRESS_STEPS = 1000
-#: Largest string or blob SQLite may build or return (SQLITE_LIMIT_LENGTH): ``zeroblob(1e9)`` fails
-#: instead of allocating a gigabyte.
+#: Largest string or blob SQLite may ever build or return (SQLITE_LIMIT_LENGTH); a statement's own
+#: limit is its result budget when smaller. The longest step SQLite cannot interrupt grows with the
+#: square of this (``instr`` of two values this long), so it is not only a memory bound.
 MAX_VALUE_BYTES = 16 * 1024 * 1024
+#: SQLite's heap in this process, all connections together (``PRAGMA hard_heap_limit``). Legitimate
+#: statements use a few MiB (page caches of 2 MiB per connection; sorts and temporary tables spill
+#: to temporary files); a statement past it fails with SQLITE_NOMEM, which sqlite3 raises as MemoryError.
+HEAP_LIMIT = 32 * 1024 * 1024
+#: Longest LIKE / GLOB pattern (SQLITE_LIMIT_LIKE_PATTERN_LENGTH): matching costs up to the pattern's
+#: length times the text's, in one step SQLite cannot interrupt.
+MAX_LIKE_PATTERN = 1000
 #: Longest SQL text accepted (SQLITE_LIMIT_SQL_LENGTH).
 MAX_SQL_LENGTH = 100_000
-#: Rows are fetched in batches of this many, so the byte budget is checked as they arrive.
-FETCH_BATCH = 256
+#: How long a stopped statement may take to end after its deadline or cancellation before its read
+#: connection is retired (the caller is answered; the next read gets a fresh connection).
+STOP_GRACE = 0.25
+#: Read connections still finishing a step they could not interrupt, at most (each holds a thread
+#: and up to one core until the step ends); past this a stopped statement is waited for.
+MAX_RETIRED = 2
 
 Params = Sequence[Any] | Mapping[str, Any]
 
@@ -98,6 +128,8 @@ class Guard:
         #: Counts statements, so a late timer cannot interrupt the statement after its own.
         self.generation = 0
         self.busy = False
+        #: The longest value the running statement may build (SQLITE_LIMIT_LENGTH), for its errors.
+        self.value_limit = MAX_VALUE_BYTES
         self.connection: sqlite3.Connection | None = None
 
     def install(self, connection: sqlite3.Connection) -> None:
@@ -105,6 +137,9 @@ class Guard:
         connection.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
         connection.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, MAX_VALUE_BYTES)
         connection.setlimit(sqlite3.SQLITE_LIMIT_SQL_LENGTH, MAX_SQL_LENGTH)
+        connection.setlimit(sqlite3.SQLITE_LIMIT_LIKE_PATTERN_LENGTH, MAX_LIKE_PATTERN)
+        # Process-wide, and it only ever lowers an existing limit (SQLite's rule for this pragma).
+        connection.execute(f"PRAGMA hard_heap_limit = {HEAP_LIMIT}").close()
         if hasattr(connection, "enable_load_extension"):  # absent when Python was built without it
             connection.enable_load_extension(False)
         # Views and triggers of the file may not call functions with side effects (a planted
@@ -182,7 +217,7 @@ class Worker:
     """
 
     def __init__(self, name: str) -> None:
-        self._calls: queue.SimpleQueue[tuple[asyncio.Future[Any], Any, tuple[Any, ...]] | None] = queue.SimpleQueue()
+        self._calls: queue.SimpleQueue[tuple[asyncio.Future[Any] | None, Any, tuple[Any, ...]] | None] = queue.SimpleQueue()
         self._thread = threading.Thread(target=self._serve, name=name, daemon=True)
         self._thread.start()
 
@@ -193,11 +228,26 @@ class Worker:
                 result, failure = function(*args), None
             except BaseException as error:  # handed to the caller, whatever it is
                 result, failure = None, error
-            try:
-                future.get_loop().call_soon_threadsafe(_settle, future, result, failure)
-            except RuntimeError:  # the event loop is closed: nobody is waiting any more
-                pass
+            if future is None:
+                if failure is not None and not isinstance(failure, Exception):
+                    raise failure
+                if failure is not None:
+                    logger.warning("%s failed on a retired connection: %s", getattr(function, "__name__", function), failure)
+            else:
+                try:
+                    future.get_loop().call_soon_threadsafe(_settle, future, result, failure)
+                except RuntimeError:  # the event loop is closed: nobody is waiting any more
+                    pass
             del call, future, result, failure  # hold no row past the call
+
+    @property
+    def alive(self) -> bool:
+        """Whether the thread still runs (a retired worker ends after its last call)."""
+        return self._thread.is_alive()
+
+    def post(self, function: Any, *args: Any) -> None:
+        """Queue ``function(*args)`` with nobody waiting for it (a failure is logged)."""
+        self._calls.put((None, function, args))
 
     async def call(self, function: Any, *args: Any) -> Any:
         """Run ``function(*args)`` on the thread; its result, or its exception raised here.
@@ -243,8 +293,11 @@ class Database:
         self.mode = mode
         self.timeout = timeout
         self.immutable = immutable
+        #: The guard of the next (or current) connection; a retired connection keeps its own.
         self._guard = Guard(mode)
         self._worker: Worker | None = None
+        #: Read workers still finishing a step they could not interrupt (see :meth:`_retire`).
+        self._retired: list[Worker] = []
         self._connection: sqlite3.Connection | None = None
         # fast_acquire: a free lock is taken without a pass through the event loop (the statement
         # itself yields, on its thread hop).
@@ -299,7 +352,8 @@ class Database:
     ) -> Outcome:
         """Run one statement and fetch at most ``max_rows`` rows (fewer when they pass ``max_bytes``).
 
-        In write mode the statement runs in its own transaction, committed when it succeeds.
+        No value longer than ``max_bytes`` (at most :data:`MAX_VALUE_BYTES`) may be built while it
+        runs. In write mode the statement runs in its own transaction, committed when it succeeds.
 
         Raises:
             Refused: the mode does not allow what the statement does.
@@ -308,17 +362,28 @@ class Database:
         """
         async with self._lock:
             worker = await self._connect()
+            connection, guard = self._connection, self._guard
             limit = self.timeout if timeout is None else timeout
-            generation = self._guard.arm(limit)
-            timer = asyncio.get_running_loop().call_later(limit, self._guard.interrupt, generation)
+            generation = guard.arm(limit)
+            guard.value_limit = min(MAX_VALUE_BYTES, max_bytes)
+            timer = asyncio.get_running_loop().call_later(limit, guard.interrupt, generation)
             ended = failed = False
             try:
-                outcome: Outcome = await worker.call(self._statement, sql, params, max_rows, max_bytes)
-                ended = True
-                return outcome
+                # The timer interrupts at the deadline; a step that cannot be interrupted is left
+                # behind STOP_GRACE later (see the finally clause).
+                with anyio.move_on_after(limit + STOP_GRACE):
+                    outcome: Outcome = await worker.call(
+                        self._statement, connection, guard, sql, params, max_rows, max_bytes
+                    )
+                    ended = True
+                    return outcome
+                raise DeadlineExceeded(_DEADLINE)
             except sqlite3.Error as failure:
                 ended = failed = True
-                raise self._explain(failure) from None
+                raise _explain(failure, guard, self.mode, self.path) from None
+            except MemoryError:  # SQLITE_NOMEM: the statement wanted more than HEAP_LIMIT
+                ended = failed = True
+                raise DatabaseError(_OUT_OF_MEMORY) from None
             finally:
                 # Also on cancellation, where the statement may still be running on the worker
                 # thread: the stop flag makes the progress handler end it within a few
@@ -328,145 +393,168 @@ class Database:
                 timer.cancel()
                 try:
                     if not ended:
-                        self._guard.interrupt()
+                        guard.interrupt()
                     if not ended or (failed and self.mode == "write"):
-                        with anyio.CancelScope(shield=True):
-                            await worker.call(self._settle)
+                        await self._stop(worker, connection, guard)
                 except sqlite3.Error:
                     logger.exception("cleaning up after a statement failed")
                 finally:
-                    self._guard.busy = False
+                    guard.busy = False
 
-    def _statement(self, sql: str, params: Params, max_rows: int, max_bytes: int) -> Outcome:
+    async def _stop(self, worker: Worker, connection: sqlite3.Connection | None, guard: Guard) -> None:
+        """Wait for a stopped (or failed) statement to end and roll back what it began; or, for a
+        read statement stuck in a step SQLite cannot interrupt, retire its connection."""
+        with anyio.CancelScope(shield=True):
+            if self.mode == "read" and self._may_retire():
+                with anyio.move_on_after(STOP_GRACE):
+                    await worker.call(self._settle, connection, guard)
+                    return
+                self._retire(worker, connection)
+            else:
+                await worker.call(self._settle, connection, guard)
+
+    def _may_retire(self) -> bool:
+        self._retired = [worker for worker in self._retired if worker.alive]
+        return len(self._retired) < MAX_RETIRED
+
+    def _retire(self, worker: Worker, connection: sqlite3.Connection | None) -> None:
+        """Leave ``worker`` to finish its step alone, then close its connection and end; the next
+        statement opens a new connection with a new guard. Only for reads: nothing to roll back."""
+        logger.warning("a statement did not stop within %.2f s of being interrupted; its connection is retired", STOP_GRACE)
+        self._retired.append(worker)
+        if worker is self._worker:
+            self._worker, self._connection, self._guard = None, None, Guard(self.mode)
+        if connection is not None:
+            worker.post(connection.close)
+        worker.stop()
+
+    def _statement(
+        self, connection: sqlite3.Connection, guard: Guard, sql: str, params: Params, max_rows: int, max_bytes: int
+    ) -> Outcome:
         """On the worker thread: the whole statement. On failure a write transaction is left open
         for :meth:`_settle`, which runs after the event loop cancelled the deadline timer."""
-        connection = self._connection
-        assert connection is not None
+        connection.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, guard.value_limit)
         if self.mode == "write":
-            self._internal(connection, "BEGIN IMMEDIATE")
+            _internal(connection, guard, "BEGIN IMMEDIATE")
         cursor = connection.execute(sql, params)
         try:
-            outcome = _fetch(cursor, max_rows, max_bytes)
+            outcome = _fetch(cursor, max_rows, max_bytes, partial=self.mode == "read")
         finally:
             cursor.close()  # ends the statement: no read transaction stays open
         if self.mode == "write":
-            self._internal(connection, "COMMIT")
+            _internal(connection, guard, "COMMIT")
         return outcome
 
-    def _settle(self) -> None:
+    @staticmethod
+    def _settle(connection: sqlite3.Connection | None, guard: Guard) -> None:
         """On the worker thread, after a failed or cancelled statement: roll back what it began."""
-        connection = self._connection
         if connection is not None and connection.in_transaction:
-            self._guard.stop = False
-            self._internal(connection, "ROLLBACK")
+            guard.stop = False
+            _internal(connection, guard, "ROLLBACK")
 
-    def _internal(self, connection: sqlite3.Connection, sql: str) -> None:
-        self._guard.internal = True
-        try:
-            connection.execute(sql).close()
-        finally:
-            self._guard.internal = False
 
-    def _explain(self, failure: sqlite3.Error) -> DatabaseError:
-        """Turn SQLite's exception into one the model can act on."""
-        message = str(failure)
-        guard = self._guard
-        if guard.refusal is not None:
-            if self.mode == "read":
-                return Refused(
-                    f"Statement refused in read-only mode: {guard.refusal} is not allowed. Only reading "
-                    "statements run here (SELECT, WITH ... SELECT, read-only PRAGMAs)."
-                )
-            return Refused(f"Statement refused: {guard.refusal} is not allowed by this server, even with writes enabled.")
-        if "readonly database" in message or "query_only" in message:
-            return Refused("Statement refused in read-only mode: it would write to the database.")
-        if message == "interrupted":
-            if time.monotonic() > guard.deadline:
-                return DeadlineExceeded(
-                    "Deadline exceeded: the statement ran longer than the limit and was stopped. "
-                    "Narrow it (WHERE, LIMIT, an indexed column) or check for a recursive CTE without an end."
-                )
-            return DatabaseError("The statement was cancelled.")
-        if message.startswith("near ") and message.endswith(": syntax error"):
-            return DatabaseError(f"SQL syntax error {message.removesuffix(': syntax error')}.")
-        if "one statement at a time" in message:
-            return DatabaseError("Only one SQL statement per call: remove the ';' and what follows it.")
-        if "string or blob too big" in message:
-            return DatabaseError(f"A value is larger than the limit of {MAX_VALUE_BYTES} bytes.")
-        if "Could not decode to UTF-8" in message:
-            return DatabaseError(
-                "A text value is not valid UTF-8; select it as CAST(column AS BLOB) or hex(column)."
+_DEADLINE = (
+    "Deadline exceeded: the statement ran longer than the limit and was stopped. "
+    "Narrow it (WHERE, LIMIT, an indexed column) or check for a recursive CTE without an end."
+)
+_OUT_OF_MEMORY = (
+    f"The statement needs more memory than this server allows ({HEAP_LIMIT // (1024 * 1024)} MiB): "
+    "select fewer or shorter values (fewer columns, substr(x, 1, n), length(x)), or aggregate."
+)
+
+
+def _internal(connection: sqlite3.Connection, guard: Guard, sql: str) -> None:
+    guard.internal = True
+    try:
+        connection.execute(sql).close()
+    finally:
+        guard.internal = False
+
+
+def _explain(failure: sqlite3.Error, guard: Guard, mode: str, path: Path) -> DatabaseError:
+    """Turn SQLite's exception into one the model can act on."""
+    message = str(failure)
+    if guard.refusal is not None:
+        if mode == "read":
+            return Refused(
+                f"Statement refused in read-only mode: {guard.refusal} is not allowed. Only reading "
+                "statements run here (SELECT, WITH ... SELECT, read-only PRAGMAs)."
             )
-        if "database is locked" in message or "database is busy" in message:
-            return DatabaseError("The database is locked by another connection; try again shortly.")
-        if isinstance(failure, sqlite3.ProgrammingError) and "binding" in message:
-            return DatabaseError(f"Parameters do not match the statement: {message}")
-        return DatabaseError(_scrub(message, self.path))
+        return Refused(f"Statement refused: {guard.refusal} is not allowed by this server, even with writes enabled.")
+    if "readonly database" in message or "query_only" in message:
+        return Refused("Statement refused in read-only mode: it would write to the database.")
+    if message == "interrupted":
+        if time.monotonic() > guard.deadline:
+            return DeadlineExceeded(_DEADLINE)
+        return DatabaseError("The statement was cancelled.")
+    if message.startswith("near ") and message.endswith(": syntax error"):
+        return DatabaseError(f"SQL syntax error {message.removesuffix(': syntax error')}.")
+    if "one statement at a time" in message:
+        return DatabaseError("Only one SQL statement per call: remove the ';' and what follows it.")
+    if "string or blob too big" in message:
+        return DatabaseError(
+            f"A value is larger than the limit of {guard.value_limit} bytes (the size of one result): "
+            "select a part of it (substr(x, 1, n)) or its length (length(x) of a blob)."
+        )
+    if "LIKE or GLOB pattern too complex" in message:
+        return DatabaseError(f"A LIKE or GLOB pattern is longer than the limit of {MAX_LIKE_PATTERN} bytes.")
+    if "Could not decode to UTF-8" in message:
+        return DatabaseError(
+            "A text value is not valid UTF-8; select it as CAST(column AS BLOB) or hex(column)."
+        )
+    if "database is locked" in message or "database is busy" in message:
+        return DatabaseError("The database is locked by another connection; try again shortly.")
+    if isinstance(failure, sqlite3.ProgrammingError) and "binding" in message:
+        return DatabaseError(f"Parameters do not match the statement: {message}")
+    return DatabaseError(_scrub(message, path))
 
 
-def _fetch(cursor: sqlite3.Cursor, max_rows: int, max_bytes: int) -> Outcome:
+def _fetch(cursor: sqlite3.Cursor, max_rows: int, max_bytes: int, *, partial: bool) -> Outcome:
     """The rows of an executed statement, at most ``max_rows`` and about ``max_bytes`` of them.
 
-    Rows come in batches; a batch is measured column by column (a few calls per column, not per
-    cell), and only the batch that crosses the byte budget is walked row by row to find where to
-    stop. So memory holds at most the kept rows and one batch, whatever the table's size."""
+    Rows are converted one at a time and measured before they are kept; fetching stops at the
+    first row that passes the budget (the first row is always kept, so a result is never empty
+    only because one row is large). Python so holds the kept rows and at most one more, and a row
+    is itself bounded: its values were all in SQLite's capped heap when Python converted them.
+
+    With ``partial`` (reads), a later row that SQLite cannot build within its limits (a value past
+    the statement's value limit, the heap limit) ends the result there, as the byte budget would:
+    truncated. Without it (a write's RETURNING rows) the statement fails, and is rolled back."""
     columns = [column[0] for column in cursor.description or ()]
     rows: list[tuple[Any, ...]] = []
-    size = 0
     capped_by: str | None = None
     if columns:
+        fetch, keep = cursor.fetchone, rows.append
+        size = 0
+        sized = _SIZED
         while True:
-            want = min(FETCH_BATCH, max_rows + 1 - len(rows))
-            batch = cursor.fetchmany(want)
-            room = max_rows - len(rows)
-            kept = batch[:room]
-            batch_size = _batch_size(kept)
-            if size + batch_size <= max_bytes:
-                size += batch_size
-                rows.extend(kept)
-                if len(batch) > room:
-                    capped_by = "rows"
-            else:
-                for row in kept:
-                    size += _row_size(row)
-                    if size > max_bytes and rows:
-                        capped_by = "bytes"
-                        break
-                    rows.append(row)
-                else:
-                    if len(batch) > room:
-                        capped_by = "rows"
-            if capped_by or len(batch) < want:
+            try:
+                row = fetch()
+            except (sqlite3.DataError, MemoryError):
+                # fetchone steps to the next row after converting this one: a failure here is
+                # SQLite refusing to build a later row. Rows already kept are a true prefix.
+                if not rows or not partial:
+                    raise
+                capped_by = "bytes"
                 break
+            if row is None:
+                break
+            if len(rows) == max_rows:
+                capped_by = "rows"
+                break
+            for value in row:
+                size += len(value) if type(value) in sized else 8
+            if size > max_bytes and rows:
+                capped_by = "bytes"
+                break
+            keep(row)
+        del row  # the row past the budget, if any: not held while the result is built
     changes = cursor.rowcount if cursor.rowcount > 0 else 0
     return Outcome(columns, rows, capped_by is not None, capped_by, changes, cursor.lastrowid)
 
 
-_SIZED = (str, bytes)
-_NUMBERS = frozenset({int, float, type(None)})
-_TEXT_OR_NULL = frozenset({str, type(None)})
-_BLOB_OR_NULL = frozenset({bytes, type(None)})
-
-
-def _row_size(row: Sequence[Any]) -> int:
-    # A cheap estimate of a row's JSON size: text and blob lengths, 8 for anything else.
-    return sum(len(value) if isinstance(value, _SIZED) else 8 for value in row)
-
-
-def _batch_size(rows: list[tuple[Any, ...]]) -> int:
-    """``sum(map(_row_size, rows))``, computed a column at a time."""
-    if not rows:
-        return 0
-    total = 0
-    for column in zip(*rows, strict=True):
-        kinds = set(map(type, column))
-        if kinds <= _NUMBERS:
-            total += 8 * len(column)
-        elif kinds <= _TEXT_OR_NULL or kinds <= _BLOB_OR_NULL:
-            total += sum(map(len, filter(None, column))) + 8 * column.count(None)
-        else:
-            total += sum(len(value) if isinstance(value, _SIZED) else 8 for value in column)
-    return total
+#: What a row's size counts as their length (text in characters, blobs in bytes); 8 for the rest.
+_SIZED = frozenset({str, bytes})
 
 
 def _scrub(message: str, path: Path) -> str:
