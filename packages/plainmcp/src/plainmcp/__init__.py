@@ -28,6 +28,7 @@ _EXPORTS: dict[str, str] = {
     "Resource": "resources",
     "ResourceTemplate": "resources",
     "Server": "server",
+    "ServerExited": "spawned",
     "Tool": "tools",
     "ToolAnnotations": "tools",
     "ToolError": "tools",
@@ -53,6 +54,7 @@ __all__ = [
     "Resource",
     "ResourceTemplate",
     "Server",
+    "ServerExited",
     "Tool",
     "ToolAnnotations",
     "ToolError",
@@ -86,5 +88,6 @@ if TYPE_CHECKING:
     from .prompts import Prompt, PromptArgument
     from .resources import Resource, ResourceTemplate
     from .server import Server
+    from .spawned import ServerExited
     from .tools import Tool, ToolAnnotations, ToolError, ToolResult
     from .versions import ALL_VERSIONS, LATEST, LATEST_LEGACY, LEGACY_VERSIONS, MODERN_VERSIONS

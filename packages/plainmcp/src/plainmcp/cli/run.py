@@ -100,9 +100,12 @@ def explain(error: BaseException, target: Target) -> tuple[int | None, str]:
     """The exit code and the line to print for ``error``; (None, "") for what must propagate
     (SystemExit and the like)."""
     from ..errors import MCPError
+    from ..spawned import ServerExited
 
     if isinstance(error, UsageError):
         return USAGE, str(error)
+    if isinstance(error, ServerExited):  # its last words follow, as for any failure to connect
+        return FAILED, error.summary
     if isinstance(error, MCPError):
         return FAILED, f"error {error.code}: {error.message}" + (f" {render_data(error.data)}" if error.data else "")
     if isinstance(error, FileNotFoundError) and not target.is_http:
