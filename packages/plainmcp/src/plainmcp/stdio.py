@@ -11,7 +11,7 @@ writes then block), and when the pipe takes nothing for ``write_timeout`` second
 serving, as at end of input. Memory stays bounded however long the client keeps writing.
 
 Client side: :func:`spawn_stdio` starts a server process and gives a client the same stream pair;
-the server's stderr is passed to :mod:`logging`, and closing follows the specification: end of
+the server's stderr goes where the client asks (:mod:`plainmcp.spawned`), and closing follows the specification: end of
 input, then SIGTERM, then SIGKILL.
 """
 
