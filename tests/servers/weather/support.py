@@ -83,5 +83,6 @@ class Recorder:
     def count(self, prefix: str) -> int:
         return sum(1 for request in self.requests if request.url.path.startswith(prefix))
 
-    def client(self) -> httpx.AsyncClient:
-        return httpx.AsyncClient(transport=httpx.MockTransport(self), follow_redirects=True)
+    def transport(self) -> httpx.MockTransport:
+        """The network under the server's own client (the API key is added above it)."""
+        return httpx.MockTransport(self)

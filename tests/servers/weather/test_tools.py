@@ -22,7 +22,7 @@ ATTRIBUTION = "Weather data by Open-Meteo.com"
 async def weather(recorder: Recorder | None = None, clock: Clock | None = None, **overrides):
     recorder = recorder or Recorder()
     clock = clock or Clock()
-    server = build_server(config(**overrides), Deps(client=recorder.client(), clock=clock, wall=lambda: 1_789_000_000.0))
+    server = build_server(config(**overrides), Deps(transport=recorder.transport(), clock=clock, wall=lambda: 1_789_000_000.0))
     async with connect_in_memory(server) as client:
         client.recorder = recorder
         client.clock = clock
@@ -50,7 +50,7 @@ async def test_tools_listing_has_output_schemas_and_read_only_hints():
 
 async def test_build_server_does_no_io():
     recorder = Recorder()
-    server = build_server(config(), Deps(client=recorder.client()))
+    server = build_server(config(), Deps(transport=recorder.transport()))
     async with connect_in_memory(server) as client:
         await client.list_tools()
     assert recorder.requests == []
@@ -300,7 +300,7 @@ async def test_config_refuses_bad_settings():
 
 async def test_clients_before_structured_content_still_get_the_summary():
     recorder = Recorder()
-    server = build_server(config(), Deps(client=recorder.client()))
+    server = build_server(config(), Deps(transport=recorder.transport()))
     async with connect_in_memory(server, protocol_version="2025-03-26") as client:
         result = await client.call_tool("get_current_weather", {"location": "Tokyo"})
     assert "structuredContent" not in result  # 2025-03-26 has no structured content

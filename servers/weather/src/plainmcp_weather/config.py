@@ -13,6 +13,9 @@ NWS_URL = "https://api.weather.gov"
 #: Open-Meteo's commercial plan serves the same API on these hosts, with ``apikey`` on every call.
 COMMERCIAL_GEOCODING_URL = "https://customer-geocoding-api.open-meteo.com"
 COMMERCIAL_FORECAST_URL = "https://customer-api.open-meteo.com"
+#: The largest upstream body accepted, after decoding: Open-Meteo's answers are tens of kilobytes, the
+#: NWS's alerts for a state in a busy season a few hundred. A larger one is an error, never held whole.
+MAX_RESPONSE_BYTES = 4 * 1024 * 1024
 #: The NWS asks for an application name and a contact; operators should put their own here.
 USER_AGENT = f"plainmcp-weather/{__version__} (+https://pypi.org/project/plainmcp-weather/)"
 
@@ -46,6 +49,7 @@ class WeatherConfig:
     forecast_ttl: float = 3600.0
     alerts_ttl: float = 300.0
     stale_for: float = 3600.0
+    max_response_bytes: int = MAX_RESPONSE_BYTES
 
     def __post_init__(self) -> None:
         numbers = {
@@ -59,6 +63,8 @@ class WeatherConfig:
                 raise ValueError(f"{name} must be >= 0")
         if self.timeout <= 0:
             raise ValueError("timeout must be > 0")
+        if self.max_response_bytes < 1024:
+            raise ValueError("max_response_bytes must be at least 1024")
         if self.retries < 0 or self.cache_size < 0:
             raise ValueError("retries and cache_size must be >= 0")
         if self.breaker_threshold < 1:
@@ -99,4 +105,6 @@ class WeatherConfig:
             forecast_ttl=float(args.forecast_ttl),
             alerts_ttl=float(args.alerts_ttl),
             stale_for=float(args.stale_for),
+            # The command line may not offer it (yet): the default then.
+            max_response_bytes=int(getattr(args, "max_response_bytes", MAX_RESPONSE_BYTES)),
         )

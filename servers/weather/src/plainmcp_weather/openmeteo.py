@@ -111,23 +111,18 @@ def _columns(section: Any, names: dict[str, str], limit: int | None, label: str)
 
 
 class OpenMeteo:
-    """The two Open-Meteo APIs. ``api_key`` (commercial plan) is sent as ``apikey`` when set."""
+    """The two Open-Meteo APIs. The API key (commercial plan) is not handled here: the HTTP client's
+    transport adds it as ``apikey``, below anything that logs URLs (see :mod:`.redaction`)."""
 
     def __init__(
         self, geocoding: Upstream, forecast: Upstream, *, geocoding_url: str, forecast_url: str,
-        api_key: str | None = None, language: str = "en",
+        language: str = "en",
     ) -> None:
         self.geocoding = geocoding
         self.forecast_api = forecast
         self.search_url = f"{geocoding_url}/v1/search"
         self.forecast_url = f"{forecast_url}/v1/forecast"
-        self.api_key = api_key
         self.language = language
-
-    def _with_key(self, params: dict[str, Any]) -> dict[str, Any]:
-        if self.api_key:
-            params["apikey"] = self.api_key
-        return params
 
     async def search(self, name: str, count: int, country_code: str | None = None) -> list[dict[str, Any]]:
         """Places whose name matches ``name`` (no qualifier: see :mod:`.places`), most populous first.
@@ -138,7 +133,7 @@ class OpenMeteo:
         params: dict[str, Any] = {"name": name, "count": count, "language": self.language, "format": "json"}
         if country_code:
             params["countryCode"] = country_code.upper()
-        data = await self.geocoding.get_json(self.search_url, self._with_key(params))
+        data = await self.geocoding.get_json(self.search_url, params)
         if not isinstance(data, dict):
             raise _unreadable(self.geocoding.label)
         results = data.get("results") or []  # absent when nothing matches
@@ -175,7 +170,7 @@ class OpenMeteo:
         if hourly:
             params["hourly"] = ",".join(HOURLY)
         label = self.forecast_api.label
-        data = await self.forecast_api.get_json(self.forecast_url, self._with_key(params))
+        data = await self.forecast_api.get_json(self.forecast_url, params)
         if not isinstance(data, dict) or not _is_number(data.get("latitude")) or not _is_number(data.get("longitude")):
             raise _unreadable(label)
         answer: dict[str, Any] = {

@@ -18,9 +18,11 @@ import anyio
 
 from .cache import TTLCache, cache_key
 from .config import WeatherConfig
+from .flight import SingleFlight
 from .nws import ACCEPT, NWS
 from .openmeteo import QUALIFIED_COUNT, OpenMeteo
 from .places import PlaceQuery, filter_candidates, label
+from .redaction import RedactSecrets, environment_transport, secret_transport
 from .resilience import CircuitBreaker, RetryPolicy
 from .units import Units
 from .upstream import Unavailable, Upstream
@@ -63,27 +65,32 @@ class Resolved:
 
 @dataclass(slots=True)
 class Deps:
-    """What :func:`plainmcp_weather.server.build_server` may be given instead of the real things."""
+    """What :func:`plainmcp_weather.server.build_server` may be given instead of the real things.
 
-    client: httpx.AsyncClient | None = None
+    ``transport`` replaces the network under the server's own httpx client (tests pass an
+    ``httpx.MockTransport``); everything above it (the key added in the transport, redirects, the
+    body cap, the deadline) stays real.
+    """
+
+    transport: httpx.AsyncBaseTransport | None = None
     clock: Callable[[], float] = time.monotonic
     wall: Callable[[], float] = time.time
     sleep: Callable[[float], Awaitable[Any]] = anyio.sleep
     rand: Callable[[], float] = random.random
 
 
-def new_client(config: WeatherConfig) -> httpx.AsyncClient:
-    """The production HTTP client: redirects followed (the NWS uses them), proxies from the
-    environment honoured (httpx's default), no connection pool bigger than we need.
+def new_client(config: WeatherConfig, transport: httpx.AsyncBaseTransport | None = None) -> httpx.AsyncClient:
+    """The HTTP client: no connection pool bigger than we need, proxies from the environment
+    honoured, and the API key (if any) added in the transport, below httpx's request log.
 
-    httpx is imported here, on the first tool call, so starting the server does not pay for it."""
+    It follows no redirect: :class:`Upstream` follows those that stay on its upstream. httpx is
+    imported here, on the first tool call, so starting the server does not pay for it."""
     import httpx
 
-    return httpx.AsyncClient(
-        follow_redirects=True,
-        timeout=config.timeout,
-        limits=httpx.Limits(max_connections=20, max_keepalive_connections=10),
-    )
+    limits = httpx.Limits(max_connections=20, max_keepalive_connections=10)
+    if config.api_key:
+        transport = secret_transport(transport or environment_transport(limits), {"apikey": config.api_key})
+    return httpx.AsyncClient(follow_redirects=False, timeout=config.timeout, limits=limits, transport=transport)
 
 
 class WeatherService:
@@ -93,7 +100,11 @@ class WeatherService:
         deps = deps or Deps()
         self.config = config
         self._wall = deps.wall
-        self._client = deps.client
+        self._transport = deps.transport
+        self._client: httpx.AsyncClient | None = None
+        # While a client with a key is open, httpx's and httpcore's log lines are scrubbed of it.
+        self._redact = RedactSecrets([config.api_key] if config.api_key else [])
+        self.flights = SingleFlight()
         self.cache = TTLCache(config.cache_size, stale_for=config.stale_for, clock=deps.clock, wall=deps.wall)
         policy = RetryPolicy(config.retries, config.backoff, config.max_backoff, config.max_retry_after)
         self.breakers = {
@@ -101,20 +112,23 @@ class WeatherService:
             for name in ("geocoding", "forecast", "nws")
         }
 
-        def upstream(name: str, label: str, headers: dict[str, str] | None = None) -> Upstream:
+        def upstream(name: str, label: str, base_url: str, headers: dict[str, str] | None = None,
+                     secrets: bool = False) -> Upstream:
             return Upstream(
-                label, _LazyClient(self), policy=policy, breaker=self.breakers[name], timeout=config.timeout,
-                headers={"User-Agent": config.user_agent, **(headers or {})}, sleep=deps.sleep, rand=deps.rand,
+                label, _LazyClient(self), base_url=base_url, policy=policy, breaker=self.breakers[name],
+                timeout=config.timeout, max_bytes=config.max_response_bytes,
+                headers={"User-Agent": config.user_agent, **(headers or {})}, secrets=secrets,
+                sleep=deps.sleep, rand=deps.rand,
             )
 
         self.upstreams = {
-            "geocoding": upstream("geocoding", "Open-Meteo geocoding"),
-            "forecast": upstream("forecast", "Open-Meteo forecast"),
-            "nws": upstream("nws", "National Weather Service", {"Accept": ACCEPT}),
+            "geocoding": upstream("geocoding", "Open-Meteo geocoding", config.geocoding_url, secrets=True),
+            "forecast": upstream("forecast", "Open-Meteo forecast", config.forecast_url, secrets=True),
+            "nws": upstream("nws", "National Weather Service", config.nws_url, {"Accept": ACCEPT}),
         }
         self.open_meteo = OpenMeteo(
             self.upstreams["geocoding"], self.upstreams["forecast"], geocoding_url=config.geocoding_url,
-            forecast_url=config.forecast_url, api_key=config.api_key, language=config.language,
+            forecast_url=config.forecast_url, language=config.language,
         )
         self.nws = NWS(self.upstreams["nws"], base_url=config.nws_url)
 
@@ -123,29 +137,41 @@ class WeatherService:
     def client(self) -> httpx.AsyncClient:
         """The HTTP client, created on first use (building the server does no I/O)."""
         if self._client is None:
-            self._client = new_client(self.config)
+            self._client = new_client(self.config, self._transport)
+            self._redact.attach()
         return self._client
 
     async def aclose(self) -> None:
         if self._client is not None:
-            await self._client.aclose()
+            try:
+                await self._client.aclose()
+            finally:
+                self._redact.detach()
+                self._client = None
 
     # --------------------------------------------------------------------------------- caching
 
     async def _cached(self, key: Hashable, ttl: float, fetch: Callable[[], Awaitable[Any]]) -> Answer:
+        """The fresh cached answer for ``key``, or ``fetch()`` (shared by every concurrent caller for
+        the same key: the upstream sees one request), or a stale one when the upstream is unavailable."""
         hit = self.cache.get(key)
         if hit is not None:
             return Answer(hit.value, hit.stored_at, cached=True)
-        try:
+
+        async def fetch_and_keep() -> tuple[Any, float]:
             value = await fetch()
+            self.cache.put(key, value, ttl)
+            return value, self._wall()
+
+        try:
+            value, retrieved_at = await self.flights.run(key, fetch_and_keep)
         except Unavailable:
             old = self.cache.get_stale(key)
             if old is None:
                 raise
             logger.warning("serving a stale answer for %s (upstream unavailable)", key[0])
             return Answer(old.value, old.stored_at, cached=True, stale=old.stale)
-        self.cache.put(key, value, ttl)
-        return Answer(value, self._wall())
+        return Answer(value, retrieved_at)
 
     # ------------------------------------------------------------------------------- answers
 
@@ -213,5 +239,8 @@ class _LazyClient:
     def __init__(self, service: WeatherService) -> None:
         self._service = service
 
-    async def get(self, url: str, **kwargs: Any) -> httpx.Response:
-        return await self._service.client().get(url, **kwargs)
+    def build_request(self, method: str, url: str, **kwargs: Any) -> httpx.Request:
+        return self._service.client().build_request(method, url, **kwargs)
+
+    async def send(self, request: httpx.Request, **kwargs: Any) -> httpx.Response:
+        return await self._service.client().send(request, **kwargs)

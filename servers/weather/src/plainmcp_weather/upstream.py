@@ -7,19 +7,28 @@ and says what to do, and never carries a URL, a status body or an exception text
 
 from __future__ import annotations
 
+import json
 import logging
 import random
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 import anyio
 
+from .body import ACCEPT_ENCODING, BadEncoding, TooLarge, read_capped
+from .config import MAX_RESPONSE_BYTES
+from .redaction import WANTS_SECRETS, redact_url, without_secrets
 from .resilience import RETRYABLE_STATUSES, CircuitBreaker, RetryPolicy, parse_retry_after
 
 if TYPE_CHECKING:
     import httpx
 
 logger = logging.getLogger(__name__)
+
+#: Redirects followed in one attempt, each on the same upstream (the NWS redirects long coordinates once).
+MAX_REDIRECTS = 3
+DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
 class UpstreamError(Exception):
@@ -50,9 +59,15 @@ class Upstream:
     """Calls to one service (``label`` is how messages name it: "Open-Meteo geocoding").
 
     Args:
-        client: the shared ``httpx.AsyncClient`` (redirects followed; injected, so tests pass one
-            over ``httpx.MockTransport``).
-        timeout: seconds per attempt (connect, read, write and pool each).
+        client: the shared ``httpx.AsyncClient`` (or anything with its ``build_request`` and
+            ``send``); its own redirect setting is ignored: redirects are followed here.
+        base_url: the configured base URL; a redirect is followed only when it stays on its
+            scheme, host and port, at most :data:`MAX_REDIRECTS` times.
+        timeout: seconds per attempt, all of it: connecting, redirects, and the whole body (a body
+            dripped a byte at a time ends here, not at a per-read timeout).
+        max_bytes: the largest body accepted, after decoding (see :mod:`.body`).
+        secrets: whether requests ask the transport for the account's secret parameters (the
+            Open-Meteo API key; see :mod:`.redaction`).
         sleep, rand: injectable for tests (``anyio.sleep``, ``random.random``).
 
     ``attempts`` and ``retries`` count requests sent and retries taken, for tests and logs.
@@ -61,21 +76,27 @@ class Upstream:
     def __init__(
         self,
         label: str,
-        client: httpx.AsyncClient,
+        client: Any,
         *,
+        base_url: str,
         policy: RetryPolicy,
         breaker: CircuitBreaker,
         timeout: float = 10.0,
+        max_bytes: int = MAX_RESPONSE_BYTES,
         headers: dict[str, str] | None = None,
+        secrets: bool = False,
         sleep: Callable[[float], Awaitable[Any]] = anyio.sleep,
         rand: Callable[[], float] = random.random,
     ) -> None:
         self.label = label
         self.client = client
+        self.origin = origin(base_url)
         self.policy = policy
         self.breaker = breaker
         self.timeout = timeout
-        self.headers = headers or {}
+        self.max_bytes = max_bytes
+        self.headers = {"Accept-Encoding": ACCEPT_ENCODING, **(headers or {})}
+        self.extensions = {WANTS_SECRETS: True} if secrets else {}
         self._sleep = sleep
         self._rand = rand
         self.attempts = 0
@@ -86,7 +107,8 @@ class Upstream:
 
         Raises:
             CircuitOpen: the breaker refuses calls for now.
-            Unavailable: every attempt failed (timeout, connection, 429, 5xx) or the body was not JSON.
+            Unavailable: every attempt failed (timeout, connection, 429, 5xx), or the answer was
+                unacceptable (not JSON, too large, redirected elsewhere): those are not retried.
             Rejected: a 4xx other than 429.
         """
         import httpx  # here, not at the top: the server's cold start does not need it
@@ -102,18 +124,28 @@ class Upstream:
             self.attempts += 1
             retry_after: float | None = None
             try:
-                response = await self.client.get(url, params=params, headers=self.headers, timeout=self.timeout)
-            except httpx.TimeoutException:
+                with anyio.fail_after(self.timeout):
+                    status, headers, body = await self._attempt(url, params)
+            except (TimeoutError, httpx.TimeoutException):
                 problem = f"The {self.label} service did not answer in time"
-                logger.warning("%s: timeout (attempt %d)", self.label, retry + 1)
-            except httpx.HTTPError as error:  # connection refused/reset, too many redirects, ...
+                logger.warning("%s: no complete answer within %g s (attempt %d)", self.label, self.timeout, retry + 1)
+            except httpx.HTTPError as error:  # connection refused/reset, a broken response, ...
                 problem = f"The {self.label} service could not be reached"
                 logger.warning("%s: %s (attempt %d)", self.label, type(error).__name__, retry + 1)
+            except _Unacceptable as unacceptable:
+                # Not retried: an upstream that answers like this tends to again; it counts against it.
+                self.breaker.record_failure()
+                logger.warning("%s: %s", self.label, unacceptable.reason)
+                raise Unavailable(unacceptable.message(self.label)) from None
+            except BaseException:
+                self.breaker.release()  # cancelled: no verdict on the upstream
+                raise
             else:
-                if response.status_code == 200:
+                if status == 200:
+                    assert body is not None
                     try:
-                        data = response.json()
-                    except ValueError:
+                        data = json.loads(body)
+                    except (ValueError, RecursionError):
                         # Not retried: garbage from a 200 tends to repeat; it still counts against the upstream.
                         self.breaker.record_failure()
                         logger.warning("%s: a 200 answer that is not JSON", self.label)
@@ -122,16 +154,16 @@ class Upstream:
                         ) from None
                     self.breaker.record_success()
                     return data
-                if response.status_code not in RETRYABLE_STATUSES:
+                if status not in RETRYABLE_STATUSES:
                     self.breaker.release()
-                    logger.info("%s: HTTP %d", self.label, response.status_code)
-                    raise Rejected(f"The {self.label} service refused the request.", response.status_code)
-                retry_after = parse_retry_after(response.headers.get("retry-after"))
-                if response.status_code == 429:
+                    logger.info("%s: HTTP %d", self.label, status)
+                    raise Rejected(f"The {self.label} service refused the request.", status)
+                retry_after = parse_retry_after(headers.get("retry-after"))
+                if status == 429:
                     problem = f"The {self.label} service is rate-limiting requests"
                 else:
                     problem = f"The {self.label} service is having trouble"
-                logger.warning("%s: HTTP %d (attempt %d)", self.label, response.status_code, retry + 1)
+                logger.warning("%s: HTTP %d (attempt %d)", self.label, status, retry + 1)
             self.breaker.record_failure()
             retry += 1
             delay = self.policy.delay(retry, retry_after, self._rand)
@@ -139,6 +171,72 @@ class Upstream:
                 raise Unavailable(_give_up(problem, retry, retry_after))
             self.retries += 1
             await self._sleep(delay)
+
+    async def _attempt(self, url: str, params: dict[str, Any] | None) -> tuple[int, httpx.Headers, bytearray | None]:
+        """One attempt, redirects included: the final status, its headers, and the body of a 200.
+
+        Raises:
+            _Unacceptable: a redirect off this upstream, too many redirects, or a body refused by
+                :func:`read_capped`.
+            httpx.HTTPError: the request failed.
+        """
+        request = self.client.build_request(
+            "GET", url, params=params, headers=self.headers, timeout=self.timeout, extensions=self.extensions
+        )
+        for _ in range(MAX_REDIRECTS + 1):
+            logger.debug("%s: GET %s", self.label, redact_url(str(request.url)))
+            response = await self.client.send(request, stream=True, follow_redirects=False)
+            try:
+                if response.next_request is not None:  # a 3xx with a Location
+                    request = response.next_request
+                    if origin(str(request.url)) != self.origin:
+                        raise _Unacceptable("redirect", "a redirect to another host")
+                    request.url = without_secrets(request.url)
+                    continue
+                if response.status_code != 200:
+                    return response.status_code, response.headers, None
+                try:
+                    body = await read_capped(response, self.max_bytes)
+                except TooLarge as large:
+                    raise _Unacceptable("large", f"a body too large ({large})") from None
+                except BadEncoding as bad:
+                    raise _Unacceptable("unreadable", str(bad)) from None
+                return 200, response.headers, body
+            finally:
+                await response.aclose()
+        raise _Unacceptable("redirects", f"more than {MAX_REDIRECTS} redirects")
+
+
+class _Unacceptable(Exception):
+    """An answer refused whatever its status (see :meth:`Upstream._attempt`)."""
+
+    def __init__(self, kind: str, reason: str) -> None:
+        super().__init__(reason)
+        self.kind = kind
+        self.reason = reason
+
+    def message(self, label: str) -> str:
+        """The sentence for the model: what the upstream did, never what it said."""
+        return f"The {label} service {_UNACCEPTABLE[self.kind]}"
+
+
+_UNACCEPTABLE = {
+    "redirect": "redirected the request to another address, which this server does not follow.",
+    "redirects": "redirected the request too many times. Try again later.",
+    "large": "sent an answer larger than this server accepts. Try again later.",
+    "unreadable": "sent an answer that could not be read. Try again later.",
+}
+
+
+def origin(url: str) -> tuple[str, str, int]:
+    """``(scheme, host, port)`` of an absolute URL, the port filled in for http and https."""
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    try:
+        port = parts.port
+    except ValueError:  # a port out of range: no origin matches it
+        port = -1
+    return scheme, (parts.hostname or "").lower(), port if port is not None else DEFAULT_PORTS.get(scheme, -1)
 
 
 def _give_up(problem: str, attempts: int, retry_after: float | None) -> str:

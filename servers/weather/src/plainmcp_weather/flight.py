@@ -1,0 +1,74 @@
+"""Single flight: concurrent calls for the same key share one execution.
+
+Twenty models asking for the weather in one place at once should cost the upstream one request,
+not twenty. The first caller for a key (the *leader*) runs the work in its own task; callers that
+arrive while it runs wait for its outcome: its value, or its exception (so a failing upstream is
+asked once, not once per waiter).
+
+Cancellation stays local. A waiter that is cancelled just stops waiting. A leader that is
+cancelled stops the work itself (nothing runs on that nobody asked for), and the waiters do not
+inherit its cancellation: the next one becomes the leader and runs the work again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Hashable
+from typing import Any
+
+import anyio
+
+
+class _Flight:
+    __slots__ = ("done", "error", "finished", "value")
+
+    def __init__(self) -> None:
+        self.done = anyio.Event()
+        self.finished = False  # True once the work returned or raised an Exception (not cancelled)
+        self.value: Any = None
+        self.error: Exception | None = None
+
+
+class SingleFlight:
+    """Runs ``work`` at most once at a time per key. ``runs`` counts executions started, for tests."""
+
+    def __init__(self) -> None:
+        self._flights: dict[Hashable, _Flight] = {}
+        self.runs = 0
+
+    def __len__(self) -> int:
+        """Keys in flight now."""
+        return len(self._flights)
+
+    async def run(self, key: Hashable, work: Callable[[], Awaitable[Any]]) -> Any:
+        """``await work()``, or the outcome of the call for ``key`` already under way.
+
+        Raises:
+            Exception: whatever ``work`` raised, in this caller or in the leader it waited for.
+        """
+        while True:
+            flight = self._flights.get(key)
+            if flight is None:
+                return await self._lead(key, work)
+            await flight.done.wait()
+            if flight.finished:
+                if flight.error is not None:
+                    # The same exception object reaches every waiter; drop the leader's traceback.
+                    raise flight.error.with_traceback(None)
+                return flight.value
+            # The leader was cancelled before an outcome: go round, one of us leads now.
+
+    async def _lead(self, key: Hashable, work: Callable[[], Awaitable[Any]]) -> Any:
+        flight = _Flight()
+        self._flights[key] = flight
+        self.runs += 1
+        try:
+            flight.value = await work()
+            flight.finished = True
+            return flight.value
+        except Exception as error:
+            flight.error = error
+            flight.finished = True
+            raise
+        finally:
+            del self._flights[key]
+            flight.done.set()

@@ -1,0 +1,105 @@
+"""A hostile upstream against the real server process (issue 15, class 7): bodies that never end,
+lie about their length, expand from a few bytes, or drip. Each ends in a clear tool error, within
+``--timeout``, with the server's memory bounded (read from /proc) and ``ping`` answered within 1 s
+while the attack runs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import anyio
+import pytest
+from plainmcp import connect_stdio
+
+from .hostile import HostileUpstream
+from .support import SERVER_MODULE
+
+pytestmark = pytest.mark.anyio
+
+MiB = 1024 * 1024
+#: The server's default cap on a body; an attack that got past it would be held whole.
+CAP = 4 * MiB
+#: Growth of the server's peak RSS during one attack, at most: the cap, a network chunk, slack.
+GROWTH = 48 * MiB
+#: The issue's absolute bound for any server under attack.
+CEILING = 300 * MiB
+PINGS = 6
+TOO_LARGE = "The Open-Meteo forecast service sent an answer larger than this server accepts. Try again later."
+TOO_SLOW = "The Open-Meteo forecast service did not answer in time (tried once). Try again in a minute."
+
+
+def memory(pid: int) -> dict[str, int]:
+    """VmRSS (now) and VmHWM (the peak so far) of a process, in bytes, from /proc/<pid>/status."""
+    found = {}
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        name, _, value = line.partition(":")
+        if name in ("VmRSS", "VmHWM"):
+            found[name] = int(value.split()[0]) * 1024
+    return found
+
+
+@pytest.fixture
+def hostile():
+    with HostileUpstream() as running:
+        yield running
+
+
+async def attack(hostile: HostileUpstream, mode: str, timeout: float = 5.0) -> tuple[dict, int, int]:
+    """Ask the real server for a forecast from ``mode``'s upstream while pinging it.
+
+    Returns the tool result, the server's RSS before, and its peak RSS after. Fails if a ping takes
+    over 1 s, or the call outlives ``timeout`` by more than the slack a loaded machine needs.
+    """
+    base = f"{hostile.url}/{mode}"
+    command = [*SERVER_MODULE, "--forecast-url", base, "--geocoding-url", base, "--nws-url", base,
+               "--retries", "0", "--timeout", str(timeout), "--log-level", "error"]
+    result: dict = {}
+    async with connect_stdio(command) as client:
+        pid = client.process.pid
+        before = memory(pid)["VmRSS"]
+
+        async def call() -> None:
+            with anyio.fail_after(timeout + 3):
+                result.update(await client.call_tool("get_forecast", {"latitude": 1, "longitude": 2}))
+
+        async with anyio.create_task_group() as task_group:
+            task_group.start_soon(call)
+            for _ in range(PINGS):
+                with anyio.fail_after(1):  # the server keeps answering while the attack runs
+                    await client.ping()
+                await anyio.sleep(0.1)
+        peak = memory(pid)["VmHWM"]
+    return result, before, peak
+
+
+def text_of(result: dict) -> str:
+    return "\n".join(block["text"] for block in result["content"] if block["type"] == "text")
+
+
+async def test_endless_body_ends_at_the_cap_with_memory_bounded(hostile):
+    result, before, peak = await attack(hostile, "endless")
+    assert result["isError"] is True and text_of(result) == TOO_LARGE
+    assert hostile.sent("endless") > CAP  # it did send past the cap: the server stopped reading
+    assert peak - before < GROWTH and peak < CEILING
+
+
+async def test_huge_content_length_is_refused_before_the_body(hostile):
+    result, before, peak = await attack(hostile, "huge")
+    assert result["isError"] is True and text_of(result) == TOO_LARGE
+    assert hostile.requests("huge") == 1
+    assert peak - before < GROWTH and peak < CEILING
+
+
+async def test_gzip_bomb_is_cut_at_the_cap_as_it_decodes(hostile):
+    result, before, peak = await attack(hostile, "bomb")
+    assert result["isError"] is True and text_of(result) == TOO_LARGE
+    assert hostile.sent("bomb") < CAP  # what came over the wire was small; it would decode without end
+    assert peak - before < GROWTH and peak < CEILING
+
+
+async def test_dripped_body_ends_at_the_timeout_not_per_read(hostile):
+    # A byte every 50 ms keeps any per-read timeout happy for ever; the attempt's deadline ends it.
+    result, before, peak = await attack(hostile, "drip", timeout=1.5)
+    assert result["isError"] is True and text_of(result) == TOO_SLOW
+    assert hostile.sent("drip") > 1  # it was dripping, not silent
+    assert peak - before < GROWTH
