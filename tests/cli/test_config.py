@@ -116,10 +116,13 @@ def test_config_makes_relative_path_arguments_absolute(tmp_path) -> None:
 
 def test_config_makes_relative_directories_absolute_for_each_client(tmp_path) -> None:
     for client, key in (("claude", "mcpServers"), ("cursor", "mcpServers"), ("vscode", "servers")):
-        ran = config_in(tmp_path, "filesystem", "--client", client, "--", "./notes", "docs/../src", "/srv/data")
+        ran = config_in(tmp_path, "filesystem", "--client", client, "--",
+                        "./notes", "--allow-write", "docs/../src", "/srv/data", "--max-entries", "50")
         assert ran.returncode == 0, ran.stderr
         entry = json.loads(ran.stdout)[key]["filesystem"]
-        assert entry["args"] == [str(tmp_path / "notes"), str(tmp_path / "src"), "/srv/data"]
+        # --allow-write is a switch (the server's usage says so): the directory after it is a directory.
+        assert entry["args"] == [str(tmp_path / "notes"), "--allow-write", str(tmp_path / "src"), "/srv/data",
+                                 "--max-entries", "50"]
 
 
 def test_config_equals_form_and_prompt_dirs(tmp_path) -> None:

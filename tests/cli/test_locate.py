@@ -118,3 +118,20 @@ def test_interpreter_of_reads_both_shebang_forms_pip_writes(tmp_path) -> None:
     shell.write_text("#!/bin/sh\nexec true\n")
     assert interpreter_of(shell) is None
     assert interpreter_of(tmp_path / "absent") is None
+
+
+def test_locate_checkout_source_importable_by_this_python(core_python, tmp_path) -> None:
+    # A clone's server on PYTHONPATH (not installed): run with this Python, and the snippet keeps the path.
+    source = ROOT / "servers" / "sqlite" / "src"
+    env = bare_env(tmp_path, PYTHONPATH=str(source))
+    ran = run_cli(core_python, "config", "sqlite", "--client", "claude", env=env, cwd=tmp_path)
+    assert ran.code == 0, ran.err
+    entry = ran.json()["mcpServers"]["sqlite"]
+    assert (entry["command"], entry["args"]) == (str(core_python), ["-m", "plainmcp_sqlite"])
+    assert entry["env"] == {"PYTHONPATH": str(source)}
+    assert f"from the checkout at {ROOT}, with this Python (python -m)" in ran.err
+    assert "warning" not in ran.err  # PYTHONPATH is ours, not a server option to check
+    inspected = run_cli(core_python, "inspect", "--json", "--env", f"PYTHONPATH={source}", "--",
+                        entry["command"], *entry["args"], env=bare_env(tmp_path))
+    assert inspected.code == 0, inspected.err
+    assert inspected.json()["serverInfo"]["name"] == "plainmcp-sqlite"

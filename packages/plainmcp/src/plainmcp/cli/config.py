@@ -105,12 +105,17 @@ def build(args: argparse.Namespace) -> dict[str, Any]:
     if args.header:
         raise UsageError("--header applies to --http")
     command = find_command(args.server, explain=args.explain)
+    named = [*env, *args.secret]  # the variables the user named, to check against the server's --help
+    if command[1:2] == ["-m"] and os.environ.get("PYTHONPATH") and "PYTHONPATH" not in env:
+        # Importable only through PYTHONPATH (a checkout's src directory): the client needs it too.
+        env["PYTHONPATH"] = os.pathsep.join(os.path.abspath(p) for p in os.environ["PYTHONPATH"].split(os.pathsep) if p)
+        print("plainmcp config: the server is importable through PYTHONPATH, so the snippet sets it", file=sys.stderr)
     server_args = list(args.command_tail or ())
     secrets = _secrets(args.secret, args.client)
-    if server_args or env or secrets:
+    if server_args or named:
         usage = read_usage(command)
         server_args = _absolute_args(command, server_args, usage, args.explain)
-        _check_env_names(command, [*env, *secrets], usage)
+        _check_env_names(command, named, usage)
     return stdio_entry(args.client, name, command, server_args, env, secrets)
 
 

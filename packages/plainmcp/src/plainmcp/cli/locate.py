@@ -4,8 +4,8 @@ A user installs each server on its own, usually with pipx, so the server is rare
 runs ``plainmcp``. The places, in the order they are tried (the first one wins):
 
 1. this environment: ``plainmcp-<name>`` beside the Python running ``plainmcp`` (a venv, the
-   repository's ``.venv``), or the package importable by that Python (a checkout on ``sys.path``).
-   First because it matches the running core's version.
+   repository's ``.venv``), or the package importable by that Python, run as ``python -m`` (say, the
+   checkout's ``servers/<name>/src`` on ``sys.path``). First because it matches the running core.
 2. ``PATH``.
 3. pipx: ``$PIPX_HOME/venvs/plainmcp-<name>/bin/plainmcp-<name>``; without ``PIPX_HOME``, each of
    pipx's default homes that exists (``~/.local/pipx``; ``~/.local/share/pipx`` for pipx 1.3-1.4;
@@ -95,9 +95,13 @@ def locate(server: str, env: Mapping[str, str] | None = None) -> Found | Missing
     if found:
         return Found(name, (str(Path(found).absolute()),), sys.executable, "this environment", tuple(looked))
     module = f"plainmcp_{name.replace('-', '_')}"
-    if _importable(module):
-        return Found(name, (sys.executable, "-m", module), sys.executable, "this environment (python -m)",
-                     tuple(looked))
+    origin = _module_origin(module)
+    if origin is not None:
+        checkout = checkout_root()
+        source = "this environment (python -m)"
+        if checkout is not None and origin.is_relative_to(checkout / "servers" / name):
+            source = f"the checkout at {checkout}, with this Python (python -m)"
+        return Found(name, (sys.executable, "-m", module), sys.executable, source, tuple(looked))
 
     looked.append("PATH")
     found = shutil.which(script, path=env.get("PATH", os.defpath))
@@ -183,11 +187,15 @@ def checkout_root() -> Path | None:
     return None
 
 
-def _importable(module: str) -> bool:
+def _module_origin(module: str) -> Path | None:
+    """Where ``module`` would be imported from by this Python (nothing is imported), or None."""
     try:
-        return importlib.util.find_spec(module) is not None
+        spec = importlib.util.find_spec(module)
     except (ImportError, ValueError):
-        return False
+        return None
+    if spec is None:
+        return None
+    return Path(spec.origin).resolve() if spec.origin else Path(sys.executable)
 
 
 def _venv_python(venv: Path) -> str | None:
