@@ -3,16 +3,23 @@
 ``GET /sse`` opens the stream and first sends an ``endpoint`` event naming the URL to POST to
 (opaque to clients: ours carries a random session id). Each POST gets ``202 Accepted``; the answers
 travel on the stream as ``message`` events. The stream closing ends the session.
+
+A client that does not read its stream gets backpressure, then is dropped: while ``high_water``
+bytes of answers wait to be written, the session takes no new message and a POST gets ``503``;
+a write the client leaves untaken for the HTTP app's ``write_timeout`` ends the stream, and with it
+the session.
 """
 
 from __future__ import annotations
 
 import logging
 import secrets
+from collections import deque
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs
 
 import anyio
+from anyio.abc import ObjectReceiveStream, ObjectSendStream
 
 from .asgi import (
     EventStream,
@@ -53,6 +60,7 @@ class LegacySSE:
         max_sessions: int = 1000,
         keepalive_seconds: float = 15.0,
         observer: Observer | None = None,
+        high_water: int = 1 << 20,
     ) -> None:
         self.server = server
         self.sse_path = sse_path
@@ -61,7 +69,9 @@ class LegacySSE:
         self.max_sessions = max_sessions
         self.keepalive_seconds = keepalive_seconds
         self.observer = observer
+        self.high_water = high_water
         self.sessions: dict[str, anyio.abc.ObjectSendStream[Decoded]] = {}
+        self.outputs: dict[str, _Output] = {}
         self.owners: dict[str, str | None] = {}
         self.connections: dict[str, ServerConnection] = {}
 
@@ -88,9 +98,10 @@ class LegacySSE:
             return
         session_id = secrets.token_urlsafe(24)
         input_send, input_receive = anyio.create_memory_object_stream[Decoded](64)
-        output_send, output_receive = anyio.create_memory_object_stream[Outbound](256)
-        connection = self.server.connect(input_receive, output_send, observer=self.observer)
+        output = _Output(self.max_body_bytes, self.high_water)
+        connection = self.server.connect(_GatedInput(input_receive, output), output, observer=self.observer)
         self.sessions[session_id] = input_send
+        self.outputs[session_id] = output
         self.connections[session_id] = connection
         self.owners[session_id] = principal_subject(scope)
         events = EventStream(send)
@@ -103,15 +114,15 @@ class LegacySSE:
                 task_group.start_soon(connection.run)
                 task_group.start_soon(_close_on_disconnect, receive, input_send)
                 task_group.start_soon(events.keep_alive, self.keepalive_seconds)
-                async for outbound in output_receive:
-                    data = frame(outbound, self.max_body_bytes).rstrip(b"\n")
-                    if data:
-                        await events.event(data.decode("utf-8"), event="message")
+                while (data := await output.next()) is not None:
+                    await events.event(data.decode("utf-8"), event="message")
+                    output.taken(len(data))
                 task_group.cancel_scope.cancel()
         except OSError:
             pass  # the client went away
         finally:
             self.sessions.pop(session_id, None)
+            self.outputs.pop(session_id, None)
             self.owners.pop(session_id, None)
             self.connections.pop(session_id, None)
             input_send.close()
@@ -130,6 +141,11 @@ class LegacySSE:
         if isinstance(decoded, Invalid) and decoded.reply is not None and decoded.reply.code == -32700:
             await respond_json(send, 400, decoded.reply.to_dict())
             return
+        output = self.outputs.get(session_id)
+        if output is not None and output.congested:
+            # The client is not reading its stream: taking more work would only pile up answers.
+            await respond_json(send, 503, error_payload(-32603, "Session busy: read the event stream first"), headers=[("retry-after", "1")])
+            return
         http_request_id = (scope.get("state") or {}).get("request_id")
         connection = self.connections.get(session_id)
         if http_request_id is not None and connection is not None:
@@ -137,7 +153,11 @@ class LegacySSE:
                 if isinstance(item, Request):
                     connection.session.expect(item.id, http_request_id)
         try:
-            await input_send.send(decoded)  # anything else, even invalid, is answered on the stream
+            input_send.send_nowait(decoded)  # anything else, even invalid, is answered on the stream
+        except anyio.WouldBlock:
+            # 64 messages wait for the session already: never hold a POST (and its body) for more.
+            await respond_json(send, 503, error_payload(-32603, "Session busy: too many messages waiting"), headers=[("retry-after", "1")])
+            return
         except (anyio.ClosedResourceError, anyio.BrokenResourceError):
             await respond_json(send, 404, error_payload(-32600, "Session not found"))
             return
@@ -147,3 +167,85 @@ class LegacySSE:
 async def _close_on_disconnect(receive: Receive, input_send: anyio.abc.ObjectSendStream[Decoded]) -> None:
     await wait_disconnect(receive)
     input_send.close()
+
+
+class _Output(ObjectSendStream[Outbound]):
+    """A session's write stream: framed messages waiting for the SSE writer, bounded in bytes.
+
+    From ``high_water`` bytes waiting it is :attr:`congested`: senders wait, and the session's input
+    (:class:`_GatedInput`) takes no new message until the writer catches up.
+    """
+
+    def __init__(self, max_message_bytes: int, high_water: int) -> None:
+        self.max_message_bytes = max_message_bytes
+        self.high_water = high_water
+        self.congested = False
+        self._queue: deque[bytes] = deque()
+        self._size = 0
+        self._closed = False
+        self._changed = anyio.Event()
+        self._room = anyio.Event()
+        self._room.set()
+
+    async def send(self, item: Outbound) -> None:
+        if self._closed:
+            raise anyio.ClosedResourceError
+        data = frame(item, self.max_message_bytes).rstrip(b"\n")
+        if not data:
+            return  # a notification that cannot be sent (logged)
+        self._queue.append(data)
+        self._size += len(data)
+        self._changed.set()
+        if self._size >= self.high_water:
+            if not self.congested:
+                self.congested = True
+                self._room = anyio.Event()
+            await self.wait_room()
+
+    async def wait_room(self) -> None:
+        """Return once the waiting bytes are below ``high_water`` (or the stream closed)."""
+        while self.congested:
+            await self._room.wait()
+
+    async def next(self) -> bytes | None:
+        """The next message to write; None once the session closed this stream and all is written."""
+        while not self._queue:
+            if self._closed:
+                return None
+            self._changed = anyio.Event()
+            await self._changed.wait()
+        return self._queue.popleft()
+
+    def taken(self, size: int) -> None:
+        """The writer has written ``size`` bytes of what :meth:`next` gave it."""
+        self._size -= size
+        if self.congested and self._size < self.high_water:
+            self.congested = False
+            self._room.set()
+
+    async def aclose(self) -> None:
+        self._closed = True
+        self._changed.set()
+        if self.congested:
+            self.congested = False
+            self._room.set()
+
+
+class _GatedInput(ObjectReceiveStream[Decoded]):
+    """A session's read stream that delivers nothing while its output is congested."""
+
+    def __init__(self, inner: ObjectReceiveStream[Decoded], gate: _Output) -> None:
+        self._inner = inner
+        self._gate = gate
+
+    def receive_nowait(self) -> Decoded:
+        if self._gate.congested:
+            raise anyio.WouldBlock
+        return self._inner.receive_nowait()
+
+    async def receive(self) -> Decoded:
+        await self._gate.wait_room()
+        return await self._inner.receive()
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
