@@ -14,6 +14,7 @@ What the formatters guarantee, whoever logged the record (our code or a dependen
   by four spaces: a line that starts in the first column always starts a record.
 - **No secrets.** Every line passes through :func:`plainmcp.redaction.redact` (Authorization
   headers, bearer tokens, ``apikey=``-style parameters, JWTs).
+- **Bounded.** A message is cut at :data:`MAX_MESSAGE_CHARS` characters.
 - **Dependencies stay quiet.** Loggers outside plainmcp (uvicorn, httpx, watchfiles, markdown-it...)
   are capped at WARNING, whatever ``level`` says, unless ``dependencies`` lowers the cap: their
   debug lines are internals, and their info lines can carry request URLs.
@@ -47,6 +48,9 @@ _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 # json.dumps escapes C0 itself; with ensure_ascii=False it leaves these raw.
 _JSON_RAW = {code: f"\\u{code:04x}" for code in (*range(0x7F, 0xA0), 0x2028, 0x2029)}
 _CONTINUATION = "\n    "
+# A message longer than this is cut (after redaction, so no secret is cut in half and missed): a
+# peer's megabyte-long name must not become a megabyte of log per request.
+MAX_MESSAGE_CHARS = 16 * 1024
 
 # Logger names (first component) that are this program's own; all others are dependencies.
 OWN_LOGGERS = ("plainmcp", "__main__")
@@ -64,6 +68,14 @@ def _escape(match: re.Match[str]) -> str:
         return named
     code = ord(char)
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def _message(record: logging.LogRecord) -> str:
+    """The record's message, redacted and cut to :data:`MAX_MESSAGE_CHARS`."""
+    message = redact(record.getMessage())
+    if len(message) <= MAX_MESSAGE_CHARS:
+        return message
+    return f"{message[:MAX_MESSAGE_CHARS]}... ({len(message) - MAX_MESSAGE_CHARS} more characters)"
 
 
 def extra_fields(record: logging.LogRecord) -> dict[str, Any]:
@@ -91,7 +103,7 @@ class JsonFormatter(logging.Formatter):
             "time": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(record.created)) + f".{int(record.msecs):03d}Z",
             "level": record.levelname.lower(),
             "logger": record.name,
-            "message": redact(record.getMessage()),
+            "message": _message(record),
         }
         for key, value in extra_fields(record).items():
             entry.setdefault(key, redact(value) if isinstance(value, str) else value)
@@ -107,7 +119,7 @@ class TextFormatter(logging.Formatter):
     follows on indented lines."""
 
     def format(self, record: logging.LogRecord) -> str:
-        line = f"{self.formatTime(record)} {record.levelname} {record.name}: {record.getMessage()}"
+        line = f"{self.formatTime(record)} {record.levelname} {record.name}: {_message(record)}"
         request_id = getattr(record, "request_id", None)
         if request_id is not None:
             line += f" request_id={request_id}"

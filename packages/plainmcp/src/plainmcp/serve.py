@@ -147,7 +147,8 @@ class _Version(argparse.Action):
                 version = installed(parser.prog)
             except PackageNotFoundError:
                 version = "(not installed)"
-        parser.exit(0, f"{parser.prog} {version}\n")
+        print(f"{parser.prog} {version}")  # stdout, as argparse's own --version: no protocol runs
+        parser.exit(0)
 
 
 class EnvList(argparse.Action):

@@ -1,0 +1,130 @@
+"""The shared server command line (plainmcp.serve): on/off switches that never take the next word,
+ports, --version and one-line usage errors. Every server's own forms, through its installed console
+script, are in tests/servers/test_command_lines.py."""
+
+from __future__ import annotations
+
+import argparse
+
+import pytest
+from plainmcp.serve import ServerArgumentParser, env_switch, port_number, server_arguments, switch_value
+
+ENV = "PLAINMCP_DEMO_ALLOW_WRITE"
+
+
+def parser() -> ServerArgumentParser:
+    made = server_arguments("plainmcp-demo", env_prefix="PLAINMCP_DEMO", version="1.2.3")
+    made.add_argument("directories", nargs="*")
+    env_switch(made, "--allow-write", ENV, help="write")
+    group = made.add_argument_group("more")
+    env_switch(group, "--no-watch", "PLAINMCP_DEMO_NO_WATCH", help="no watching")
+    return made
+
+
+@pytest.fixture(autouse=True)
+def clean_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in (ENV, "PLAINMCP_DEMO_NO_WATCH", "PLAINMCP_DEMO_PORT"):
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.mark.parametrize(
+    ("argv", "directories", "allow_write", "no_watch"),
+    [
+        (["--allow-write", "A"], ["A"], True, False),
+        (["--allow-write", "A", "B"], ["A", "B"], True, False),
+        (["A", "--allow-write", "B"], ["A", "B"], True, False),
+        (["--no-watch", "A"], ["A"], False, True),
+        (["--allow-write=false", "A"], ["A"], False, False),
+        (["--allow-write=TRUE", "--no-watch=0", "A"], ["A"], True, False),
+        (["--allow-write=no", "--allow-write", "A"], ["A"], True, False),  # the last one wins
+        (["--allow-write", "--allow-write=off", "A"], ["A"], False, False),
+        (["--allow-wr", "A"], ["A"], True, False),  # an abbreviation is the switch too, never with a value
+        (["A", "--", "--allow-write"], ["A", "--allow-write"], False, False),  # after --, words are positional
+    ],
+)
+def test_switches_never_swallow_the_next_word(argv: list[str], directories: list[str], allow_write: bool,
+                                              no_watch: bool) -> None:
+    args = parser().parse_args(argv)
+    assert (args.directories, args.allow_write, args.no_watch) == (directories, allow_write, no_watch)
+
+
+@pytest.mark.parametrize(("value", "expected"), [("1", True), ("yes", True), ("On", True), ("0", False), ("false", False)])
+def test_switch_default_comes_from_the_environment_and_a_flag_overrides_it(
+    monkeypatch: pytest.MonkeyPatch, value: str, expected: bool
+) -> None:
+    monkeypatch.setenv(ENV, value)
+    assert parser().parse_args(["A"]).allow_write is expected
+    assert parser().parse_args(["--allow-write", "A"]).allow_write is True
+    assert parser().parse_args(["--allow-write=false", "A"]).allow_write is False
+
+
+def test_a_switch_value_that_is_not_on_or_off_is_a_one_line_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        parser().parse_args(["--allow-write=maybe", "A"])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert err == ("plainmcp-demo: error: argument --allow-write: expected true or false (1/0, yes/no, on/off), "
+                   "got 'maybe' (see plainmcp-demo --help)\n")
+
+
+def test_a_bad_switch_value_in_the_environment_is_a_usage_error_unless_the_flag_overrides_it(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv(ENV, "sometimes")
+    assert parser().parse_args(["--allow-write=false"]).allow_write is False
+    with pytest.raises(SystemExit) as exit_:
+        parser().parse_args([])
+    assert exit_.value.code == 2
+    assert f"{ENV}: expected true or false" in capsys.readouterr().err
+
+
+def test_switch_value_accepts_the_usual_words_only() -> None:
+    assert [switch_value(word) for word in ("1", "true", "YES", "on", "0", "False", "no", "off", "")] == [
+        True, True, True, True, False, False, False, False, False]
+    with pytest.raises(ValueError):
+        switch_value("2")
+
+
+@pytest.mark.parametrize(("text", "port"), [("0", 0), ("8000", 8000), ("65535", 65535)])
+def test_port_number_accepts_tcp_ports(text: str, port: int) -> None:
+    assert port_number(text) == port
+
+
+@pytest.mark.parametrize(("text", "message"), [("99999", "99999 is not a port number (0 to 65535)"),
+                                               ("-1", "-1 is not a port number"), ("abc", "not a port number: 'abc'")])
+def test_port_number_refuses_anything_else_in_words(text: str, message: str) -> None:
+    with pytest.raises(argparse.ArgumentTypeError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        port_number(text)
+
+
+def test_a_bad_port_from_the_environment_is_the_same_one_line_error(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("PLAINMCP_DEMO_PORT", "70000")
+    with pytest.raises(SystemExit) as exit_:
+        parser().parse_args([])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "argument --port: 70000 is not a port number" in err
+
+
+def test_version_prints_the_distribution_and_its_version(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        parser().parse_args(["--version"])
+    assert exit_.value.code == 0
+    assert capsys.readouterr().out == "plainmcp-demo 1.2.3\n"
+
+
+def test_version_defaults_to_the_installed_distribution(capsys: pytest.CaptureFixture[str]) -> None:
+    from importlib.metadata import version
+
+    with pytest.raises(SystemExit):
+        server_arguments("plainmcp", env_prefix="X").parse_args(["--version"])
+    assert capsys.readouterr().out == f"plainmcp {version('plainmcp')}\n"
+
+
+def test_log_dependencies_is_a_switch_of_every_server(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert parser().parse_args([]).log_dependencies is False
+    assert parser().parse_args(["--log-dependencies", "A"]).log_dependencies is True
+    monkeypatch.setenv("PLAINMCP_DEMO_LOG_DEPENDENCIES", "1")
+    assert parser().parse_args([]).log_dependencies is True
