@@ -7,10 +7,13 @@
     python3 dev.py bench-http  # the Streamable HTTP benchmark against the official SDK
     python3 dev.py bench-filesystem | bench-sqlite | bench-prompts  # a server against its peer
     python3 dev.py setup    # only (re)build .venv
+    python3 dev.py dist     # release files: a wheel and an sdist of every package in dist/, twine-checked
 
 The environment is rebuilt only when a pyproject.toml changed since the last setup. `test` also installs the
-pinned Node tools the interop tests drive (Node 22, MCP Inspector, conformance suite; scripts/node_tools.py)
-into .ci-cache/node when CI is set or they are missing; that needs npm on PATH.
+pinned Node tools the interop and bundle tests drive (Node 22, MCP Inspector, conformance suite, mcpb;
+scripts/node_tools.py) into .ci-cache/node when CI is set or they are missing; that needs npm on PATH. It
+also downloads the third-party wheels the packaging tests install offline into .ci-cache/wheelhouse
+(scripts/wheelhouse.py).
 """
 
 from __future__ import annotations
@@ -52,18 +55,31 @@ def setup() -> None:
     tools = config["tool"]["hatch"]["envs"]["default"]["dependencies"]
     pip = [str(BIN / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
     editables = [arg for project in _projects() for arg in ("-e", str(project))]
-    subprocess.run([*pip, *tools, *editables], check=True)
+    # PLAINMCP_RELEASE: the servers require the core by version (satisfied by the editable core installed in
+    # the same command), instead of by its file:// URL, which pip would see as a second, conflicting plainmcp.
+    env = {**os.environ, "PLAINMCP_RELEASE": "1"}
+    subprocess.run([*pip, *tools, *editables], check=True, env=env)
     STAMP.write_text(fingerprint)
 
 
-def node_tools_env() -> dict[str, str] | None:
-    """The tests' environment: os.environ plus the paths of the pinned Node tools, or None if they cannot be had.
+def tests_env() -> dict[str, str] | None:
+    """The tests' environment: os.environ plus the paths of the pinned Node tools and of the wheelhouse, or
+    None if they cannot be had.
 
     With CI set, or when anything is missing, scripts/node_tools.py installs them first (a no-op when the
-    pinned versions are there). The interop tests read PLAINMCP_NODE_BIN and PLAINMCP_INSPECTOR.
+    pinned versions are there), and scripts/wheelhouse.py downloads the wheels when its list changed. The
+    interop tests read PLAINMCP_NODE_BIN, PLAINMCP_INSPECTOR and PLAINMCP_CONFORMANCE, the packaging tests
+    PLAINMCP_MCPB and PLAINMCP_WHEELHOUSE.
     """
     sys.path.insert(0, str(ROOT / "scripts"))
     import node_tools
+    import wheelhouse
+
+    try:
+        wheels = wheelhouse.install(str(BIN / "python"))
+    except wheelhouse.WheelhouseError as error:
+        print(f"dev.py: the packaging tests' wheelhouse is required: {error}", file=sys.stderr)
+        return None
 
     try:
         found = node_tools.install() if os.environ.get("CI") or node_tools.missing() else node_tools.paths()
@@ -75,24 +91,28 @@ def node_tools_env() -> dict[str, str] | None:
         "PLAINMCP_NODE_BIN": str(found["node_bin"]),
         "PLAINMCP_INSPECTOR": str(found["inspector"]),
         "PLAINMCP_CONFORMANCE": str(found["conformance"]),
+        "PLAINMCP_MCPB": str(found["mcpb"]),
+        "PLAINMCP_WHEELHOUSE": str(wheels),
     }
 
 
 def main(argv: list[str]) -> int:
     command, rest = (argv[0], argv[1:]) if argv else ("test", [])
     bench_script = _bench_script(command)
-    if command not in {"setup", "test", "demo"} and bench_script is None:
+    if command not in {"setup", "test", "demo", "dist"} and bench_script is None:
         print(__doc__, file=sys.stderr)
         return 2
     setup()
     python = str(BIN / "python")
     if command == "test":
-        env = node_tools_env()
+        env = tests_env()
         if env is None:
             return 1
         return subprocess.run([python, "-m", "pytest", *rest], cwd=ROOT, env=env).returncode
     if command == "demo":
         return subprocess.run([str(BIN / "plainmcp"), "demo", *rest], cwd=ROOT).returncode
+    if command == "dist":
+        return subprocess.run([python, str(ROOT / "scripts" / "dist.py"), *rest], cwd=ROOT).returncode
     if bench_script is not None:
         return subprocess.run([python, str(bench_script), *rest], cwd=ROOT).returncode
     return 0

