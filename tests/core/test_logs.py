@@ -121,3 +121,10 @@ def test_a_huge_message_is_cut_in_both_formats() -> None:
     for line in (TextFormatter().format(made), JsonFormatter().format(made)):
         assert len(line) < MAX_MESSAGE_CHARS + 300
         assert f"... ({1_000_000 + len('initialized: client ') - MAX_MESSAGE_CHARS} more characters)" in line
+
+
+@pytest.mark.parametrize("text", ["Authorization: Bearer abcd1234efgh5678", "x?apikey=123456789&a=1",
+                                  "'authorization': 'Basic dXNlcjpwYXNz'", "eyJa.eyJb.c"])
+def test_redacting_twice_gives_the_same_line(text: str) -> None:
+    once = redact(text)
+    assert once != text and redact(once) == once

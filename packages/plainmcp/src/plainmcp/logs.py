@@ -122,8 +122,8 @@ class TextFormatter(logging.Formatter):
         line = f"{self.formatTime(record)} {record.levelname} {record.name}: {_message(record)}"
         request_id = getattr(record, "request_id", None)
         if request_id is not None:
-            line += f" request_id={request_id}"
-        line = escape_controls(redact(line))
+            line += f" request_id={redact(str(request_id))}"
+        line = escape_controls(line)
         details = _details(self, record)
         if details:
             lines = redact(details).splitlines()

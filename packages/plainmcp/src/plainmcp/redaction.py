@@ -34,7 +34,9 @@ _SECRET_NAMES = (
 _JWT = re.compile(r"\beyJ[A-Za-z0-9_-]+\.eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*")
 _HEADER = re.compile(
     r"(?i)\b((?:proxy-)?authorization|x-api-key)([\"']?\s*[:=]\s*[\"']?)"
-    r"(?:(basic|bearer|digest|token|negotiate|dpop)\s+)?(?!\[redacted\])[^\s\"',;}]+"
+    # The scheme is possessive (?+): once seen it is never taken for the credential, so redacting
+    # twice gives the same line.
+    r"(?:(basic|bearer|digest|token|negotiate|dpop)\s+)?+(?!\[redacted\])[^\s\"',;}]+"
 )
 _BEARER = re.compile(r"(?i)\b(bearer)\s+(?!\[redacted\])([A-Za-z0-9\-._~+/]{8,}=*)")
 _PARAMETER = re.compile(rf"(?i)(?<!\w)({_SECRET_NAMES})=(?!\[redacted\])[^&\s\"'#<>,;]+")
