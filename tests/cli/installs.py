@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 import sysconfig
 import venv
 from pathlib import Path
@@ -47,6 +48,17 @@ def console_script(path: Path, python: Path, module: str) -> Path:
 
 def core_only_python(path: Path) -> Path:
     return make_venv(path, [SITE, CORE])
+
+
+def built_core_python(path: Path) -> Path:
+    """Like :func:`core_only_python`, but the core is built and installed from this checkout (not run
+    from it), as ``pipx install <clone>/packages/plainmcp`` does: pip records the source directory in
+    the installed ``direct_url.json``. Offline: the test venv's hatchling builds it."""
+    target = path.parent / f"{path.name}-core"
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
+                    "--disable-pip-version-check", "--no-index", "--target", str(target), str(CORE.parent)],
+                   check=True, capture_output=True, timeout=120)
+    return make_venv(path, [target, SITE])
 
 
 def server_venv(path: Path, name: str) -> Path:

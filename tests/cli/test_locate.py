@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from plainmcp.cli.locate import interpreter_of
 
-from .installs import ROOT, bare_env, core_only_python, pipx_install, run_cli, server_venv
+from .installs import ROOT, bare_env, built_core_python, core_only_python, pipx_install, run_cli, server_venv
 from .support import plainmcp
 
 
@@ -135,3 +135,18 @@ def test_locate_checkout_source_importable_by_this_python(core_python, tmp_path)
                         entry["command"], *entry["args"], env=bare_env(tmp_path))
     assert inspected.code == 0, inspected.err
     assert inspected.json()["serverInfo"]["name"] == "plainmcp-sqlite"
+
+
+def test_locate_install_line_names_the_clone_the_core_was_installed_from(tmp_path) -> None:
+    # The core installed (not run) from the clone, used outside the clone: pip's direct_url.json says where.
+    python = built_core_python(tmp_path / "venv")
+    env = bare_env(tmp_path, PIPX_HOME=str(tmp_path / "pipx"))
+    ran = run_cli(python, "demo", "sqlite", env=env, cwd=tmp_path)
+    assert ran.code == 1
+    assert f'  install it with: pipx install "{ROOT / "servers" / "sqlite"}"' in ran.out
+    # Without the record (a wheel from an index), only the PyPI line is left.
+    next((tmp_path / "venv-core").glob("plainmcp-*.dist-info/direct_url.json")).unlink()
+    ran = run_cli(python, "demo", "sqlite", env=env, cwd=tmp_path)
+    assert ran.code == 1
+    assert "install it with: pipx install plainmcp-sqlite   (from PyPI" in ran.out
+    assert str(ROOT / "servers") not in ran.out

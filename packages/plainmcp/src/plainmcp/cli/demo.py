@@ -91,6 +91,7 @@ def main(args: argparse.Namespace) -> int:
             if stderr.lines:
                 print(f"  the server's last words on stderr: {stderr.lines[-1]}")
     print(f"\nEvery line above is a real request to a real server process ({time.perf_counter() - started:.1f} s).")
+    sys.stdout.flush()  # the summary below comes after the scenes, also when both go to one pipe
     code = 0
     if failed:
         print("Failed scenes: " + ", ".join(failed), file=sys.stderr)

@@ -174,8 +174,13 @@ def interpreter_of(script: Path) -> str | None:
 
 
 def checkout_root() -> Path | None:
-    """The repository checkout the core runs from, else the one the working directory is in, else None."""
+    """The repository checkout the core runs from, else the one it was installed from (pip, pipx and uv
+    record a local source in ``direct_url.json``, PEP 610), else the one the working directory is in,
+    else None."""
     places = [Path(__file__).resolve().parents[5]]
+    source = _installed_from()
+    if source is not None:
+        places.append(source.parent.parent)  # <root>/packages/plainmcp
     try:
         cwd = Path.cwd().resolve()
         places += [cwd, *cwd.parents]
@@ -185,6 +190,21 @@ def checkout_root() -> Path | None:
         if (place / "packages" / "plainmcp" / "pyproject.toml").is_file() and (place / "servers").is_dir():
             return place
     return None
+
+
+def _installed_from() -> Path | None:
+    """The local directory the core was installed from, or None (an index, a wheel, no record)."""
+    import json
+    from importlib import metadata
+    from urllib.parse import unquote, urlsplit
+
+    try:
+        record = json.loads(metadata.distribution("plainmcp").read_text("direct_url.json") or "null")
+    except (metadata.PackageNotFoundError, ValueError):
+        return None
+    if not isinstance(record, dict) or "dir_info" not in record or not str(record.get("url", "")).startswith("file:"):
+        return None
+    return Path(unquote(urlsplit(record["url"]).path))
 
 
 def _module_origin(module: str) -> Path | None:
