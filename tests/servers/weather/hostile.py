@@ -8,6 +8,8 @@ given to the weather server makes every API behind it hostile that way:
 - ``drip``: a 200 whose body arrives one byte every 50 ms, for ever;
 - ``bomb``: a 200, ``Content-Encoding: gzip``, chunked, an endless gzip stream of zeros (a few kB
   on the wire per decoded MB);
+- ``objects``: valid JSON just under the server's 4 MiB cap, as many objects as fit (``[{},{},...]``:
+  the most Python objects per byte, the worst a body within the cap can cost once parsed);
 - ``gzip``: a valid small JSON body, gzip-compressed;
 - ``brotli``: a body labelled ``Content-Encoding: br``;
 - ``unwell``: a 503 after half a second;
@@ -89,6 +91,11 @@ class _Handler(socketserver.StreamRequestHandler):
     def _chunk(self, mode: str, data: bytes) -> None:
         if data:
             self._body(mode, f"{len(data):x}\r\n".encode() + data + b"\r\n")
+
+    def _objects(self, target: str) -> None:
+        data = b"[" + b"{}," * ((4 * 1024 * 1024 - 3) // 3) + b"{}]"
+        self._head("200 OK", {"Content-Type": "application/json", "Content-Length": str(len(data))})
+        self._body("objects", data)
 
     def _gzip(self, target: str) -> None:
         data = gzip.compress(json.dumps(VALID).encode())

@@ -103,3 +103,26 @@ async def test_dripped_body_ends_at_the_timeout_not_per_read(hostile):
     assert result["isError"] is True and text_of(result) == TOO_SLOW
     assert hostile.sent("drip") > 1  # it was dripping, not silent
     assert peak - before < GROWTH
+
+
+async def test_twenty_worst_valid_bodies_at_once_stay_under_the_ceiling(hostile):
+    # Within the cap a body is parsed: [{},{},...] is the most objects per byte (about 24 bytes of
+    # Python per byte of JSON, ~100 MiB for one). Bodies are parsed one at a time and each is dropped
+    # once read, so twenty at once (the client's connection limit) must not add up.
+    base = f"{hostile.url}/objects"
+    command = [*SERVER_MODULE, "--forecast-url", base, "--geocoding-url", base, "--nws-url", base,
+               "--retries", "0", "--log-level", "error"]
+    results: list[dict] = []
+    async with connect_stdio(command) as client:
+
+        async def call(latitude: int) -> None:
+            results.append(await client.call_tool("get_forecast", {"latitude": latitude, "longitude": 2}))
+
+        with anyio.fail_after(20):
+            async with anyio.create_task_group() as task_group:
+                for latitude in range(20):
+                    task_group.start_soon(call, latitude)
+        peak = memory(client.process.pid)["VmHWM"]
+    assert hostile.requests("objects") == 20
+    assert all(result["isError"] and "could not be read" in text_of(result) for result in results)  # not a forecast
+    assert peak < CEILING

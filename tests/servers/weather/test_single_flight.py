@@ -4,6 +4,9 @@ others."""
 
 from __future__ import annotations
 
+import gc
+import weakref
+
 import anyio
 import pytest
 from plainmcp.testing import connect_in_memory
@@ -177,3 +180,27 @@ async def test_single_flight_gives_every_waiter_the_leaders_exception():
             await anyio.sleep(0.01)
             release.set()
     assert [str(error) for error in failures] == ["upstream says no"] * 3 and flight.runs == 1
+
+
+async def test_single_flight_failure_frees_what_the_work_held_without_the_garbage_collector():
+    """Regression: the leader's frame held the flight, the flight the error, the error's traceback
+    the frame: a cycle that kept every failed fetch's parsed body alive until a full collection (twenty
+    4 MiB bodies of small objects at once reached 2 GB)."""
+    flight = SingleFlight()
+    held: list[weakref.ref] = []
+
+    class Body:
+        pass
+
+    async def work() -> None:
+        body = Body()
+        held.append(weakref.ref(body))
+        raise LookupError("unreadable")
+
+    gc.disable()
+    try:
+        with pytest.raises(LookupError):
+            await flight.run("key", work)
+        assert held[0]() is None
+    finally:
+        gc.enable()

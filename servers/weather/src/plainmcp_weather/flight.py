@@ -50,12 +50,17 @@ class SingleFlight:
             if flight is None:
                 return await self._lead(key, work)
             await flight.done.wait()
-            if flight.finished:
-                if flight.error is not None:
-                    # The same exception object reaches every waiter; drop the leader's traceback.
-                    raise flight.error.with_traceback(None)
-                return flight.value
-            # The leader was cancelled before an outcome: go round, one of us leads now.
+            if not flight.finished:
+                continue  # the leader was cancelled before an outcome: one of us leads now
+            error, value = flight.error, flight.value
+            del flight  # as in _lead: no cycle through this frame
+            if error is None:
+                return value
+            try:
+                # The same exception object reaches every waiter; drop the leader's traceback.
+                raise error.with_traceback(None)
+            finally:
+                del error
 
     async def _lead(self, key: Hashable, work: Callable[[], Awaitable[Any]]) -> Any:
         flight = _Flight()
@@ -72,3 +77,7 @@ class SingleFlight:
         finally:
             del self._flights[key]
             flight.done.set()
+            # This frame must not hold the flight once it ends: flight -> error -> traceback -> this
+            # frame would be a cycle, keeping the work's frames (a parsed upstream body among their
+            # locals) alive until the garbage collector happens to run.
+            del flight
