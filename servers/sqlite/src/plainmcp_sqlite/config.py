@@ -6,6 +6,8 @@ import argparse
 from dataclasses import dataclass
 from pathlib import Path
 
+from .engine import check_file
+
 #: The bundled demo database, served (read-only) when no ``--db`` is given.
 SAMPLE_DB = Path(__file__).parent / "sample" / "sample.db"
 
@@ -60,8 +62,10 @@ class Config:
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> Config:
-        """Raises ValueError naming the option that is wrong."""
-        return cls(
+        """Raises ValueError naming the option that is wrong, including a ``--db`` that exists
+        but is not a SQLite database this server can open (see :func:`engine.check_file`), so
+        that start-up fails with one line instead of the first call."""
+        config = cls(
             db=Path(args.db).expanduser() if args.db else None,
             allow_write=flag(args.allow_write, "--allow-write"),
             timeout=float(args.timeout),
@@ -71,6 +75,11 @@ class Config:
             max_result_bytes=int(args.max_result_bytes),
             watch=not flag(args.no_watch, "--no-watch"),
         )
+        if config.db is not None:
+            problem = check_file(config.db, "write" if config.allow_write else "read")
+            if problem is not None:
+                raise ValueError(problem)
+        return config
 
 
 def flag(value: str | bool | None, name: str) -> bool:

@@ -46,6 +46,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import os
 import queue
 import sqlite3
 import threading
@@ -207,6 +208,39 @@ def database_uri(path: Path, mode: str, *, immutable: bool = False) -> str:
     if immutable:
         query += "&immutable=1"
     return f"{path.resolve().as_uri()}?{query}"
+
+
+def check_file(path: Path, mode: str) -> str | None:
+    """Why the operator's ``--db`` cannot be served in ``mode`` (``"read"`` or ``"write"``), as one
+    line for start-up, or None when it can: not a directory or special file, readable (and
+    writable for writes), and a SQLite database whose schema can be read.
+
+    A missing file passes (read mode refuses it, write mode creates it); so does a database that
+    another process holds locked (statements wait for locks when they run)."""
+    try:
+        if not path.exists():
+            return None
+        if path.is_dir():
+            return f"--db {path} is a directory, not a SQLite database file"
+        if not path.is_file():  # a FIFO would even block the open
+            return f"--db {path} is not a regular file"
+    except OSError as failure:
+        return f"--db {path} cannot be read: {failure.strerror}"
+    if not os.access(path, os.R_OK):
+        return f"--db {path} cannot be read (permission denied)"
+    if mode == "write" and not os.access(path, os.W_OK):
+        return f"--db {path} cannot be written (permission denied), and --allow-write needs to"
+    try:
+        connection = sqlite3.connect(database_uri(path, "read"), uri=True, timeout=0)
+        try:
+            connection.execute("SELECT count(*) FROM sqlite_master").close()
+        finally:
+            connection.close()
+    except sqlite3.Error as failure:
+        if "locked" in str(failure) or "busy" in str(failure):
+            return None
+        return f"--db {path} is not a SQLite database that can be read ({failure})"
+    return None
 
 
 class Worker:
