@@ -6,8 +6,9 @@ import logging
 import os
 
 import pytest
+from plainmcp_prompts import library as library_module
 from plainmcp_prompts.frontmatter import FormatError
-from plainmcp_prompts.library import Library
+from plainmcp_prompts.library import MAX_WARNINGS, Library
 from plainmcp_prompts.model import Embed
 from plainmcp_prompts.template import MAX_EMBED_BYTES
 
@@ -249,3 +250,72 @@ def test_embedding_file_recovers_when_the_missing_embed_appears(lib_dirs):
     assert library.prompts == {}
     write(first, "later.txt", "here now")
     assert library.scan() is True and list(library.prompts) == ["p"]
+
+
+# ------------------------------------------------------------------------------ hostile files
+
+
+def test_scan_caps_the_warnings_of_one_file(lib_dirs, caplog):
+    first, _ = lib_dirs
+    keys = "".join(f"unknown{i}: 1\n" for i in range(30))
+    write(first, "noisy.md", f"---\n{keys}---\nBody")
+    with caplog.at_level(logging.WARNING):
+        Library([first]).scan()
+    assert caplog.text.count("unknown front matter key") == MAX_WARNINGS
+    assert f"noisy.md: {30 - MAX_WARNINGS} more warnings" in caplog.text
+
+
+def test_scan_skips_a_file_whose_loading_fails_unexpectedly_and_serves_the_rest(lib_dirs, caplog, monkeypatch):
+    first, _ = lib_dirs
+    write(first, "good.md", "Good")
+    write(first, "bad.md", "Bad")
+    real = library_module.load_file_text
+
+    def failing(text, **where):
+        if where["path"] == "bad.md":
+            raise RecursionError("deep inside a parser")
+        return real(text, **where)
+
+    monkeypatch.setattr(library_module, "load_file_text", failing)
+    library = Library([first])
+    with caplog.at_level(logging.WARNING):
+        library.scan()
+    assert list(library.prompts) == ["good"]
+    assert "bad.md: the file could not be loaded: unexpected RecursionError" in caplog.text
+    assert "deep inside a parser" not in caplog.text  # details only at debug level
+
+
+def test_scan_keeps_serving_the_last_valid_version_when_a_file_turns_hostile(lib_dirs, caplog):
+    first, _ = lib_dirs
+    path = write(first, "greet.md", GREETING)
+    library = Library([first])
+    library.scan()
+    path.write_text("---\nname: " + "[" * 10_000 + "]" * 10_000 + "\n---\nBody", encoding="utf-8")
+    with caplog.at_level(logging.WARNING):
+        library.scan()
+    assert list(library.prompts) == ["greet"]
+    assert "nested deeper than" in caplog.text and "serving its last valid version" in caplog.text
+    path.write_text("Fixed {{who}}", encoding="utf-8")
+    assert library.scan() is True
+    assert library.prompts["greet"].source == "Fixed {{who}}"
+
+
+def test_scan_does_not_list_a_folder_link_leading_out(lib_dirs, tmp_path):
+    first, _ = lib_dirs
+    write(tmp_path, "outside/secret.md", "secret")
+    os.symlink(tmp_path / "outside", first / "linked")
+    library = Library([first])
+    library.scan()
+    assert library.prompts == {}
+
+
+def test_embed_through_a_folder_link_inside_the_library_is_followed(lib_dirs):
+    first, _ = lib_dirs
+    write(first, "shared/snippets/style.txt", "Be brief.")
+    os.symlink("shared/snippets", first / "snippets")
+    write(first, "p.md", "{{> snippets/style.txt}}")
+    library = Library([first])
+    library.scan()
+    embedded = library.read_embed(library.prompts["p"], Embed("snippets/style.txt", 1))
+    # Named by where it really is: the same file has one URI however it is reached.
+    assert (embedded.uri, embedded.text) == ("prompts://file/shared/snippets/style.txt", "Be brief.")

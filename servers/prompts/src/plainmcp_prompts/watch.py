@@ -28,7 +28,7 @@ MAX_HOLD_MS = 2000
 #: How long one wait for changes lasts before it reports an idle period.
 IDLE_MS = 500
 #: Time between two rescans when watchfiles cannot watch the directories.
-POLL_SECONDS = 2.0
+POLL_SECONDS = 1.0
 
 
 async def watch_library(catalog: Catalog, debounce_ms: int) -> None:
