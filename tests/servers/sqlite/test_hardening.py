@@ -13,8 +13,9 @@ import time
 import anyio
 import pytest
 from plainmcp import connect_stdio
+from plainmcp_sqlite import engine
 
-from .support import STDIO_COMMAND, WAIT, make_shop, text_of
+from .support import STDIO_COMMAND, WAIT, make_shop, serve, text_of
 
 pytestmark = pytest.mark.anyio
 
@@ -160,3 +161,55 @@ async def test_cancelled_uninterruptible_step_frees_reads(tmp_path):
             done.set()
     assert after["structuredContent"]["rows"] == [[3]]
     assert latencies and max(latencies) < 1.0
+
+
+# The engine itself: which statements are stopped, which are left behind, and how many at most.
+
+ENDLESS = "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT count(*) FROM r"
+# About a second of one uninterruptible step on the test machine.
+STUCK = "SELECT instr(printf('%.*c', 500000, 'a'), printf('%.*c', 250000, 'a') || 'b')"
+
+
+async def test_cancelled_statement_is_stopped_and_its_worker_returns_to_idle(tmp_path):
+    db = engine.Database(make_shop(tmp_path), "read", timeout=60)
+    try:
+        with anyio.move_on_after(0.2):
+            await db.run(ENDLESS, max_rows=1)
+        worker = db._worker
+        with anyio.fail_after(1.0):
+            outcome = await db.run("SELECT count(*) FROM customers", max_rows=1)
+        assert outcome.rows == [(3,)]
+        assert db._worker is worker  # the same connection: the statement itself stopped
+        assert db.retired == 0
+    finally:
+        await db.close()
+
+
+async def test_retired_connections_are_bounded_and_end_on_their_own(tmp_path, monkeypatch):
+    monkeypatch.setattr(engine, "MAX_RETIRED", 1)
+    db = engine.Database(make_shop(tmp_path), "read", timeout=0.1)
+    try:
+        with pytest.raises(engine.DeadlineExceeded):
+            await db.run(STUCK, max_rows=1)
+        assert db.retired == 1
+        # The bound is reached: the next stuck statement is waited for, not left behind.
+        with pytest.raises(engine.DeadlineExceeded):
+            await db.run(STUCK, max_rows=1)
+        assert db.retired <= 1
+        with anyio.fail_after(WAIT):  # the retired step ends, its connection closes, its thread ends
+            while db.retired:
+                await anyio.sleep(0.05)
+        assert (await db.run("SELECT 1", max_rows=1)).rows == [(1,)]
+    finally:
+        await db.close()
+
+
+async def test_write_returning_row_past_the_limit_fails_and_rolls_back(tmp_path):
+    path = make_shop(tmp_path)
+    sql = ("INSERT INTO customers (name) VALUES ('a'), ('b'), ('c') "
+           "RETURNING id, CASE WHEN name = 'c' THEN zeroblob(2000000) END AS v")
+    async with serve(path, allow_write=True) as client:
+        result = await client.call_tool("execute", {"sql": sql})
+        count = await client.call_tool("query", {"sql": "SELECT count(*) FROM customers"})
+    assert result.get("isError") is True and "larger than the limit" in text_of(result)
+    assert count["structuredContent"]["rows"] == [[3]]  # nothing of the failed statement stayed

@@ -340,6 +340,12 @@ class Database:
         #: data_version`` compare only within one connection.
         self.connections_opened = 0
 
+    @property
+    def retired(self) -> int:
+        """Read connections left behind in a step they could not interrupt, still finishing it."""
+        self._retired = [worker for worker in self._retired if worker.alive]
+        return len(self._retired)
+
     async def _connect(self) -> Worker:
         if self._worker is None:
             worker = Worker(f"plainmcp-sqlite-{self.mode}")
@@ -448,8 +454,7 @@ class Database:
                 await worker.call(self._settle, connection, guard)
 
     def _may_retire(self) -> bool:
-        self._retired = [worker for worker in self._retired if worker.alive]
-        return len(self._retired) < MAX_RETIRED
+        return self.retired < MAX_RETIRED
 
     def _retire(self, worker: Worker, connection: sqlite3.Connection | None) -> None:
         """Leave ``worker`` to finish its step alone, then close its connection and end; the next
