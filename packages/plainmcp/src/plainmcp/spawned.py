@@ -87,9 +87,10 @@ class StderrTail:
         self.ended = anyio.Event()
 
     def _line(self, raw: bytes) -> None:
-        line = raw.decode("utf-8", "replace").rstrip("\r\n")
-        self.lines.append(line)
-        self.sink(line)
+        for start in range(0, max(len(raw), 1), MAX_LINE_BYTES):
+            line = raw[start:start + MAX_LINE_BYTES].decode("utf-8", "replace").rstrip("\r\n")
+            self.lines.append(line)
+            self.sink(line)
 
     async def pump(self, source: ByteReceiveStream) -> None:
         pending = b""
