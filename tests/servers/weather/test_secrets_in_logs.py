@@ -34,10 +34,11 @@ def keys_sent(standin: StandIn) -> list[bool]:
     return [f"apikey={KEY}" in entry["query"] for entry in standin.requests("/v1/")]
 
 
-async def test_server_process_at_debug_never_logs_the_key(standin, caplog):
+@pytest.mark.parametrize("dependencies", [False, True])
+async def test_server_process_at_debug_never_logs_the_key(standin, caplog, dependencies):
     caplog.set_level(logging.INFO, logger="plainmcp.stdio")  # where connect_stdio passes the server's stderr
     command = [*SERVER_MODULE, "--geocoding-url", standin.url, "--forecast-url", standin.url, "--nws-url", standin.url,
-               "--log-level", "debug"]
+               "--log-level", "debug", *(["--log-dependencies"] if dependencies else [])]
     async with connect_stdio(command, env={"PLAINMCP_WEATHER_OPEN_METEO_API_KEY": KEY}) as client:
         with anyio.fail_after(QUICK):
             found = await client.call_tool("search_locations", {"name": "Tokyo"})
@@ -50,6 +51,8 @@ async def test_server_process_at_debug_never_logs_the_key(standin, caplog):
     assert not found.get("isError") and not weather.get("isError")
     assert keys_sent(standin) == [True, True, True, True]  # search, its redirect, 2 forecasts: the key went out
     assert "Open-Meteo geocoding: GET http://127.0.0.1" in caplog.text  # debug lines were captured
+    # With --log-dependencies, httpx's request log and httpcore's header log are there too.
+    assert ("HTTP Request: GET http://127.0.0.1" in caplog.text) is dependencies
     assert KEY not in caplog.text
 
 

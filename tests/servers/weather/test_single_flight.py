@@ -36,11 +36,11 @@ def weather_server(standin: StandIn, **overrides):
     return build_server(config(**settings, **overrides), Deps())
 
 
-async def call_all(client, count: int) -> list[dict]:
+async def call_all(client, count: int, arguments: dict | None = None) -> list[dict]:
     results: list[dict] = []
 
     async def one() -> None:
-        results.append(await client.call_tool("get_current_weather", TOKYO))
+        results.append(await client.call_tool("get_current_weather", arguments or TOKYO))
 
     with anyio.fail_after(QUICK):
         async with anyio.create_task_group() as task_group:
@@ -50,11 +50,12 @@ async def call_all(client, count: int) -> list[dict]:
 
 
 async def test_twenty_concurrent_calls_for_one_place_send_one_forecast_request(standin):
-    standin.fault("/v1/forecast", "slow", times=-1, delay=0.5)  # all twenty arrive while it is out
+    for path in ("/v1/search", "/v1/forecast"):  # all twenty arrive while each request is out
+        standin.fault(path, "slow", times=-1, delay=0.4)
     server = weather_server(standin, cache_size=0)  # no cache: only the merging can save requests
     async with connect_in_memory(server) as client:
-        results = await call_all(client, CALLERS)
-    assert standin.count("/v1/forecast") == 1
+        results = await call_all(client, CALLERS, {"location": "Tokyo"})
+    assert standin.count("/v1/search") == 1 and standin.count("/v1/forecast") == 1
     assert len(results) == CALLERS and not any(result.get("isError") for result in results)
     assert len({str(result["structuredContent"]["current"]) for result in results}) == 1
     assert len(server.weather.flights) == 0
