@@ -215,3 +215,20 @@ def test_config_warns_about_an_environment_variable_the_server_does_not_read() -
     ran = plainmcp("config", "weather", "--client", "claude", "--env", "PLAINMCP_WEATHER_API_KEY=x")
     assert ran.code == 0, ran.err
     assert "warning: plainmcp-weather does not name PLAINMCP_WEATHER_API_KEY in its --help" in ran.err
+
+
+@pytest.mark.parametrize("client", ["vscode", "claude"])
+def test_config_moves_a_secret_option_off_the_command_line(client) -> None:
+    # The weather server reads --open-meteo-api-key also as PLAINMCP_WEATHER_OPEN_METEO_API_KEY (its --help says so).
+    ran = plainmcp("config", "weather", "--client", client, "--", "--open-meteo-api-key", "k-42", "--language", "fr")
+    assert ran.code == 0, ran.err
+    snippet = ran.json()
+    entry = snippet["servers" if client == "vscode" else "mcpServers"]["weather"]
+    assert entry["args"] == ["--language", "fr"]
+    variable = "PLAINMCP_WEATHER_OPEN_METEO_API_KEY"
+    if client == "vscode":
+        assert entry["env"] == {variable: "${input:weather-open-meteo-api-key}"}
+        assert "k-42" not in ran.out
+    else:
+        assert entry["env"] == {variable: "k-42"}
+    assert f"moved to the environment as {variable}" in ran.err

@@ -6,7 +6,7 @@ import argparse
 import os
 
 import pytest
-from plainmcp.cli.server_args import Usage, absolute, absolute_paths, parse_usage
+from plainmcp.cli.server_args import Usage, absolute, absolute_paths, parse_usage, secrets_to_env
 
 
 def help_of(*arguments: tuple[tuple[str, ...], dict]) -> str:
@@ -84,3 +84,39 @@ def test_absolute_keeps_home_absolute_and_empty_values(value) -> None:
 
 def test_absolute_makes_relative_values_absolute_from_the_working_directory() -> None:
     assert absolute("a/../b.db") == os.path.join(os.getcwd(), "b.db")
+
+
+SECRET_HELP = help_of(
+    (("--api-key",), {"help": "the service's key; prefer the environment variable [env: X_API_KEY]"}),
+    (("--jwt-public-key",), {"metavar": "PEM_FILE", "help": "a public key file [env: X_JWT_PUBLIC_KEY]"}),
+    (("--auth-token",), {"metavar": "TOKEN", "action": "append",
+                         "help": "a token, repeatable, and a help text long enough to wrap over lines "
+                         "[env: X_AUTH_TOKENS, comma-separated]"}),
+    (("--session-token",), {"help": "no environment variable"}),
+    (("--language",), {"help": "names in this language [env: X_LANGUAGE]"}),
+)
+
+
+def looks_secret(option: str) -> bool:
+    return any(word in option for word in ("key", "token"))
+
+
+def test_parse_usage_maps_each_option_to_its_environment_variable() -> None:
+    usage = parse_usage(SECRET_HELP)
+    assert usage.option_env == {"--api-key": "X_API_KEY", "--jwt-public-key": "X_JWT_PUBLIC_KEY",
+                                "--auth-token": "X_AUTH_TOKENS", "--language": "X_LANGUAGE"}
+
+
+def test_secrets_to_env_moves_a_secret_option_to_its_variable() -> None:
+    usage = parse_usage(SECRET_HELP)
+    args = ["--api-key", "k1", "--language=fr", "--jwt-public-key", "/etc/pub.pem", "--session-token", "s"]
+    assert secrets_to_env(args, usage, looks_secret) == (
+        ["--language=fr", "--jwt-public-key", "/etc/pub.pem", "--session-token", "s"],  # a path; no variable
+        {"X_API_KEY": "k1"})
+    assert secrets_to_env(["--api-key=k2"], usage, looks_secret) == ([], {"X_API_KEY": "k2"})
+
+
+def test_secrets_to_env_leaves_a_repeated_option_where_it_is() -> None:
+    # Two tokens would have to be joined the way the server splits its variable: left as written.
+    args = ["--auth-token", "a", "--auth-token", "b"]
+    assert secrets_to_env(args, parse_usage(SECRET_HELP), looks_secret) == (args, {})

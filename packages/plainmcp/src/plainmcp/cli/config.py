@@ -27,7 +27,7 @@ from typing import Any
 
 from .locate import Found, Missing, locate
 from .run import FAILED, OK, USAGE, fail
-from .server_args import Usage, absolute_paths, read_usage
+from .server_args import Usage, absolute_paths, read_usage, secrets_to_env
 from .targets import UsageError, is_url
 
 CLIENTS = ("claude", "cursor", "vscode")
@@ -116,6 +116,12 @@ def build(args: argparse.Namespace) -> dict[str, Any]:
         usage = read_usage(command)
         server_args = _absolute_args(command, server_args, usage, args.explain)
         _check_env_names(command, named, usage)
+        if usage is not None:
+            server_args, moved = secrets_to_env(server_args, usage, _looks_secret)
+            for variable, value in moved.items():
+                print(f"plainmcp config: a secret option moved to the environment as {variable} (a command line "
+                      "is visible to every user of the machine)", file=sys.stderr)
+                (secrets if args.client == "vscode" else env)[variable] = value
     return stdio_entry(args.client, name, command, server_args, env, secrets)
 
 

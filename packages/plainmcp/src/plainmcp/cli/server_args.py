@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 #: Seconds to wait for ``SERVER --help`` (a cold start: imports, no I/O).
@@ -39,6 +40,7 @@ class Usage:
         positional_paths: whether positional arguments are paths.
         positional_names: the positional arguments' metavars.
         env_names: the environment variables the help names (``[env: NAME]``), anywhere in it.
+        option_env: option -> the environment variable its help entry names (the same setting).
     """
 
     path_options: frozenset[str] = frozenset()
@@ -47,6 +49,7 @@ class Usage:
     positional_paths: bool = False
     positional_names: tuple[str, ...] = field(default=())
     env_names: frozenset[str] = frozenset()
+    option_env: dict[str, str] = field(default_factory=dict)
 
 
 def is_path_metavar(metavar: str) -> bool:
@@ -73,7 +76,26 @@ def parse_usage(help_text: str) -> Usage:
     positionals = tuple(dict.fromkeys(_WORD.findall(rest)))
     return Usage(frozenset(paths), frozenset(values), frozenset(optional),
                  bool(positionals) and all(is_path_metavar(name) for name in positionals), positionals,
-                 frozenset(_ENV.findall(help_text)))
+                 frozenset(_ENV.findall(help_text)), _option_env(help_text))
+
+
+def _option_env(help_text: str) -> dict[str, str]:
+    """Each option's environment variable, from its entry in the help (an entry starts with an
+    indented ``-``; argparse wraps its text over the following, more indented lines)."""
+    mapping: dict[str, str] = {}
+    entry: list[str] = []
+    for line in [*help_text.splitlines(), "  -"]:
+        if re.match(r"^ {1,4}-", line):
+            text = " ".join(entry)
+            env = _ENV.search(text)
+            if env:
+                for option in _OPTION.findall(text.split("  ", 2)[1] if text.startswith("  ") else text):
+                    if option.startswith("--"):
+                        mapping[option] = env.group(1)
+            entry = []
+        if entry or re.match(r"^ {1,4}-", line):
+            entry.append(line)
+    return mapping
 
 
 def read_usage(command: list[str]) -> Usage | None:
@@ -95,29 +117,85 @@ def absolute(value: str) -> str:
     return os.path.abspath(value)
 
 
-def absolute_paths(args: list[str], usage: Usage) -> list[str]:
-    """``args`` with every path argument (by ``usage``) made absolute; everything else as written."""
-    out: list[str] = []
+@dataclass(frozen=True)
+class Word:
+    """One argument as the server's parser will read it: a positional (``option`` None), an option
+    alone, or an option with its ``value`` (``joined``: written ``--opt=value``)."""
+
+    option: str | None
+    value: str | None
+    joined: bool = False
+
+    def words(self) -> list[str]:
+        if self.option is None:
+            return [self.value or ""]
+        if self.value is None:
+            return [self.option]
+        return [f"{self.option}={self.value}"] if self.joined else [self.option, self.value]
+
+
+def split_args(args: list[str], usage: Usage) -> list[Word]:
+    """``args`` grouped as argparse groups them, by what ``usage`` says each option takes."""
+    out: list[Word] = []
     at = 0
     positional_only = False
     while at < len(args):
         word = args[at]
         at += 1
         if positional_only or word == "-" or not word.startswith("-"):
-            out.append(absolute(word) if usage.positional_paths else word)
+            out.append(Word(None, word))
             continue
-        out.append(word)
         if word == "--":
             positional_only = True
+            out.append(Word("--", None))
             continue
         option, equals, value = word.partition("=")
         if equals:
-            out[-1] = f"{option}={absolute(value) if option in usage.path_options else value}"
+            out.append(Word(option, value, joined=True))
             continue
         # Like argparse: an optional value is the next word unless that word looks like an option.
         takes_value = option in usage.value_options or (
             option in usage.optional_value_options and at < len(args) and not args[at].startswith("-"))
         if takes_value and at < len(args):
-            out.append(absolute(args[at]) if option in usage.path_options else args[at])
+            out.append(Word(option, args[at]))
             at += 1
+        else:
+            out.append(Word(word, None))
     return out
+
+
+def join_args(words: list[Word]) -> list[str]:
+    return [text for word in words for text in word.words()]
+
+
+def absolute_paths(args: list[str], usage: Usage) -> list[str]:
+    """``args`` with every path argument (by ``usage``) made absolute; everything else as written."""
+    out = []
+    for word in split_args(args, usage):
+        is_path = usage.positional_paths if word.option is None else word.option in usage.path_options
+        if is_path and word.value is not None:
+            word = Word(word.option, absolute(word.value), word.joined)
+        out.append(word)
+    return join_args(out)
+
+
+def secrets_to_env(args: list[str], usage: Usage, is_secret: Callable[[str], bool]) -> tuple[list[str], dict[str, str]]:
+    """Move each secret option given once with a value (``--open-meteo-api-key K``) to the environment
+    variable the server reads for it: a command line is visible to every user of the machine (``ps``),
+    and a client can prompt for an environment value. Returns the remaining args and the moved
+    variables. Path options (``--jwt-public-key PEM_FILE``) are not secrets."""
+    words = split_args(args, usage)
+    counts: dict[str, int] = {}
+    for word in words:
+        if word.option is not None:
+            counts[word.option] = counts.get(word.option, 0) + 1
+    moved: dict[str, str] = {}
+    kept = []
+    for word in words:
+        option = word.option
+        if (option is not None and word.value is not None and is_secret(option) and counts[option] == 1
+                and option not in usage.path_options and option in usage.option_env):
+            moved[usage.option_env[option]] = word.value
+        else:
+            kept.append(word)
+    return join_args(kept), moved
