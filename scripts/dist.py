@@ -2,6 +2,7 @@
 """Build the release files: a wheel and an sdist of every package, checked. Run with the dev venv's Python.
 
     python3 dev.py dist                 # into dist/ (emptied first)
+    python3 dev.py dist --version 0.1.0 # refuse to build unless every package has that version (a release tag)
     python scripts/dist.py --out DIR    # elsewhere (the packaging tests build into a temporary directory)
 
 Each package is built by `python -m build --installer uv`: the sdist first, then the wheel from that sdist,
@@ -21,6 +22,7 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import tomllib
 import zipfile
 from pathlib import Path
 
@@ -35,6 +37,12 @@ class DistError(RuntimeError):
 def projects() -> list[Path]:
     """Every package directory, the core first."""
     return sorted(p.parent for group in ("packages", "servers") for p in (ROOT / group).glob("*/pyproject.toml"))
+
+
+def mismatched_versions(expected: str) -> list[str]:
+    """The packages whose pyproject.toml version is not ``expected`` (the release tag without its ``v``)."""
+    found = [tomllib.loads((p / "pyproject.toml").read_text())["project"] for p in projects()]
+    return [f"{project['name']} is {project['version']}" for project in found if project["version"] != expected]
 
 
 def metadata(path: Path) -> email.message.Message:
@@ -83,7 +91,11 @@ def build(out: Path, env: dict[str, str] | None = None, python: str = sys.execut
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=DIST, help="the output directory (emptied first; default dist/)")
+    parser.add_argument("--version", help="the version every package must have (the release tag)")
     args = parser.parse_args(argv)
+    if args.version and (wrong := mismatched_versions(args.version)):
+        print(f"dist: the tag says {args.version}, but {', '.join(wrong)}", file=sys.stderr)
+        return 1
     try:
         files = build(args.out)
     except DistError as error:

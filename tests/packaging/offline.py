@@ -92,7 +92,7 @@ def run(command: list[str], *, env: dict[str, str], cwd: Path, timeout: float = 
     return result
 
 
-def initialize(command: list[str], *, env: dict[str, str], cwd: Path, timeout: float = 120) -> dict[str, Any]:
+def initialize(command: list[str], *, env: dict[str, str] | None, cwd: Path, timeout: float = 120) -> dict[str, Any]:
     """Start ``command`` as a stdio server, send ``initialize``, close stdin; the ``result`` it answered.
 
     Raw JSON lines, as a client writes them: the server must answer, then end at the end of its input.
