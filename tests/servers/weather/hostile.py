@@ -11,6 +11,7 @@ given to the weather server makes every API behind it hostile that way:
 - ``objects``: valid JSON just under the server's 4 MiB cap, as many objects as fit (``[{},{},...]``:
   the most Python objects per byte, the worst a body within the cap can cost once parsed);
 - ``gzip``: a valid small JSON body, gzip-compressed;
+- ``cutgzip``: that gzip body without its last 8 bytes (the trailer), as if cut short;
 - ``brotli``: a body labelled ``Content-Encoding: br``;
 - ``unwell``: a 503 after half a second;
 - ``away``: a 302 to ``target`` (another server) with the same path and query;
@@ -102,6 +103,12 @@ class _Handler(socketserver.StreamRequestHandler):
         self._head("200 OK", {"Content-Type": "application/json", "Content-Encoding": "gzip",
                               "Content-Length": str(len(data))})
         self._body("gzip", data)
+
+    def _cutgzip(self, target: str) -> None:
+        data = gzip.compress(json.dumps(VALID).encode())[:-8]
+        self._head("200 OK", {"Content-Type": "application/json", "Content-Encoding": "gzip",
+                              "Content-Length": str(len(data))})
+        self._body("cutgzip", data)
 
     def _brotli(self, target: str) -> None:
         self._head("200 OK", {"Content-Type": "application/json", "Content-Encoding": "br", "Content-Length": "2"})

@@ -87,13 +87,14 @@ async def test_redirect_on_the_same_upstream_is_followed_with_default_port_and_c
     assert await upstream(handler).get_json("http://upstream.test/old") == {"path": "/new"}
 
 
-async def test_gzip_body_is_decoded_and_other_encodings_are_refused():
+async def test_gzip_body_is_decoded_and_a_cut_one_or_other_encodings_are_refused():
     with HostileUpstream() as hostile:
         async with httpx.AsyncClient() as client:
             assert await upstream(None, base_url=hostile.url, client=client).get_json(f"{hostile.url}/gzip") == VALID
-            with pytest.raises(Unavailable, match="could not be read"):
-                await upstream(None, base_url=hostile.url, client=client).get_json(f"{hostile.url}/brotli")
-        assert hostile.requests("brotli") == 1  # unreadable is not retried
+            for mode in ("brotli", "cutgzip"):
+                with pytest.raises(Unavailable, match="could not be read"):
+                    await upstream(None, base_url=hostile.url, client=client).get_json(f"{hostile.url}/{mode}")
+        assert hostile.requests("brotli") == hostile.requests("cutgzip") == 1  # unreadable is not retried
 
 
 async def test_deeply_nested_json_is_unreadable_not_a_crash():
@@ -120,3 +121,17 @@ async def test_cancelled_probe_lets_the_next_probe_through():
     with anyio.move_on_after(0.1):
         await upstream(hang, breaker=breaker).get_json("http://upstream.test/v1/forecast")
     assert breaker.allow()  # the cancelled probe gave its turn back
+
+
+async def test_the_cap_is_configurable_and_applies_to_bodies_built_in_process_too():
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, json={"padding": "x" * 5000})
+
+    client = httpx.AsyncClient(transport=httpx.MockTransport(handler))
+    small = Upstream("Open-Meteo forecast", client, base_url="http://upstream.test", max_bytes=4096,
+                     policy=RetryPolicy(retries=2), breaker=CircuitBreaker("forecast", clock=Clock()))
+    with pytest.raises(Unavailable, match="larger than this server accepts"):
+        await small.get_json("http://upstream.test/v1/forecast")
+    assert small.attempts == 1  # not retried
+    with pytest.raises(ValueError, match="max_response_bytes"):
+        config(max_response_bytes=100)
