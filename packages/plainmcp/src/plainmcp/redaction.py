@@ -43,6 +43,11 @@ _PARAMETER = re.compile(rf"(?i)(?<!\w)({_SECRET_NAMES})=(?!\[redacted\])[^&\s\"'
 _KEY_VALUE = re.compile(rf"(?i)([\"'])({_SECRET_NAMES})\1(\s*:\s*)([\"'])(?!\[redacted\])[^\"']*\4")
 
 
+# Substrings (lower case) of everything the patterns above match: a line without any of them, which
+# is most lines, is returned after a few substring scans instead of five regex passes.
+_HINTS = ("eyj", "bearer", "authoriz", "key", "token", "secret", "passw", "pwd", "sig")
+
+
 def _header(match: re.Match[str]) -> str:
     scheme = f"{match.group(3)} " if match.group(3) else ""
     return f"{match.group(1)}{match.group(2)}{scheme}{REDACTED}"
@@ -57,6 +62,9 @@ def _bearer(match: re.Match[str]) -> str:
 
 def redact(text: str) -> str:
     """``text`` with every credential-looking value replaced by ``[redacted]``."""
+    lowered = text.lower()
+    if not any(hint in lowered for hint in _HINTS):
+        return text
     text = _JWT.sub(REDACTED, text)
     text = _HEADER.sub(_header, text)
     text = _BEARER.sub(_bearer, text)
