@@ -12,6 +12,7 @@ import logging
 import secrets
 from collections import deque
 from collections.abc import AsyncIterator
+from typing import Any
 
 import anyio
 
@@ -32,6 +33,9 @@ class EventBuffer:
         self.readers = 0
         #: Bumped to make current readers stop early (SSE polling); the stream itself goes on.
         self.interruptions = 0
+        #: The answer that finished a request's stream, as a batch member (``stdio.BatchPart``):
+        #: (the request id if it is a result, else None; its JSON). Set by the session's router.
+        self.reply: tuple[Any, bytes] | None = None
         self._changed = anyio.Event()
 
     def event_id(self, seq: int) -> str:
@@ -84,6 +88,11 @@ class EventBuffer:
                 await changed.wait()
         finally:
             self.readers -= 1
+
+    async def wait_finished(self) -> None:
+        """Wait until no more events will come."""
+        while not self.finished:
+            await self._changed.wait()
 
     async def wait_started(self) -> None:
         """Wait until the stream has an event, has finished, or was interrupted."""

@@ -17,6 +17,8 @@ from .errors import ErrorCode
 RequestId = str | int
 
 JSONRPC_VERSION = "2.0"
+#: Messages one batch may hold: a larger one is refused whole (-32600), before any member is read.
+MAX_BATCH = 1000
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,6 +122,14 @@ def decode(data: bytes | str) -> Decoded:
             return Invalid(
                 error_response(None, ErrorCode.INVALID_REQUEST, "Invalid Request: empty batch"),
                 "empty batch",
+            )
+        if len(obj) > MAX_BATCH:
+            return Invalid(
+                error_response(
+                    None, ErrorCode.INVALID_REQUEST,
+                    f"Invalid Request: a batch holds at most {MAX_BATCH} messages; this one has {len(obj)}",
+                ),
+                "batch too large",
             )
         return Batch(tuple(classify(item) for item in obj))
     return classify(obj)

@@ -33,7 +33,7 @@ import anyio.lowlevel
 from anyio.abc import ByteReceiveStream, ObjectReceiveStream, ObjectSendStream, Process
 
 from .errors import ErrorCode
-from .jsonrpc import Decoded, ErrorResponse, Invalid, Message, Response, decode, encode, error_response
+from .jsonrpc import Decoded, ErrorResponse, Invalid, Message, RequestId, Response, decode, encode, error_response
 from .session import Outbound
 
 logger = logging.getLogger(__name__)
@@ -106,9 +106,10 @@ def _replacement(message: Message, reason: str) -> bytes | None:
 
 def frame(outbound: Outbound, max_bytes: int = DEFAULT_MAX_MESSAGE_BYTES) -> bytes:
     """Serialize an outbound message as one line. A message that cannot be serialized, or is
-    larger than ``max_bytes``, is replaced by an error response for the same id (or dropped)."""
+    larger than ``max_bytes``, is replaced by an error response for the same id (or dropped); a
+    batch is joined by :func:`join_batch`, within the same limit."""
     messages = outbound.message if isinstance(outbound.message, list) else [outbound.message]
-    lines: list[bytes] = []
+    parts: list[BatchPart] = []
     for message in messages:
         try:
             data: bytes | None = encode(message)
@@ -119,19 +120,56 @@ def frame(outbound: Outbound, max_bytes: int = DEFAULT_MAX_MESSAGE_BYTES) -> byt
             logger.error("dropped a %d-byte message (limit %d)", len(data), max_bytes)
             data = _replacement(message, f"Response exceeds the {max_bytes}-byte message limit")
         if data is not None:
-            lines.append(data)
-    if not lines:
+            parts.append((message.id if isinstance(message, Response) else None, data))
+    if not parts:
         return b""
     if not isinstance(outbound.message, list):
-        return lines[0] + b"\n"
-    batch = b"[" + b",".join(lines) + b"]"
-    if len(batch) > max_bytes:
-        # The limit is on the line: keep every id answered, but as small errors.
-        logger.error("a %d-byte batch reply exceeds the limit (%d); sending errors instead", len(batch), max_bytes)
-        reason = f"Response exceeds the {max_bytes}-byte message limit"
-        small = [_replacement(m, reason) if isinstance(m, Response) else encode(m) for m in messages]
-        batch = b"[" + b",".join(line for line in small if line) + b"]"
-    return batch + b"\n"
+        return parts[0][1] + b"\n"
+    batch = join_batch(parts, max_bytes)
+    return batch + b"\n" if batch else b""
+
+
+#: One member of a batch reply: its JSON, and the request id when it is a result (a result may be
+#: replaced by a small error to keep the batch within the limit; errors are kept as they are).
+BatchPart = tuple[RequestId | None, bytes]
+
+
+def join_batch(parts: Sequence[BatchPart], max_bytes: int) -> bytes:
+    """The JSON array of ``parts``, never longer than ``max_bytes`` (b"" when nothing is left).
+
+    The limit is on the whole line: a peer with the same limit would reject a longer one and lose
+    every answer. When the whole does not fit, results are kept in order while they fit with room
+    left for a small ``-32603`` error for each later result; the others become those errors, so
+    every id is still answered. Only a member that cannot fit even so is dropped (logged).
+    Linear in the number and size of the parts.
+    """
+    if 1 + sum(len(data) + 1 for _, data in parts) <= max_bytes:
+        return b"[" + b",".join(data for _, data in parts) + b"]" if parts else b""
+    reason = f"Response exceeds the {max_bytes}-byte message limit"
+    fallback = [
+        encode(error_response(result_id, ErrorCode.INTERNAL_ERROR, reason)) if result_id is not None else data
+        for result_id, data in parts
+    ]
+    room_after = [0] * (len(parts) + 1)  # bytes the smallest form of every later member needs
+    for index in range(len(parts) - 1, -1, -1):
+        room_after[index] = room_after[index + 1] + len(fallback[index]) + 1
+    kept: list[bytes] = []
+    size = 1  # "["; each member adds its length and one separator ("," or the closing "]")
+    replaced = dropped = 0
+    for index, (_, data) in enumerate(parts):
+        if size + len(data) + 1 + room_after[index + 1] > max_bytes:
+            replaced += data is not fallback[index]
+            data = fallback[index]
+        if size + len(data) + 1 > max_bytes:
+            dropped += 1
+            continue
+        kept.append(data)
+        size += len(data) + 1
+    logger.error(
+        "a batch reply would exceed the %d-byte limit: %d results sent as errors, %d members dropped",
+        max_bytes, replaced, dropped,
+    )
+    return b"[" + b",".join(kept) + b"]" if kept else b""
 
 
 # --------------------------------------------------------------------------------- server side

@@ -12,7 +12,6 @@ logs, a ``subscriptions/listen`` stream). Closing the response stream cancels th
 
 from __future__ import annotations
 
-import json
 import logging
 import secrets
 import time
@@ -48,11 +47,13 @@ from .jsonrpc import (
     RequestId,
     Response,
     decode,
+    encode,
+    error_response,
 )
 from .modern import is_modern_request
 from .session import Observer, Outbound, Session
 from .stateless_http import ModernExchange
-from .stdio import DEFAULT_MAX_MESSAGE_BYTES, frame
+from .stdio import DEFAULT_MAX_MESSAGE_BYTES, BatchPart, frame, join_batch
 from .versions import LEGACY_VERSIONS, MODERN_VERSIONS, V2025_11_25, at_least
 
 logger = logging.getLogger(__name__)
@@ -210,23 +211,33 @@ class StreamableHTTP:
         if not session.connection.accepts_batches():
             await respond_json(send, 400, error_payload(-32600, "Invalid Request: batches are not supported in this protocol revision"), headers=headers)
             return
-        replies = [item.reply.to_dict() for item in batch.items if isinstance(item, Invalid) and item.reply is not None]
-        requests, buffers = [], {}
+        replies: list[BatchPart] = [
+            (None, encode(item.reply)) for item in batch.items if isinstance(item, Invalid) and item.reply is not None
+        ]
+        # One pass, each step O(1): the batch costs time linear in its length.
+        to_feed: list[Message] = []
+        buffers: dict[RequestId, EventBuffer] = {}
         for item in batch.items:
-            if isinstance(item, Request) and (item.id in buffers or session.owns(item.id)):
-                replies.append(error_payload(-32600, "Invalid Request: id already in use", item.id))
-            elif isinstance(item, Request):
-                requests.append(item)
+            if isinstance(item, Invalid):
+                continue
+            if isinstance(item, Request):
+                if item.id in buffers or session.owns(item.id):
+                    replies.append((None, encode(error_response(item.id, -32600, "Invalid Request: id already in use"))))
+                    continue
                 buffers[item.id] = session.open_stream(item.id)
                 if http_request_id is not None:
                     session.connection.session.expect(item.id, http_request_id)
-        for item in batch.items:
-            if not isinstance(item, Invalid) and (not isinstance(item, Request) or item in requests):
-                await session.feed(item)
-        for request in requests:
-            replies.extend(await session.final_reply(buffers[request.id]))
-        if replies:
-            await respond_json(send, 200, replies, headers=headers)
+            to_feed.append(item)
+        for item in to_feed:
+            await session.feed(item)
+        for buffer in buffers.values():
+            await buffer.wait_finished()
+            if buffer.reply is not None:
+                replies.append(buffer.reply)
+        # The reply is one message: within the server's message limit, every id still answered.
+        body = join_batch(replies, self.max_message_bytes)
+        if body:
+            await respond(send, 200, body, content_type="application/json", headers=headers)
         else:
             await respond(send, 202, headers=headers)
 
@@ -338,6 +349,7 @@ class LegacySession:
             return  # a notification that cannot be sent (logged)
         (buffer or self.standalone).push(data)
         if is_reply and buffer is not None:
+            buffer.reply = (message.id if isinstance(message, Response) else None, data)
             buffer.finish()
             del self._by_request[target]
             self._retire(buffer.key)
@@ -380,15 +392,6 @@ class LegacySession:
             return False
         buffer.interrupt()
         return True
-
-    async def final_reply(self, buffer: EventBuffer) -> list[Any]:
-        """The response in ``buffer`` (a batch member's), as JSON; notifications are skipped."""
-        replies = []
-        async for _seq, data in buffer.read_from(0):
-            message = json.loads(data)
-            if "method" not in message:
-                replies.append(message)
-        return replies
 
     async def stream(
         self, buffer: EventBuffer, after: int, receive: Receive, send: Send, headers: list[tuple[str, str]],
