@@ -7,11 +7,10 @@ server is looked for where users install it (:mod:`.locate`: this environment, P
 one line on stderr says which one the snippet uses. For the same reason (the client picks the
 working directory) path arguments are made absolute (:mod:`.server_args`).
 
-Secrets: VS Code prompts for them and keeps them in its secret storage (``inputs`` with
-``"password": true``, referenced as ``${input:ID}``), so its snippet never carries one: a ``--secret``
-variable, an ``--env`` whose name says key/token/secret/password, and an ``Authorization`` (or other
-credential) ``--header`` become inputs. Claude Desktop and Cursor have no prompt: there the value is
-written into the snippet.
+Secrets (:mod:`.secrets`): for VS Code a ``--secret`` variable, an ``--env`` whose name says
+key/token/secret/password, a secret server option and an ``Authorization`` (or other credential)
+``--header`` become prompted ``inputs``, so its snippet never carries one. Claude Desktop and Cursor
+have no prompt: there the value is written into the snippet (in ``env``, off the command line).
 """
 
 from __future__ import annotations
@@ -19,7 +18,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import shutil
 import sys
 from pathlib import Path
@@ -27,6 +25,7 @@ from typing import Any
 
 from .locate import Found, Missing, locate
 from .run import FAILED, OK, USAGE, fail
+from .secrets import Prompts, looks_secret, secret_values
 from .server_args import Usage, absolute_paths, read_usage, secrets_to_env
 from .targets import UsageError, is_url
 
@@ -111,13 +110,13 @@ def build(args: argparse.Namespace) -> dict[str, Any]:
         env["PYTHONPATH"] = os.pathsep.join(os.path.abspath(p) for p in os.environ["PYTHONPATH"].split(os.pathsep) if p)
         print("plainmcp config: the server is importable through PYTHONPATH, so the snippet sets it", file=sys.stderr)
     server_args = list(args.command_tail or ())
-    secrets = _secrets(args.secret, args.client)
+    secrets = secret_values(args.secret, args.client)
     if server_args or named:
         usage = read_usage(command)
         server_args = _absolute_args(command, server_args, usage, args.explain)
         _check_env_names(command, named, usage)
         if usage is not None:
-            server_args, moved = secrets_to_env(server_args, usage, _looks_secret)
+            server_args, moved = secrets_to_env(server_args, usage, looks_secret)
             for variable, value in moved.items():
                 print(f"plainmcp config: a secret option moved to the environment as {variable} (a command line "
                       "is visible to every user of the machine)", file=sys.stderr)
@@ -189,27 +188,26 @@ def stdio_entry(client: str, name: str, command: list[str], args: list[str], env
     """The entry that starts ``command`` over stdio. ``secrets`` (name -> value) are env too: for VS
     Code, they and every secret-looking ``env`` become prompted ``inputs`` (the values are dropped)."""
     env = {**env, **(secrets or {})}
-    inputs: list[dict[str, Any]] = []
+    prompts = Prompts(name)
     if client == "vscode":
-        for key in list(env):
-            if key in (secrets or {}) or _looks_secret(key):
-                env[key] = "${input:" + _input(inputs, name, key, f"{key} for the {name} MCP server") + "}"
+        env = {key: prompts.env(key) if key in (secrets or {}) or looks_secret(key) else value
+               for key, value in env.items()}
     entry: dict[str, Any] = {"command": command[0], "args": [*command[1:], *args]}
     if env:
         entry["env"] = env
     if client == "vscode":
-        return _vscode({name: {"type": "stdio", **entry}}, inputs)
+        return _vscode({name: {"type": "stdio", **entry}}, prompts)
     return {"mcpServers": {name: entry}}
 
 
 def remote_entry(client: str, name: str, url: str, headers: dict[str, str]) -> dict[str, Any]:
     if client == "vscode":
-        inputs: list[dict[str, Any]] = []
-        headers = {key: _prompted_header(inputs, name, key, value) for key, value in headers.items()}
+        prompts = Prompts(name)
+        headers = {key: prompts.header(key, value) for key, value in headers.items()}
         entry: dict[str, Any] = {"type": "http", "url": url}
         if headers:
             entry["headers"] = headers
-        return _vscode({name: entry}, inputs)
+        return _vscode({name: entry}, prompts)
     if client == "cursor":
         entry = {"url": url}
         if headers:
@@ -226,55 +224,12 @@ def remote_entry(client: str, name: str, url: str, headers: dict[str, str]) -> d
     return {"mcpServers": {name: {"command": "npx", "args": bridge}}}
 
 
-#: Names of environment variables and headers that hold credentials.
-_SECRET = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTHORIZATION|COOKIE", re.IGNORECASE)
-
-
-def _looks_secret(name: str) -> bool:
-    return _SECRET.search(name) is not None
-
-
-def _input(inputs: list[dict[str, Any]], server: str, key: str, description: str) -> str:
-    """Add a VS Code password prompt for ``key`` to ``inputs``; returns its id."""
-    key = key.lower().replace("_", "-")
-    ident = f"{server}-{key.removeprefix(f'plainmcp-{server}-')}"
-    inputs.append({"type": "promptString", "id": ident, "description": description, "password": True})
-    return ident
-
-
-def _prompted_header(inputs: list[dict[str, Any]], server: str, key: str, value: str) -> str:
-    """A credential header's value for VS Code: the scheme kept (``Bearer``), the credential prompted."""
-    if not _looks_secret(key):
-        return value
-    scheme, _, credential = value.partition(" ")
-    if key.lower() in ("authorization", "proxy-authorization") and credential:
-        ident = _input(inputs, server, "token", f"{scheme} token for the {server} MCP server")
-        return f"{scheme} ${{input:{ident}}}"
-    return "${input:" + _input(inputs, server, key, f"{key} header for the {server} MCP server") + "}"
-
-
-def _vscode(servers: dict[str, Any], inputs: list[dict[str, Any]]) -> dict[str, Any]:
-    if inputs:
-        print("note: VS Code asks for " + ", ".join(i["id"] for i in inputs) + " when it first starts the server "
-              "and keeps the answer in its secret storage; the snippet holds no secret", file=sys.stderr)
-        return {"inputs": inputs, "servers": servers}
+def _vscode(servers: dict[str, Any], prompts: Prompts) -> dict[str, Any]:
+    if prompts.inputs:
+        print("note: VS Code asks for " + ", ".join(i["id"] for i in prompts.inputs) + " when it first starts the "
+              "server and keeps the answer in its secret storage; the snippet holds no secret", file=sys.stderr)
+        return {"inputs": prompts.inputs, "servers": servers}
     return {"servers": servers}
-
-
-def _secrets(names: list[str], client: str) -> dict[str, str]:
-    """``--secret NAME``s: for VS Code a placeholder (prompted), else the value from this environment."""
-    secrets: dict[str, str] = {}
-    for name in names:
-        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
-            raise UsageError(f"--secret {name!r}: expected an environment variable name")
-        if client == "vscode":
-            secrets[name] = ""
-        elif name in os.environ:
-            secrets[name] = os.environ[name]
-        else:
-            raise UsageError(f"--secret {name}: {client} has no prompt for secrets; set {name} in this shell "
-                             f"(its value is written into the snippet) or pass --env {name}=VALUE")
-    return secrets
 
 
 def _env(items: list[str]) -> dict[str, str]:
