@@ -31,7 +31,7 @@ import stat
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from .anchored import DIR_FLAGS, AccessError, Anchor, PathChanged, PathDenied, PathNotFound, Place, refusal
+from .anchored import CHANGED, DIR_FLAGS, AccessError, Anchor, PathChanged, PathDenied, PathNotFound, Place, refusal
 
 __all__ = ["AccessError", "AccessPolicy", "PathChanged", "PathDenied", "PathNotFound", "Place", "Root"]
 
@@ -240,7 +240,10 @@ class AccessPolicy:
                     links += 1
                     if links > MAX_LINKS:
                         raise PathDenied("Access denied: the path is a symbolic link loop")
-                    target = os.readlink(name, dir_fd=fd)
+                    try:
+                        target = os.readlink(name, dir_fd=fd)
+                    except OSError:
+                        raise PathChanged(CHANGED) from None  # no longer a link: swapped meanwhile
                     # The directory holding the link is link-free, so its ".." is lexical.
                     found = self._lexical_root(os.path.normpath(os.path.join(anchor.real, *done, target)))
                     if found is None:

@@ -311,7 +311,8 @@ def register(server: Server, config: Config, access: Access) -> None:
         if detailed:
             sizes = {name: status_of[name].st_size for name in files}
             data["sizes"] = sizes
-            data["modified"] = {name: _iso(status.st_mtime) for name, status in status_of.items()}
+            kept = itertools.chain(directories, files, (name for name, _ in others))
+            data["modified"] = {name: _iso(status_of[name].st_mtime) for name in kept}
             data["totalSize"] = sum(sizes.values())
             lines += [f"{name}  ({sizes[name]} bytes)" for name in files]
             summary += f", {data['totalSize']} bytes in files"

@@ -121,7 +121,7 @@ def register(server: Server, config: Config, access: Access) -> FileIndex:
                 return content.text_contents(uri, text, "text/plain")
             cap = media_limit(config)
             data = read_bytes(place, max_bytes=cap)
-        except AccessError:
+        except (AccessError, OSError):
             return None  # "not found", whatever the reason: nothing is said about what is outside
         except ValueError as problem:
             raise MCPError(ErrorCode.INVALID_PARAMS, f"{problem} (resources/read returns files up to {cap} bytes); "
