@@ -58,7 +58,7 @@ from typing import Any
 
 import anyio
 
-from . import policy
+from . import bounded_printf, policy
 
 logger = logging.getLogger(__name__)
 
@@ -141,6 +141,7 @@ class Guard:
         connection.setlimit(sqlite3.SQLITE_LIMIT_LIKE_PATTERN_LENGTH, MAX_LIKE_PATTERN)
         # Process-wide, and it only ever lowers an existing limit (SQLite's rule for this pragma).
         connection.execute(f"PRAGMA hard_heap_limit = {HEAP_LIMIT}").close()
+        bounded_printf.install(connection, lambda: self.value_limit)
         if hasattr(connection, "enable_load_extension"):  # absent when Python was built without it
             connection.enable_load_extension(False)
         # Views and triggers of the file may not call functions with side effects (a planted
