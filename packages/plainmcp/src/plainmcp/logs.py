@@ -30,7 +30,7 @@ import time
 from collections.abc import Iterable
 from typing import Any
 
-from .redaction import redact
+from .redaction import may_hold_secret, redact
 
 LEVELS = ("debug", "info", "warning", "error", "critical")
 
@@ -70,12 +70,16 @@ def _escape(match: re.Match[str]) -> str:
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
-def _message(record: logging.LogRecord) -> str:
-    """The record's message, redacted and cut to :data:`MAX_MESSAGE_CHARS`."""
-    message = redact(record.getMessage())
+def _cut(message: str) -> str:
+    """``message`` cut to :data:`MAX_MESSAGE_CHARS` (redact first: a secret cut in half is missed)."""
     if len(message) <= MAX_MESSAGE_CHARS:
         return message
     return f"{message[:MAX_MESSAGE_CHARS]}... ({len(message) - MAX_MESSAGE_CHARS} more characters)"
+
+
+def _message(record: logging.LogRecord) -> str:
+    """The record's message, redacted and cut."""
+    return _cut(redact(record.getMessage()))
 
 
 def extra_fields(record: logging.LogRecord) -> dict[str, Any]:
@@ -99,19 +103,26 @@ class JsonFormatter(logging.Formatter):
     """One JSON object per line: time, level, logger, message, extra fields (and the traceback, if any)."""
 
     def format(self, record: logging.LogRecord) -> str:
-        entry = {
+        entry: dict[str, Any] = {
             "time": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(record.created)) + f".{int(record.msecs):03d}Z",
             "level": record.levelname.lower(),
             "logger": record.name,
-            "message": _message(record),
+            "message": record.getMessage(),
         }
         for key, value in extra_fields(record).items():
-            entry.setdefault(key, redact(value) if isinstance(value, str) else value)
+            entry.setdefault(key, value)
         details = _details(self, record)
         if details:
-            entry["traceback"] = redact(details)
-        line = json.dumps(entry, ensure_ascii=False, default=lambda value: redact(str(value)))
-        return line.translate(_JSON_RAW)
+            entry["traceback"] = details
+        line = json.dumps(entry, ensure_ascii=False, default=str)
+        # Most lines hold no hint of a secret and a short message: they are done after one dump.
+        secret = may_hold_secret(line)
+        if secret or len(entry["message"]) > MAX_MESSAGE_CHARS:
+            if secret:  # field by field, never on the JSON text, whose escapes a pattern could cut
+                entry = {key: redact(value) if isinstance(value, str) else value for key, value in entry.items()}
+            entry["message"] = _cut(entry["message"])
+            line = json.dumps(entry, ensure_ascii=False, default=lambda value: redact(str(value)))
+        return line if line.isascii() and "\x7f" not in line else line.translate(_JSON_RAW)
 
 
 class TextFormatter(logging.Formatter):

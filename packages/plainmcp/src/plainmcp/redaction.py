@@ -60,10 +60,15 @@ def _bearer(match: re.Match[str]) -> str:
     return f"{match.group(1)} {REDACTED}"
 
 
+def may_hold_secret(text: str) -> bool:
+    """False when :func:`redact` would certainly return ``text`` unchanged (a cheap test)."""
+    lowered = text.lower()
+    return any(hint in lowered for hint in _HINTS)
+
+
 def redact(text: str) -> str:
     """``text`` with every credential-looking value replaced by ``[redacted]``."""
-    lowered = text.lower()
-    if not any(hint in lowered for hint in _HINTS):
+    if not may_hold_secret(text):
         return text
     text = _JWT.sub(REDACTED, text)
     text = _HEADER.sub(_header, text)
