@@ -5,6 +5,7 @@ from __future__ import annotations
 import textwrap
 
 import pytest
+from plainmcp_prompts import messages
 from plainmcp_prompts.formats import load_file_text
 from plainmcp_prompts.frontmatter import FormatError
 from plainmcp_prompts.model import ArgumentSpec
@@ -212,3 +213,18 @@ def test_vscode_name_key_overrides_the_file_name():
 def test_format_key_overrides_detection():
     spec, _ = load("---\nformat: plainmcp\n---\nPrice: $ARGUMENTS stays, {{x}} is an argument\n")
     assert spec.format == "plainmcp" and [a.name for a in spec.arguments] == ["x"]
+
+
+def test_role_headings_are_found_from_block_structure_alone():
+    # Inline rules (links, emphasis, brackets) can be made to cost far more than the text is long;
+    # turns depend on blocks only, so they are never run.
+    assert "inline" not in messages._MARKDOWN.get_active_rules()["core"]
+    spec, _ = load("Intro [" + "[" * 5_000 + "\n\n## User\n**Hi** [x](y)\n\n```\n## Assistant\n```\n\n# Assistant:\nOk\n")
+    assert [(m.role, m.segments[0].text.split()[0][:6]) for m in spec.messages] == [
+        ("user", "Intro"), ("user", "**Hi**"), ("assistant", "Ok")]
+
+
+def test_a_body_without_a_possible_role_heading_is_one_turn_without_parsing(monkeypatch):
+    monkeypatch.setattr(messages._MARKDOWN, "parse", lambda *_: pytest.fail("parsed"))
+    spec, _ = load("Just text, ## User in the middle of a line, and `User` alone is not\n")
+    assert [m.role for m in spec.messages] == ["user"]

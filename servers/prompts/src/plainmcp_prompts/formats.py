@@ -33,7 +33,7 @@ from collections.abc import Callable
 from typing import Any
 
 from . import template
-from .frontmatter import Document, FormatError, parse, quote
+from .frontmatter import Document, FormatError, clip, parse, quote
 from .messages import split_turns
 from .model import ArgumentSpec, MessageTemplate, PromptSpec
 
@@ -235,7 +235,7 @@ def _argument(item: Any, index: int, doc: Document, warn: Warn) -> ArgumentSpec:
         values = tuple(dict.fromkeys(value for value in converted if value is not None))
         if default is not None and default not in values:
             raise FormatError(
-                f"default {quote(default)} of argument {name!r} is not one of its values ({quote(', '.join(values))})",
+                f"default {quote(default)} of argument {name!r} is not one of its values ({clip(', '.join(values), 200)})",
                 line("default"),
             )
     return ArgumentSpec(

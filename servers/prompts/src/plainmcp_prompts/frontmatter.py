@@ -37,7 +37,7 @@ class FormatError(ValueError):
     """A file that cannot be served as a prompt: what is wrong, and where (1-based file line)."""
 
     def __init__(self, message: str, line: int | None = None) -> None:
-        message = _cut(message, MAX_MESSAGE_CHARS)
+        message = clip(message, MAX_MESSAGE_CHARS)
         super().__init__(message)
         self.message = message
         self.line = line
@@ -46,7 +46,8 @@ class FormatError(ValueError):
         return f"line {self.line}: {self.message}" if self.line is not None else self.message
 
 
-def _cut(text: str, limit: int) -> str:
+def clip(text: str, limit: int) -> str:
+    """``text``, cut to at most ``limit`` characters (the last one an ellipsis when cut)."""
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -68,7 +69,7 @@ def quote(value: Any, limit: int = MAX_QUOTE_CHARS) -> str:
             text = _QUOTER.repr(value)
         except ValueError:  # an int too long to convert to text
             text = "<a very long number>"
-    return _cut(text, limit + 3)
+    return clip(text, limit + 3)
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,10 +4,15 @@ The body is parsed with markdown-it-py (CommonMark), so only real headings count
 line inside a fenced code block, a list or a quote is text. A heading of any level whose whole text
 is ``User`` or ``Assistant`` (any case, an optional trailing colon) starts a turn; the text before
 the first such heading, if any, is a user turn. A body without role headings is one user turn.
+
+Only block structure matters here, so markdown-it runs without its inline rules (emphasis, links,
+brackets: the part whose cost a crafted line can make grow much faster than the line), and not at
+all for a body with no line that could be a role heading.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from markdown_it import MarkdownIt
@@ -16,8 +21,12 @@ from .frontmatter import FormatError
 
 ROLES = {"user": "user", "assistant": "assistant"}
 
-# One parser for the process: building it compiles its rules; parsing does not mutate it.
-_MARKDOWN = MarkdownIt("commonmark")
+# One parser for the process: building it compiles its rules; parsing does not mutate it. The core
+# rule "inline" parses the text inside blocks; a heading's text is its inline token's ``content``.
+_MARKDOWN = MarkdownIt("commonmark").disable("inline")
+# Every line that may be (part of) a role heading: an ATX heading, or the text of a setext one.
+_CANDIDATE = re.compile(r"^[ \t>*+\-0-9.)]*(?:#{1,6}[ \t]+)?(?:user|assistant)[ \t]*:?[ \t#]*$",
+                        re.IGNORECASE | re.MULTILINE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,7 +44,7 @@ def split_turns(body: str, body_line: int) -> list[Section]:
     """
     lines = body.split("\n")
     headings: list[tuple[str, int, int]] = []  # (role, heading's first line, line after it), 0-based
-    tokens = _MARKDOWN.parse(body)
+    tokens = _MARKDOWN.parse(body) if _CANDIDATE.search(body) else []
     for index, token in enumerate(tokens):
         if token.type != "heading_open" or token.level != 0 or token.map is None:
             continue

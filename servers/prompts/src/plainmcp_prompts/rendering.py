@@ -13,7 +13,7 @@ import anyio
 from plainmcp import ErrorCode, MCPError
 
 from .completion import History
-from .frontmatter import FormatError
+from .frontmatter import FormatError, clip, quote
 from .library import Library
 from .model import Embed, PromptSpec
 from .template import render
@@ -34,7 +34,8 @@ def check_values(spec: PromptSpec, arguments: Mapping[str, Any] | None) -> dict[
     unknown = [name for name in given if spec.argument(name) is None]
     if unknown:
         takes = ", ".join(a.name for a in spec.arguments) or "no arguments"
-        raise _invalid(f"Prompt {spec.name!r} has no argument {', '.join(map(repr, unknown))}; it takes: {takes}",
+        raise _invalid(f"Prompt {spec.name!r} has no argument {clip(', '.join(map(quote, unknown)), 200)}; "
+                       f"it takes: {clip(takes, 200)}",
                        {"unknown": unknown})
     values: dict[str, str] = {}
     missing: list[str] = []
@@ -53,7 +54,7 @@ def check_values(spec: PromptSpec, arguments: Mapping[str, Any] | None) -> dict[
         elif argument.values and value not in argument.values:
             raise _invalid(
                 f"Argument {argument.name!r} of prompt {spec.name!r} must be one of: "
-                f"{', '.join(argument.values)} (got {value!r})",
+                f"{clip(', '.join(argument.values), 200)} (got {quote(value)})",
                 {"argument": argument.name, "allowed": list(argument.values)},
             )
         values[argument.name] = value

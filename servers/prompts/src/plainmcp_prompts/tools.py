@@ -11,6 +11,7 @@ from typing import Any
 from plainmcp import Context, MCPError, Server, ToolAnnotations, ToolError, ToolResult, content
 
 from .catalog import Catalog
+from .frontmatter import quote
 from .rendering import render_prompt
 
 _ARGUMENT_LISTING = {
@@ -113,7 +114,7 @@ def register(server: Server, catalog: Catalog) -> None:
         """Render a prompt of the library with its arguments: the messages, as text and as data."""
         spec = catalog.lookup(args["name"])
         if spec is None:
-            raise ToolError(f"No prompt named {args['name']!r}. Call list_prompts to see the names.")
+            raise ToolError(f"No prompt named {quote(args['name'])}. Call list_prompts to see the names.")
         try:
             result = await render_prompt(catalog.library, catalog.history, spec, args.get("arguments"))
         except MCPError as error:
