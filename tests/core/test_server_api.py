@@ -129,7 +129,7 @@ async def test_tool_argument_errors_are_is_error_results_naming_the_problem() ->
         result = await client.call_tool("echo", {"text": "", "extra": 1})
         assert result["isError"] is True
         text = result["content"][0]["text"]
-        assert text.startswith("Invalid arguments for tool 'echo':")
+        assert text.startswith('Invalid arguments for tool "echo":')
         assert '"extra" was unexpected' in text and "text:" in text
         missing = await client.call_tool("add", {"a": 1})
         assert missing["isError"] is True and '"b" is a required property' in missing["content"][0]["text"]

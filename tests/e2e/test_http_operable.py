@@ -397,7 +397,7 @@ def test_gateway_bad_arguments_are_32602_with_field_errors(srv, http, arguments,
     assert response.status_code == 200
     assert response.json() == {
         "jsonrpc": "2.0", "id": 7,
-        "error": {"code": -32602, "message": "Invalid arguments for tool 'add'", "data": {"errors": errors}},
+        "error": {"code": -32602, "message": 'Invalid arguments for tool "add"', "data": {"errors": errors}},
     }
 
 

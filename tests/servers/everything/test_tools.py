@@ -455,7 +455,7 @@ async def test_json_schema_2020_12_tool_enforces_its_schema(era, arguments):
     async with connect(era) as client:
         result = await call(client, "json_schema_2020_12_tool", arguments)
     assert result["isError"] is True
-    assert only_text(result).startswith("Invalid arguments for tool 'json_schema_2020_12_tool':")
+    assert only_text(result).startswith('Invalid arguments for tool "json_schema_2020_12_tool":')
 
 
 async def test_no_arguments_tools_reject_unknown_arguments(era):

@@ -12,6 +12,7 @@ place where exceptions become errors, the same metrics).
 
 from __future__ import annotations
 
+import json
 import logging
 from typing import Any
 
@@ -89,7 +90,7 @@ class Gateway:
             problems = tool.input_validator.field_errors(arguments)
             error = {
                 "code": int(ErrorCode.INVALID_PARAMS),
-                "message": f"Invalid arguments for tool {tool.name!r}",
+                "message": f"Invalid arguments for tool {json.dumps(tool.name)}",
                 "data": {"errors": problems},
             } if problems else None
         if error is not None:

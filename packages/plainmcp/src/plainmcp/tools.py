@@ -113,7 +113,7 @@ def error_result(message: str) -> dict[str, Any]:
 
 def invalid_arguments_result(tool: Tool, problems: list[str]) -> dict[str, Any]:
     lines = "\n".join(f"- {problem}" for problem in problems)
-    return error_result(f"Invalid arguments for tool {tool.name!r}:\n{lines}")
+    return error_result(f"Invalid arguments for tool {json.dumps(tool.name)}:\n{lines}")
 
 
 def to_call_result(tool: Tool, value: Any) -> tuple[dict[str, Any], Any]:
