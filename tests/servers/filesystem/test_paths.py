@@ -220,3 +220,32 @@ def test_policy_with_root_slash_contains_everything(tmp_path: Path) -> None:
     policy = AccessPolicy(["/"])
     assert policy.contains("/etc")
     assert policy.resolve(str(tmp_path)).real == os.path.realpath(tmp_path)
+
+
+def test_policy_follows_relative_links_inside_component_wise(policy: AccessPolicy, tree: Tree) -> None:
+    os.symlink("../hello.txt", tree.root / "sub" / "up")
+    os.symlink("deep", tree.root / "sub" / "alias")
+    assert policy.resolve(str(tree.root / "sub" / "up")).parts == ("hello.txt",)
+    assert policy.resolve("sub/alias/code.py").parts == ("sub", "deep", "code.py")
+    os.symlink("../../outside/secret.txt", tree.root / "sub" / "escape")
+    assert_denied_quietly(policy, tree, "sub/escape")
+
+
+def test_policy_follows_a_link_from_one_allowed_directory_into_another(tree: Tree) -> None:
+    policy = AccessPolicy([str(tree.root), str(tree.outside / "dir")])
+    os.symlink(tree.outside / "dir", tree.root / "other")
+    place = policy.resolve("other/secret.txt")
+    assert place.real == os.path.realpath(tree.outside / "dir" / "secret.txt")
+    assert_denied_quietly(AccessPolicy([str(tree.root)]), tree, "other/secret.txt")
+
+
+def test_policy_refuses_a_link_that_changes_into_a_directory_during_the_walk(policy: AccessPolicy, tree: Tree) -> None:
+    # The walk opens each directory with O_NOFOLLOW relative to its parent's descriptor: a
+    # directory that is a link by the time it is opened is refused, never followed.
+    place = policy.resolve("sub/deep/code.py")
+    os.rename(tree.root / "sub", tree.root / "sub_moved")
+    os.symlink(tree.outside, tree.root / "sub")
+    os.mkdir(tree.outside / "deep")
+    (tree.outside / "deep" / "code.py").write_text("outside")
+    with pytest.raises(PathChanged):
+        open_file(place)

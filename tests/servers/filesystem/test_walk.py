@@ -99,6 +99,24 @@ def test_walk_entries_never_carry_outside_content(tree: Tree) -> None:
     ("[ab].txt", "c.txt", False),
     ("[!ab].txt", "c.txt", True),
     ("*", ".env", True),
+    ("build/**", "build", False),
+    ("**/x.py", "x.py", True),
+    ("**/x.py", "a/b/x.py", True),
+    ("a/**/b/**/c", "a/b/c", True),
+    ("a/**/b/**/c", "a/x/b/y/z/c", True),
+    ("a/**/b/**/c", "a/x/y/c", False),
+    ("a*b*c", "aXbYc", True),
+    ("a*b*c", "abcb", False),
+    ("*ab*ab", "xabab", True),
+    ("*aab", "aaab", True),
+    ("[]]x", "]x", True),
+    ("[!]]x", "]x", False),
+    ("[a-c]", "b", True),
+    ("[a-c]", "-", False),
+    ("[-a]", "-", True),
+    ("[", "[", True),
+    ("a?c", "a/c", False),
+    ("(x).+", "(x).+", True),
 ])
 def test_glob_matches_names_and_paths(pattern: str, relative: str, expected: bool) -> None:
     assert compile_glob(pattern).matches(relative, relative.rsplit("/", 1)[-1]) is expected
@@ -107,3 +125,19 @@ def test_glob_matches_names_and_paths(pattern: str, relative: str, expected: boo
 def test_glob_refuses_an_empty_pattern() -> None:
     with pytest.raises(ValueError):
         compile_glob(" ")
+
+
+def test_glob_crafted_patterns_match_in_linear_time() -> None:
+    # With one regex per pattern, each of these takes longer than the test suite.
+    name = "a" * 250
+    assert compile_glob("*a" * 120 + "b").matches(name, name) is False
+    assert compile_glob("*a" * 120).matches(name, name) is True
+    parts = "/".join(["a"] * 60)
+    assert compile_glob("**/a/**/a/**/a/**/a/**/b").matches(parts, "a") is False
+
+
+def test_glob_refuses_patterns_over_the_caps() -> None:
+    with pytest.raises(ValueError, match="at most 1000 characters"):
+        compile_glob("*" * 1001)
+    with pytest.raises(ValueError, match="segments"):
+        compile_glob("/".join(["a"] * 65))

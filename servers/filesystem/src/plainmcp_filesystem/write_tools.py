@@ -3,8 +3,10 @@
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING, Any
 
+import anyio
 from plainmcp import ToolError, ToolResult
 
 from .access import Access
@@ -137,7 +139,10 @@ def register(server: Server, config: Config, access: Access, changed: Callable[[
         policy = await access.policy_for(ctx)
         source = policy.resolve(args["source"])
         destination = policy.resolve_entry(args["destination"], must_exist=False)
-        counts = copy(source, destination, max_entries=config.max_entries_limit)
+        # A tree of many thousand entries takes a while: a worker thread keeps the event loop
+        # serving, and a cancelled call stops between entries.
+        counts = await anyio.to_thread.run_sync(functools.partial(
+            copy, source, destination, max_entries=config.max_entries_limit, check=anyio.from_thread.check_cancelled))
         await changed([destination.real], True)
         data = {"source": policy.display(source), "destination": policy.display(destination), **counts}
         skipped = f", skipped {counts['skipped']} links or special files" if counts["skipped"] else ""
@@ -162,7 +167,7 @@ def register(server: Server, config: Config, access: Access, changed: Callable[[
         recursive: true. An allowed directory itself cannot be deleted."""
         policy = await access.policy_for(ctx)
         place = policy.resolve_entry(args["path"])
-        kind = delete(place, recursive=bool(args.get("recursive")))
+        kind = await anyio.to_thread.run_sync(functools.partial(delete, place, recursive=bool(args.get("recursive"))))
         await changed([place.real], True)
         shown = policy.display(place)
         return result(f"Deleted {kind} {shown}", {"path": shown, "deleted": kind})

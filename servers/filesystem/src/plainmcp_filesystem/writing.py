@@ -21,7 +21,7 @@ import os
 import secrets
 import shutil
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import BinaryIO
 
 from .anchored import DIR_FLAGS, PathNotFound, Place, directory, lstat, open_directory, open_file, refusal
@@ -263,11 +263,16 @@ def move(source: Place, destination: Place) -> None:
             raise
 
 
-def copy(source: Place, destination: Place, *, max_entries: int) -> dict[str, int]:
+def _nothing() -> None:
+    return None
+
+
+def copy(source: Place, destination: Place, *, max_entries: int, check: Callable[[], None] = _nothing) -> dict[str, int]:
     """Copy a file, or a directory recursively, to a new name; never replaces what is there.
 
     Regular files and directories are copied; links and special files inside a directory are
-    skipped (and counted). Returns ``{"files", "directories", "bytes", "skipped"}``.
+    skipped (and counted). ``check`` is called before each entry (it may raise to stop the copy,
+    which then leaves what it copied so far). Returns ``{"files", "directories", "bytes", "skipped"}``.
 
     Raises:
         WriteFailed: the destination exists, or the tree has more than ``max_entries`` entries.
@@ -299,6 +304,7 @@ def copy(source: Place, destination: Place, *, max_entries: int) -> dict[str, in
         targets = [os.open(name, DIR_FLAGS, dir_fd=parent_fd)]
         try:
             for entry in walk(source_fd, max_depth=10_000):
+                check()
                 while len(targets) > entry.depth:
                     os.close(targets.pop())
                 _copy_entry(entry, targets, counts)
