@@ -23,7 +23,8 @@ def parser() -> ServerArgumentParser:
 
 @pytest.fixture(autouse=True)
 def clean_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in (ENV, "PLAINMCP_DEMO_NO_WATCH", "PLAINMCP_DEMO_PORT"):
+    for name in (ENV, "PLAINMCP_DEMO_NO_WATCH", "PLAINMCP_DEMO_PORT", "PLAINMCP_DEMO_TRANSPORT", "PLAINMCP_DEMO_LOG_DEPENDENCIES",
+                 "PLAINMCP_DEMO_LOG_LEVEL"):
         monkeypatch.delenv(name, raising=False)
 
 
@@ -97,15 +98,27 @@ def test_port_number_refuses_anything_else_in_words(text: str, message: str) -> 
         port_number(text)
 
 
-def test_a_bad_port_from_the_environment_is_the_same_one_line_error(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+@pytest.mark.parametrize(
+    ("variable", "value", "problem"),
+    [
+        ("PLAINMCP_DEMO_PORT", "70000", "PLAINMCP_DEMO_PORT: 70000 is not a port number (0 to 65535)"),
+        ("PLAINMCP_DEMO_TRANSPORT", "carrier-pigeon", "PLAINMCP_DEMO_TRANSPORT: 'carrier-pigeon' is not one of stdio, http, sse"),
+        ("PLAINMCP_DEMO_MAX_SESSIONS", "many", "PLAINMCP_DEMO_MAX_SESSIONS: invalid value 'many'"),
+    ],
+)
+def test_a_bad_value_in_the_environment_is_a_one_line_error_naming_the_variable(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], variable: str, value: str, problem: str
 ) -> None:
-    monkeypatch.setenv("PLAINMCP_DEMO_PORT", "70000")
+    monkeypatch.setenv(variable, value)
     with pytest.raises(SystemExit) as exit_:
         parser().parse_args([])
     assert exit_.value.code == 2
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "argument --port: 70000 is not a port number" in err
+    assert capsys.readouterr().err == f"plainmcp-demo: error: {problem} (see plainmcp-demo --help)\n"
+
+
+def test_a_flag_replaces_a_bad_value_in_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PLAINMCP_DEMO_TRANSPORT", "carrier-pigeon")
+    assert parser().parse_args(["--transport", "http"]).transport == "http"
 
 
 def test_version_prints_the_distribution_and_its_version(capsys: pytest.CaptureFixture[str]) -> None:
@@ -128,3 +141,9 @@ def test_log_dependencies_is_a_switch_of_every_server(monkeypatch: pytest.Monkey
     assert parser().parse_args(["--log-dependencies", "A"]).log_dependencies is True
     monkeypatch.setenv("PLAINMCP_DEMO_LOG_DEPENDENCIES", "1")
     assert parser().parse_args([]).log_dependencies is True
+
+
+def test_closed_set_words_match_in_any_case(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PLAINMCP_DEMO_LOG_LEVEL", "DEBUG")
+    args = parser().parse_args(["--transport", "HTTP", "--log-format", "Json"])
+    assert (args.log_level, args.transport, args.log_format) == ("debug", "http", "json")

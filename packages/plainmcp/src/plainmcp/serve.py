@@ -48,8 +48,8 @@ def switch_value(text: str) -> bool:
 
 
 class _BadEnvironment:
-    """The default of a switch whose environment variable holds no on/off value: reported as a
-    usage error once parsing shows the command line did not override it."""
+    """The default of an option whose environment variable holds a value it cannot take: reported
+    as a usage error once parsing shows the command line did not override it."""
 
     def __init__(self, problem: str) -> None:
         self.problem = problem
@@ -100,7 +100,7 @@ class ServerArgumentParser(argparse.ArgumentParser):
         parsed, extras = super().parse_known_args(rest, namespace)
         for dest, value in given.items():
             setattr(parsed, dest, value)
-        for action in set(switches.values()):
+        for action in self._actions:  # a variable's bad value matters only when no flag replaced it
             value = getattr(parsed, action.dest, None)
             if isinstance(value, _BadEnvironment):
                 self.error(value.problem)
@@ -166,16 +166,30 @@ class EnvList(argparse.Action):
 
 
 class _EnvDefault(argparse.Action):
-    """An option whose default comes from an environment variable, when set."""
+    """An option whose default comes from an environment variable, when set: converted and checked
+    like the flag's value (argparse checks neither ``choices`` nor, by name, a default's variable)."""
 
     def __init__(self, option_strings: list[str], dest: str, env: str, default: Any = None, **kwargs: Any) -> None:
         if env in os.environ:
-            default = os.environ[env]
+            default = _from_environment(env, os.environ[env], kwargs.get("type"), kwargs.get("choices"))
         kwargs["help"] = f"{kwargs.get('help', '')} [env: {env}]".strip()
         super().__init__(option_strings, dest, default=default, **kwargs)
 
     def __call__(self, parser: Any, namespace: Any, values: Any, option_string: str | None = None) -> None:
         setattr(namespace, self.dest, values)
+
+
+def _from_environment(env: str, text: str, convert: Any, choices: Any) -> Any:
+    """The value of variable ``env``, or a :class:`_BadEnvironment` saying what is wrong with it."""
+    try:
+        value = convert(text) if convert is not None else text
+    except argparse.ArgumentTypeError as problem:
+        return _BadEnvironment(f"{env}: {problem}")
+    except (TypeError, ValueError):
+        return _BadEnvironment(f"{env}: invalid value {text!r}")
+    if choices is not None and value not in choices:
+        return _BadEnvironment(f"{env}: {text!r} is not one of {', '.join(map(str, choices))}")
+    return value
 
 
 def env_option(parser: argparse.ArgumentParser, flag: str, env: str, **kwargs: Any) -> None:
@@ -196,7 +210,8 @@ def server_arguments(
     distribution's version)."""
     parser = ServerArgumentParser(prog=prog, description=description)
     parser.add_argument("--version", action=_Version, version=version)
-    env_option(parser, "--transport", f"{env_prefix}_TRANSPORT", choices=TRANSPORTS, default="stdio",
+    # Words of a closed set are matched in any case (PLAINMCP_X_LOG_LEVEL=DEBUG works).
+    env_option(parser, "--transport", f"{env_prefix}_TRANSPORT", choices=TRANSPORTS, default="stdio", type=str.lower,
                help="stdio (the client starts this process), http (Streamable HTTP at /mcp, and the old "
                "SSE endpoints) or sse (only the 2024-11-05 HTTP+SSE endpoints)")
     env_option(parser, "--host", f"{env_prefix}_HOST", default="127.0.0.1",
@@ -208,9 +223,9 @@ def server_arguments(
     env_option(parser, "--allowed-origin", f"{env_prefix}_ALLOWED_ORIGINS", default="",
                help="comma-separated browser Origins to accept besides loopback")
     add_http_options(parser, env_prefix)
-    env_option(parser, "--log-level", f"{env_prefix}_LOG_LEVEL", choices=LEVELS, default="info",
+    env_option(parser, "--log-level", f"{env_prefix}_LOG_LEVEL", choices=LEVELS, default="info", type=str.lower,
                help="lowest level written to stderr")
-    env_option(parser, "--log-format", f"{env_prefix}_LOG_FORMAT", choices=("text", "json"), default="text",
+    env_option(parser, "--log-format", f"{env_prefix}_LOG_FORMAT", choices=("text", "json"), default="text", type=str.lower,
                help="stderr log lines as text or JSON")
     env_switch(parser, "--log-dependencies", f"{env_prefix}_LOG_DEPENDENCIES",
                help="also log the info and debug lines of dependencies (uvicorn, httpx, watchfiles, markdown-it...) "
