@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import socket
 import subprocess
@@ -13,7 +14,7 @@ import pytest
 from plainmcp import connect_stdio
 
 from .readme import ROOT, blocks
-from .user_env import UserEnv
+from .user_env import UserEnv, stdio_handshake
 
 
 @pytest.mark.anyio
@@ -32,7 +33,7 @@ async def test_prompt_file_examples_are_served(user: UserEnv, tmp_path: Path) ->
             assert prompts["review"]["title"] == "Code review"
             assert [argument["name"] for argument in prompts["review"]["arguments"]] == ["code", "focus", "language"]
             review = await client.get_prompt("review", {"code": "x = 1", "language": "python"})
-            assert review["messages"][0]["content"]["text"] == "Review this python code, focusing on everything:\n\nx = 1\n"
+            assert review["messages"][0]["content"]["text"] == "Review this python code, focusing on everything:\n\nx = 1"
             turns = await client.get_prompt("schema-question", {"schema": "t(a)", "question": "how many?"})
             assert [message["role"] for message in turns["messages"]] == ["user", "assistant", "user"]
             assert turns["messages"][2]["content"]["text"].strip() == "how many?"
@@ -76,3 +77,17 @@ def _wait_for_port(port: int) -> None:
         except OSError:
             time.sleep(0.05)
     raise AssertionError(f"nothing listens on {port}")
+
+
+def test_tap_in_a_client_config_records_the_exchange(user: UserEnv) -> None:
+    """The core README's Claude Desktop entry with `plainmcp tap` in front of the server: the test puts this user's
+    absolute paths where the README shows /home/me's, starts it as Claude Desktop would, and reads the log."""
+    block = next(block for block in blocks(ROOT / "packages/plainmcp/README.md") if '"tap", "--log"' in block.text)
+    text = (block.text.replace('"/tmp/', f'"{user.home}/tmp/').replace("/home/me/.local/bin/", f"{user.bin_dir}/")
+            .replace("/home/me/", f"{user.home}/"))
+    entry = json.loads(text)["mcpServers"]["sqlite"]
+    answered = stdio_handshake([entry["command"], *entry["args"]], env=user.env, cwd=Path("/"))
+    assert answered["initialize"]["serverInfo"]["name"] == "plainmcp-sqlite"
+    log = [json.loads(line) for line in (user.home / "tmp" / "sqlite-tap.jsonl").read_text().splitlines()]
+    methods = [record["message"].get("method") for record in log if record.get("direction") == "client->server"]
+    assert methods[:3] == ["initialize", "notifications/initialized", "tools/list"]
