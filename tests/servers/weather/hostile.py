@@ -9,7 +9,9 @@ given to the weather server makes every API behind it hostile that way:
 - ``bomb``: a 200, ``Content-Encoding: gzip``, chunked, an endless gzip stream of zeros (a few kB
   on the wire per decoded MB);
 - ``objects``: valid JSON just under the server's 4 MiB cap, as many objects as fit (``[{},{},...]``:
-  the most Python objects per byte, the worst a body within the cap can cost once parsed);
+  about 25 bytes of Python per byte once parsed);
+- ``heavy``: the costliest JSON the server still parses: one-key objects (184 bytes each in Python),
+  as many as its limit on values (``BYTES_PER_VALUE``) allows;
 - ``gzip``: a valid small JSON body, gzip-compressed;
 - ``cutgzip``: that gzip body without its last 8 bytes (the trailer), as if cut short;
 - ``brotli``: a body labelled ``Content-Encoding: br``;
@@ -29,6 +31,8 @@ import socketserver
 import threading
 import zlib
 from typing import Any
+
+from plainmcp_weather.body import BYTES_PER_VALUE
 
 HOST = "127.0.0.1"
 VALID = {"latitude": 1.0, "longitude": 2.0, "generationtime_ms": 0.1, "note": "gzip ok"}
@@ -97,6 +101,12 @@ class _Handler(socketserver.StreamRequestHandler):
         data = b"[" + b"{}," * ((4 * 1024 * 1024 - 3) // 3) + b"{}]"
         self._head("200 OK", {"Content-Type": "application/json", "Content-Length": str(len(data))})
         self._body("objects", data)
+
+    def _heavy(self, target: str) -> None:
+        count = (4 * 1024 * 1024 // BYTES_PER_VALUE) // 3 - 10  # each has three delimiters: { : ,
+        data = b"[" + b'{"ab":0},' * count + b'{"ab":0}]'
+        self._head("200 OK", {"Content-Type": "application/json", "Content-Length": str(len(data))})
+        self._body("heavy", data)
 
     def _gzip(self, target: str) -> None:
         data = gzip.compress(json.dumps(VALID).encode())

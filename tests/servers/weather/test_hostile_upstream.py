@@ -105,11 +105,17 @@ async def test_dripped_body_ends_at_the_timeout_not_per_read(hostile):
     assert peak - before < GROWTH
 
 
-async def test_twenty_worst_valid_bodies_at_once_stay_under_the_ceiling(hostile):
-    # Within the cap a body is parsed: [{},{},...] is the most objects per byte (about 24 bytes of
-    # Python per byte of JSON, ~100 MiB for one). Bodies are parsed one at a time and each is dropped
-    # once read, so twenty at once (the client's connection limit) must not add up.
-    base = f"{hostile.url}/objects"
+async def test_dense_body_is_refused_before_it_is_parsed(hostile):
+    # [{},{},...] within the cap would be ~100 MiB of Python objects and a tenth of a second of parsing.
+    result, before, peak = await attack(hostile, "objects")
+    assert result["isError"] is True and text_of(result) == TOO_LARGE
+    assert peak - before < GROWTH
+
+
+async def test_twenty_costliest_accepted_bodies_at_once_stay_under_the_ceiling_and_ping_answers(hostile):
+    # The costliest body still parsed, twenty at once (the client's connection limit). Large bodies
+    # are parsed in a worker thread one at a time: memory does not add up, and the loop keeps serving.
+    base = f"{hostile.url}/heavy"
     command = [*SERVER_MODULE, "--forecast-url", base, "--geocoding-url", base, "--nws-url", base,
                "--retries", "0", "--log-level", "error"]
     results: list[dict] = []
@@ -118,11 +124,19 @@ async def test_twenty_worst_valid_bodies_at_once_stay_under_the_ceiling(hostile)
         async def call(latitude: int) -> None:
             results.append(await client.call_tool("get_forecast", {"latitude": latitude, "longitude": 2}))
 
+        async def calls() -> None:
+            async with anyio.create_task_group() as calling:
+                for latitude in range(20):
+                    calling.start_soon(call, latitude)
+
         with anyio.fail_after(20):
             async with anyio.create_task_group() as task_group:
-                for latitude in range(20):
-                    task_group.start_soon(call, latitude)
+                task_group.start_soon(calls)
+                for _ in range(PINGS):
+                    with anyio.fail_after(1):
+                        await client.ping()
+                    await anyio.sleep(0.1)
         peak = memory(client.process.pid)["VmHWM"]
-    assert hostile.requests("objects") == 20
+    assert hostile.requests("heavy") == 20
     assert all(result["isError"] and "could not be read" in text_of(result) for result in results)  # not a forecast
     assert peak < CEILING

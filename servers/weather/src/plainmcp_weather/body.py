@@ -16,6 +16,12 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import httpx
 
+#: At most one JSON value per this many bytes of the cap (262,144 for 4 MiB). A parsed value costs
+#: Python 30 to 200 bytes (a one-key dict is 184) whatever its size in JSON, where ``{},`` is three
+#: bytes: a body of nothing but tiny values would grow some 25 times once parsed, and take a tenth of
+#: a second to parse. Real answers are far below: a 16-day hourly forecast has a few thousand values,
+#: an NWS alert a few hundred delimiters.
+BYTES_PER_VALUE = 16
 #: What we ask for (``Accept-Encoding``); anything else the upstream sends anyway is refused.
 ACCEPT_ENCODING = "gzip"
 _ZLIB_ENCODINGS = frozenset({"gzip", "x-gzip", "deflate"})
@@ -29,6 +35,10 @@ class BodyError(Exception):
 
 class TooLarge(BodyError):
     """The body (declared, received or decoded) is larger than the cap."""
+
+
+class TooDense(BodyError):
+    """More JSON values than the cap allows (see :data:`BYTES_PER_VALUE`)."""
 
 
 class BadEncoding(BodyError):
@@ -89,3 +99,17 @@ async def read_capped(response: httpx.Response, limit: int) -> bytearray:
     if decoder is not None and not decoder.eof:
         raise BadEncoding("compressed data cut short")
     return body
+
+
+def check_density(body: bytes | bytearray, limit: int) -> None:
+    """Refuse a body with more JSON values than ``limit // BYTES_PER_VALUE``, before it is parsed.
+
+    Values are counted by their delimiters (``,``, ``:``, ``{``, ``[``), a few milliseconds for
+    MiBs; delimiters inside strings count too, which only errs on the safe side.
+
+    Raises:
+        TooDense: see the class.
+    """
+    values = body.count(b",") + body.count(b":") + body.count(b"{") + body.count(b"[")
+    if values > limit // BYTES_PER_VALUE:
+        raise TooDense(f"{values} JSON values")

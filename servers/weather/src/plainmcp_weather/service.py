@@ -112,13 +112,15 @@ class WeatherService:
             for name in ("geocoding", "forecast", "nws")
         }
 
+        parse_limiter = anyio.CapacityLimiter(1)  # large bodies are parsed one at a time, server-wide
+
         def upstream(name: str, label: str, base_url: str, headers: dict[str, str] | None = None,
                      secrets: bool = False) -> Upstream:
             return Upstream(
                 label, _LazyClient(self), base_url=base_url, policy=policy, breaker=self.breakers[name],
                 timeout=config.timeout, max_bytes=config.max_response_bytes,
                 headers={"User-Agent": config.user_agent, **(headers or {})}, secrets=secrets,
-                sleep=deps.sleep, rand=deps.rand,
+                parse_limiter=parse_limiter, sleep=deps.sleep, rand=deps.rand,
             )
 
         self.upstreams = {

@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 
 import anyio
 
-from .body import ACCEPT_ENCODING, BadEncoding, TooLarge, read_capped
+from .body import ACCEPT_ENCODING, BadEncoding, TooDense, TooLarge, check_density, read_capped
 from .config import MAX_RESPONSE_BYTES
 from .redaction import WANTS_SECRETS, redact_url, without_secrets
 from .resilience import RETRYABLE_STATUSES, CircuitBreaker, RetryPolicy, parse_retry_after
@@ -29,6 +29,9 @@ logger = logging.getLogger(__name__)
 #: Redirects followed in one attempt, each on the same upstream (the NWS redirects long coordinates once).
 MAX_REDIRECTS = 3
 DEFAULT_PORTS = {"http": 80, "https": 443}
+#: A body up to this size is parsed on the event loop (well under a millisecond); a larger one in a
+#: worker thread, one at a time (see :meth:`Upstream._parse`).
+INLINE_JSON_BYTES = 64 * 1024
 
 
 class UpstreamError(Exception):
@@ -68,6 +71,8 @@ class Upstream:
         max_bytes: the largest body accepted, after decoding (see :mod:`.body`).
         secrets: whether requests ask the transport for the account's secret parameters (the
             Open-Meteo API key; see :mod:`.redaction`).
+        parse_limiter: the one-at-a-time limiter for parsing large bodies, shared by the upstreams
+            of a server (one of its own when None).
         sleep, rand: injectable for tests (``anyio.sleep``, ``random.random``).
 
     ``attempts`` and ``retries`` count requests sent and retries taken, for tests and logs.
@@ -85,6 +90,7 @@ class Upstream:
         max_bytes: int = MAX_RESPONSE_BYTES,
         headers: dict[str, str] | None = None,
         secrets: bool = False,
+        parse_limiter: anyio.CapacityLimiter | None = None,
         sleep: Callable[[float], Awaitable[Any]] = anyio.sleep,
         rand: Callable[[], float] = random.random,
     ) -> None:
@@ -97,6 +103,7 @@ class Upstream:
         self.max_bytes = max_bytes
         self.headers = {"Accept-Encoding": ACCEPT_ENCODING, **(headers or {})}
         self.extensions = {WANTS_SECRETS: True} if secrets else {}
+        self.parse_limiter = parse_limiter or anyio.CapacityLimiter(1)
         self._sleep = sleep
         self._rand = rand
         self.attempts = 0
@@ -144,7 +151,7 @@ class Upstream:
                 if status == 200:
                     assert body is not None
                     try:
-                        data = json.loads(body)
+                        data = await self._parse(body)
                     except (ValueError, RecursionError):
                         # Not retried: garbage from a 200 tends to repeat; it still counts against the upstream.
                         self.breaker.record_failure()
@@ -172,6 +179,18 @@ class Upstream:
             self.retries += 1
             await self._sleep(delay)
 
+    async def _parse(self, body: bytearray) -> Any:
+        """``json.loads(body)``, off the event loop when the body is large.
+
+        Parsing a few MiB of small JSON values takes a tenth of a second or more, during which a
+        loop thread would answer nothing, and twenty such bodies finishing together would run back
+        to back in one turn of the loop. In a worker thread, one at a time, the loop gets the GIL
+        back between two parses and keeps serving (``ping`` within a second).
+        """
+        if len(body) <= INLINE_JSON_BYTES:
+            return json.loads(body)
+        return await anyio.to_thread.run_sync(json.loads, body, limiter=self.parse_limiter)
+
     async def _attempt(self, url: str, params: dict[str, Any] | None) -> tuple[int, httpx.Headers, bytearray | None]:
         """One attempt, redirects included: the final status, its headers, and the body of a 200.
 
@@ -197,7 +216,8 @@ class Upstream:
                     return response.status_code, response.headers, None
                 try:
                     body = await read_capped(response, self.max_bytes)
-                except TooLarge as large:
+                    check_density(body, self.max_bytes)
+                except (TooLarge, TooDense) as large:
                     raise _Unacceptable("large", f"a body too large ({large})") from None
                 except BadEncoding as bad:
                     raise _Unacceptable("unreadable", str(bad)) from None
