@@ -53,3 +53,38 @@ def test_a_megabyte_client_name_makes_a_bounded_log_line(log_format: str) -> Non
     lines = initialize_as("n" * 1_000_000, log_format)
     (line,) = [line for line in lines if "initialized: client" in line]
     assert len(line) < 20_000 and "more characters)" in line
+
+
+def test_a_servers_own_package_logs_at_the_level_asked_and_a_dependency_only_warnings(tmp_path: Path) -> None:
+    package = tmp_path / "acme_weather"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "__main__.py").write_text(
+        "import logging\n"
+        "from plainmcp import Server\n"
+        "from plainmcp.serve import serve, server_arguments\n"
+        "logging.getLogger('acme_weather.tools').debug('our own debug line')\n"
+        "def main():\n"
+        "    args = server_arguments('acme-weather', env_prefix='ACME', version='1').parse_args()\n"
+        "    server = Server('acme-weather', '1')\n"
+        "    @server.tool(input_schema={'type': 'object'})\n"
+        "    async def hello(ctx, args):\n"
+        "        logging.getLogger('acme_weather.tools').debug('handler debug line')\n"
+        "        logging.getLogger('somedependency.internals').debug('dependency debug line')\n"
+        "        logging.getLogger('somedependency.internals').warning('dependency warning line')\n"
+        "        return 'hi'\n"
+        "    serve(server, args)\n"
+        "main()\n"
+    )
+    request = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "hello", "arguments": {}}}
+    modern = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
+    request["params"]["_meta"] = modern  # type: ignore[index]
+    for extra, dependency_debug in (([], False), (["--log-dependencies"], True)):
+        done = subprocess.run([sys.executable, "-m", "acme_weather", "--log-level", "debug", *extra],
+                              input=json.dumps(request) + "\n", capture_output=True, text=True, timeout=30,
+                              cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(tmp_path)})
+        assert done.returncode == 0, done.stderr
+        assert '"hi"' in done.stdout, done.stdout
+        assert "DEBUG acme_weather.tools: handler debug line" in done.stderr
+        assert "WARNING somedependency.internals: dependency warning line" in done.stderr
+        assert ("dependency debug line" in done.stderr) is dependency_debug

@@ -318,9 +318,11 @@ def setup_logging(args: argparse.Namespace, own: Iterable[str] = ()) -> None:
 def serve(server: Any, args: argparse.Namespace, *, own_loggers: Iterable[str] = ()) -> None:
     """Configure logging (stderr only) and serve ``server`` on the chosen transport until done.
 
-    A configuration problem (conflicting options, a port that cannot be bound) ends the process
-    with one line on stderr and exit code 1."""
-    setup_logging(args, own_loggers)
+    The loggers of the package that calls this (``acme`` for ``acme.__main__``), of ``plainmcp*``
+    and those named in ``own_loggers`` log at ``--log-level``; dependencies' only warnings and
+    errors unless ``--log-dependencies``. A configuration problem (conflicting options, a port
+    that cannot be bound) ends the process with one line on stderr and exit code 1."""
+    setup_logging(args, [*own_loggers, _package_of(sys._getframe(1).f_globals)])
     logger.info("%s %s serving on %s", server.name, server.version, args.transport)
     if args.transport == "stdio":
         server.run_stdio()
@@ -352,6 +354,14 @@ def serve(server: Any, args: argparse.Namespace, *, own_loggers: Iterable[str] =
         )
     except StartError as problem:  # the port is taken, the address is not ours, a TLS file is unusable
         raise SystemExit(f"{server.name}: {problem}") from None
+
+
+def _package_of(module_globals: dict[str, Any]) -> str:
+    """The top-level package of a module, by its globals (``acme`` for ``acme.__main__``, also when
+    it runs as ``python -m acme``, where its ``__name__`` is ``__main__``)."""
+    spec = module_globals.get("__spec__")
+    name = getattr(spec, "name", None) or module_globals.get("__name__") or ""
+    return str(name).partition(".")[0]
 
 
 def _split(value: str | None) -> list[str]:
