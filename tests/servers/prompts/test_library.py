@@ -7,10 +7,11 @@ import os
 
 import pytest
 from plainmcp_prompts import library as library_module
+from plainmcp_prompts import template as template_module
 from plainmcp_prompts.frontmatter import FormatError
-from plainmcp_prompts.library import MAX_WARNINGS, Library
+from plainmcp_prompts.library import MAX_WARNINGS, Library, digest
 from plainmcp_prompts.model import Embed
-from plainmcp_prompts.template import MAX_EMBED_BYTES
+from plainmcp_prompts.template import MAX_EMBED_BYTES, MAX_EMBEDS
 
 from .support import GREETING, write
 
@@ -179,7 +180,7 @@ def test_embed_is_read_relative_to_the_embedding_file(lib_dirs):
     spec = library.prompts["review"]
     embedded = library.read_embed(spec, Embed("../snippets/style.txt", 3))
     assert (embedded.uri, embedded.text, embedded.mime_type) == ("prompts://file/snippets/style.txt", "Be brief.", "text/plain")
-    assert library.embedded == {(str(first), "snippets/style.txt"): "Be brief."}
+    assert library.embedded == {(str(first), "snippets/style.txt"): digest("Be brief.")}
 
 
 @pytest.mark.parametrize(
@@ -319,3 +320,32 @@ def test_embed_through_a_folder_link_inside_the_library_is_followed(lib_dirs):
     embedded = library.read_embed(library.prompts["p"], Embed("snippets/style.txt", 1))
     # Named by where it really is: the same file has one URI however it is reached.
     assert (embedded.uri, embedded.text) == ("prompts://file/shared/snippets/style.txt", "Be brief.")
+
+
+def test_an_embedded_file_is_read_once_per_version_however_many_links_reach_it(lib_dirs, monkeypatch):
+    first, _ = lib_dirs
+    write(first, "big.txt", "shared text")
+    for index in range(20):
+        os.symlink("big.txt", first / f"link{index}.txt")
+    write(first, "p.md", "".join(f"{{{{> link{index}.txt}}}}\n" for index in range(20)))
+    reads: list[str] = []
+    real = template_module.read_embedded_text
+    monkeypatch.setattr(template_module, "read_embedded_text", lambda fd, path: reads.append(path) or real(fd, path))
+    library = Library([first])
+    library.scan()
+    assert list(library.prompts) == ["p"] and len(reads) == 1
+    library.scan()
+    assert len(reads) == 1  # unchanged: not read again
+    (first / "big.txt").write_text("changed text")
+    assert library.scan() is True and len(reads) == 2
+
+
+def test_more_embeds_than_the_limit_is_a_format_error(lib_dirs, caplog):
+    first, _ = lib_dirs
+    write(first, "s.txt", "s")
+    write(first, "p.md", "{{> s.txt}}\n" * (MAX_EMBEDS + 1))
+    library = Library([first])
+    with caplog.at_level(logging.WARNING):
+        library.scan()
+    assert library.prompts == {}
+    assert f"p.md:{MAX_EMBEDS + 1}: more than {MAX_EMBEDS} embedded files" in caplog.text

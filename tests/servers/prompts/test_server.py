@@ -7,6 +7,7 @@ from plainmcp import MCPError
 from plainmcp.testing import connect_in_memory
 from plainmcp_prompts.config import Config
 from plainmcp_prompts.server import build_server
+from plainmcp_prompts.template import MAX_RENDER_CHARS
 
 from .support import GREETING, MODERN, server_over, text_of, write
 
@@ -215,3 +216,25 @@ async def test_bundled_library_is_served_and_can_be_overridden(tmp_path):
         prompts = {p["name"]: p for p in await client.list_all_prompts()}
     assert {"code-review", "commit-message", "sql-from-question", "bug-triage"} <= prompts.keys()
     assert prompts["summarize"]["description"] == "Mine"
+
+
+@pytest.mark.anyio
+async def test_a_placeholder_repeated_thousands_of_times_is_refused_before_it_is_built(tmp_path):
+    # 20,000 placeholders and a 64 KiB value would be 1.3 GB of text: refused by its size first.
+    write(tmp_path, "amplify.md", "{{v}} " * 20_000)
+    async with connect_in_memory(server_over(tmp_path)) as client:
+        with pytest.raises(MCPError) as caught:
+            await client.get_prompt("amplify", {"v": "x" * 65_536})
+        assert caught.value.code == -32602
+        assert f"larger than {MAX_RENDER_CHARS} characters" in caught.value.message
+        short = await client.get_prompt("amplify", {"v": "ok"})
+    assert short["messages"][0]["content"]["text"].startswith("ok ok ")
+
+
+@pytest.mark.anyio
+async def test_quoted_values_in_argument_errors_are_bounded(library):
+    async with connect_in_memory(server_over(library)) as client:
+        with pytest.raises(MCPError) as caught:
+            await client.get_prompt("greet", {"who": "Ada", "tone": "r" * 60_000})
+    assert caught.value.code == -32602
+    assert len(caught.value.message) < 300

@@ -35,7 +35,7 @@ from typing import Any
 from . import template
 from .frontmatter import Document, FormatError, clip, parse, quote
 from .messages import split_turns
-from .model import ArgumentSpec, MessageTemplate, PromptSpec
+from .model import ArgumentSpec, Embed, MessageTemplate, PromptSpec
 
 FORMATS = ("plainmcp", "claude-code", "vscode")
 VSCODE_SUFFIX = ".prompt.md"
@@ -163,6 +163,10 @@ def _plainmcp_body(meta: dict[str, Any], doc: Document, warn: Warn) -> tuple[tup
         MessageTemplate(section.role, template.compile_native(section.text, section.line))
         for section in split_turns(doc.body, doc.body_line)
     )
+    embeds = [segment for message in messages for segment in message.segments if isinstance(segment, Embed)]
+    if len(embeds) > template.MAX_EMBEDS:
+        raise FormatError(f"more than {template.MAX_EMBEDS} embedded files ({{{{> ...}}}}) in one prompt",
+                          embeds[template.MAX_EMBEDS].line)
     used = template.slot_names(messages)
     if "arguments" not in meta:
         return messages, tuple(ArgumentSpec(name, required=True) for name in used)

@@ -19,6 +19,7 @@ Nothing here is async or knows about MCP: :meth:`Library.scan` is a plain functi
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import urllib.parse
@@ -27,7 +28,7 @@ from dataclasses import dataclass
 
 from . import beneath, template
 from .formats import load_file_text
-from .frontmatter import FormatError
+from .frontmatter import FormatError, quote
 from .model import Embed, PromptSpec
 
 logger = logging.getLogger(__name__)
@@ -76,11 +77,15 @@ class Library:
         self.max_depth = max_depth
         #: The prompts served, by name, in name order.
         self.prompts: dict[str, PromptSpec] = {}
-        #: The text of every file the served prompts embed, by (root, path below it).
+        #: A digest of every file the served prompts embed, by (root, path below it): what tells a
+        #: change, without holding the texts (up to 256 KiB each, and many files may be embedded).
         self.embedded: dict[tuple[str, str], str] = {}
         #: The problems of the last scan.
         self.problems: list[Problem] = []
         self._cache: dict[str, tuple[tuple[int, int, int], _Outcome]] = {}
+        #: Digests of embedded files by the version of the file read (device, inode, size, times):
+        #: a rescan reads only what changed, and a file reached through many links is read once.
+        self._embed_digests: dict[tuple[int, ...], str] = {}
         self._last_valid: dict[str, PromptSpec] = {}
 
     # ------------------------------------------------------------------------------------ scanning
@@ -92,12 +97,13 @@ class Library:
         merged: dict[str, PromptSpec] = {}
         seen: set[str] = set()
         embedded: dict[tuple[str, str], str] = {}
+        digests: dict[tuple[int, ...], str] = {}
         for root in self.dirs:
             in_root: dict[str, PromptSpec] = {}
             for relative in self._files(root, problems):
                 path = os.path.join(root, relative)
                 seen.add(path)
-                spec = self._load(root, relative, problems, embedded)
+                spec = self._load(root, relative, problems, embedded, digests)
                 if spec is None:
                     continue
                 first = in_root.get(spec.name)
@@ -118,6 +124,7 @@ class Library:
                 logger.warning("%s", problem)
         changed = prompts != self.prompts or embedded != self.embedded
         self.prompts, self.embedded, self.problems = prompts, embedded, problems
+        self._embed_digests = digests
         return changed
 
     def _files(self, root: str, problems: list[Problem]) -> list[str]:
@@ -144,7 +151,8 @@ class Library:
             found = found[: self.max_files]
         return found
 
-    def _load(self, root: str, relative: str, problems: list[Problem], embedded: dict[tuple[str, str], str]) -> PromptSpec | None:
+    def _load(self, root: str, relative: str, problems: list[Problem], embedded: dict[tuple[str, str], str],
+              digests: dict[tuple[int, ...], str]) -> PromptSpec | None:
         path = os.path.join(root, relative)
         try:
             fd: int | None = beneath.open_below(root, relative)[0]
@@ -177,7 +185,7 @@ class Library:
         if outcome.spec is not None:
             # Embedded files are checked at every scan, not cached with the file: one may appear,
             # change or go away while the embedding file stays the same.
-            error = self._read_embeds(outcome.spec, embedded)
+            error = self._read_embeds(outcome.spec, embedded, digests)
             if error is None:
                 self._last_valid[path] = outcome.spec
                 return outcome.spec
@@ -210,15 +218,24 @@ class Library:
                                               "(details with --log-level debug)"), ())
         return _Outcome(spec, None, tuple(warnings))
 
-    @staticmethod
-    def _read_embeds(spec: PromptSpec, embedded: dict[tuple[str, str], str]) -> FormatError | None:
-        """Read every file ``spec`` embeds into ``embedded``; the first failure, with its line."""
+    def _read_embeds(self, spec: PromptSpec, embedded: dict[tuple[str, str], str],
+                     digests: dict[tuple[int, ...], str]) -> FormatError | None:
+        """Check every file ``spec`` embeds, its digest into ``embedded`` (read only if that version
+        of the file was not read before); the first failure, with its line."""
         for embed in _embeds(spec):
             try:
-                relative, text = template.read_embedded(spec.root, _folder(spec), embed.path)
+                with template.open_embedded(spec.root, _folder(spec), embed.path) as (fd, relative):
+                    stat = os.fstat(fd)
+                    version = (stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
+                    known = digests.get(version) or self._embed_digests.get(version)
+                    if known is None:
+                        known = digest(template.read_embedded_text(fd, embed.path))
+                    digests[version] = known
             except FormatError as error:
                 return FormatError(error.message, embed.line)
-            embedded[(spec.root, relative)] = text
+            except OSError:  # fstat of an open descriptor: not expected, but never fatal to the scan
+                return FormatError(f"embedded file {quote(embed.path)} cannot be read", embed.line)
+            embedded[(spec.root, relative)] = known
         return None
 
     # ----------------------------------------------------------------------------------- rendering
@@ -229,6 +246,11 @@ class Library:
         relative, text = template.read_embedded(spec.root, _folder(spec), embed.path)
         uri = EMBED_URI_PREFIX + urllib.parse.quote(relative, safe="/")
         return template.EmbeddedFile(uri, text, template.mime_type(relative))
+
+
+def digest(text: str) -> str:
+    """What :attr:`Library.embedded` keeps of an embedded file's text."""
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
 def _reason(error: OSError) -> str:

@@ -16,7 +16,7 @@ from .completion import History
 from .frontmatter import FormatError, clip, quote
 from .library import Library
 from .model import Embed, PromptSpec
-from .template import render
+from .template import MAX_RENDER_CHARS, TooLarge, render
 
 #: Longest argument value accepted (characters).
 MAX_VALUE_CHARS = 64 * 1024
@@ -70,8 +70,9 @@ def check_values(spec: PromptSpec, arguments: Mapping[str, Any] | None) -> dict[
 async def render_prompt(
     library: Library, history: History, spec: PromptSpec, arguments: Mapping[str, Any] | None
 ) -> dict[str, Any]:
-    """The ``prompts/get`` result for ``spec``. Raises MCPError (-32602 for arguments, -32603 for an
-    embedded file that cannot be read now: the message names the file as written, never a host path)."""
+    """The ``prompts/get`` result for ``spec``. Raises MCPError (-32602 for arguments, and for a
+    result that would be larger than MAX_RENDER_CHARS; -32603 for an embedded file that cannot be
+    read now: the message names the file as written, never a host path)."""
     values = check_values(spec, arguments)
 
     def read(embed: Embed) -> Any:
@@ -81,10 +82,14 @@ async def render_prompt(
             raise MCPError(ErrorCode.INTERNAL_ERROR, f"Prompt {spec.name!r} cannot be rendered: {error.message}") from None
 
     has_embeds = any(isinstance(s, Embed) for message in spec.messages for s in message.segments)
-    if has_embeds:  # file reads leave the event loop
-        messages = await anyio.to_thread.run_sync(render, spec.messages, values, read)
-    else:
-        messages = render(spec.messages, values, read)
+    try:
+        if has_embeds:  # file reads leave the event loop
+            messages = await anyio.to_thread.run_sync(render, spec.messages, values, read)
+        else:
+            messages = render(spec.messages, values, read)
+    except TooLarge:
+        raise _invalid(f"Prompt {spec.name!r} rendered with these arguments would be larger than "
+                       f"{MAX_RENDER_CHARS} characters; shorten the arguments") from None
     history.remember(spec.name, {name: value for name, value in (arguments or {}).items() if value})
     return {"description": spec.description, "messages": messages}
 

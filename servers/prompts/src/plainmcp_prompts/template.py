@@ -18,7 +18,8 @@ from __future__ import annotations
 import mimetypes
 import os
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,6 +40,15 @@ _VSCODE = re.compile(r"\$\{input:(?P<name>[A-Za-z0-9_-]+)(?::(?P<hint>[^}\n]*))?
 MAX_EMBED_BYTES = 256 * 1024
 #: Highest ``$N`` of a Claude Code command (each is an argument of the prompt).
 MAX_POSITIONAL = 32
+#: Files one prompt may embed.
+MAX_EMBEDS = 32
+#: Largest rendered prompt, in characters (text, argument values and embedded files together):
+#: a template may repeat a placeholder thousands of times, so this is checked before text is built.
+MAX_RENDER_CHARS = 1024 * 1024
+
+
+class TooLarge(ValueError):
+    """The prompt, rendered, would be larger than MAX_RENDER_CHARS."""
 
 
 def _merge(segments: list[Segment]) -> tuple[Segment, ...]:
@@ -175,22 +185,38 @@ def render(
     messages: Sequence[MessageTemplate], values: Mapping[str, str], read_embed: EmbedReader
 ) -> list[dict[str, Any]]:
     """Prompt messages: each template's text with ``values`` substituted, split around embedded
-    files (a message holds one content block, so an embed becomes a message of its own, same role)."""
+    files (a message holds one content block, so an embed becomes a message of its own, same role).
+
+    Raises TooLarge, before building it, for a result of more than MAX_RENDER_CHARS characters.
+    """
     rendered: list[dict[str, Any]] = []
+    size = 0
+
+    def count(length: int) -> None:
+        nonlocal size
+        size += length
+        if size > MAX_RENDER_CHARS:
+            raise TooLarge(f"larger than {MAX_RENDER_CHARS} characters")
+
     for message in messages:
         pending: list[str] = []
         for segment in message.segments:
             if isinstance(segment, Text):
+                count(len(segment.text))
                 pending.append(segment.text)
             elif isinstance(segment, Slot):
                 if segment.joined:
-                    pending.append(" ".join(v for v in (values.get(n, "") for n in segment.joined) if v))
+                    parts = [v for v in (values.get(n, "") for n in segment.joined) if v]
+                    count(sum(map(len, parts)) + len(parts))
+                    pending.append(" ".join(parts))
                 else:
+                    count(len(values.get(segment.name, "")))
                     pending.append(values.get(segment.name, ""))
             else:
                 _flush(rendered, message.role, pending)
                 pending = []
                 embedded = read_embed(segment)
+                count(len(embedded.text))
                 contents = content.text_contents(embedded.uri, embedded.text, embedded.mime_type)
                 rendered.append(content.message(message.role, content.embedded_resource(contents)))
         _flush(rendered, message.role, pending)
@@ -217,10 +243,17 @@ def check_embed_path(path: str, line: int | None = None) -> None:
 
 def read_embedded(root: str, folder: str, path: str) -> tuple[str, str]:
     """(path below ``root``, text) of the file ``path`` written in a file of ``folder`` (a path below
-    ``root``), read at every call through directory descriptors from ``root`` (``beneath``): links
-    inside the library are followed, a link or ``..`` leading out is refused whenever it appears.
-    The file must not be hidden (on its resolved path) and must be a regular file of at most
-    MAX_EMBED_BYTES of UTF-8.
+    ``root``): :func:`open_embedded`, then :func:`read_embedded_text`. Raises FormatError."""
+    with open_embedded(root, folder, path) as (fd, relative):
+        return relative, read_embedded_text(fd, path)
+
+
+@contextmanager
+def open_embedded(root: str, folder: str, path: str) -> Iterator[tuple[int, str]]:
+    """(descriptor, path below ``root``) of the file ``path`` written in a file of ``folder``,
+    opened at every call through directory descriptors from ``root`` (``beneath``): links inside the
+    library are followed, a link or ``..`` leading out is refused whenever it appears. The file must
+    not be hidden (on its resolved path). The descriptor is closed on leaving.
 
     Raises FormatError with a message that names no host path.
     """
@@ -234,17 +267,24 @@ def read_embedded(root: str, folder: str, path: str) -> tuple[str, str]:
     try:
         if any(part.startswith(".") for part in relative.split("/")):
             raise FormatError(f"embedded file {quote(path)} is hidden; hidden files are never embedded")
+        yield fd, relative
+    finally:
+        os.close(fd)
+
+
+def read_embedded_text(fd: int, path: str) -> str:
+    """The text of the embedded file open as ``fd`` (``path`` as written, for messages): a regular
+    file of at most MAX_EMBED_BYTES of UTF-8. Raises FormatError."""
+    try:
         data = beneath.read_regular(fd, MAX_EMBED_BYTES + 1)
     except OSError:
         data = None
-    finally:
-        os.close(fd)
     if data is None:
         raise FormatError(f"embedded file {quote(path)} does not exist or is not a readable regular file")
     if len(data) > MAX_EMBED_BYTES:
         raise FormatError(f"embedded file {quote(path)} is larger than {MAX_EMBED_BYTES // 1024} KiB")
     try:
-        return relative, data.decode("utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError:
         raise FormatError(f"embedded file {quote(path)} is not UTF-8 text") from None
 
