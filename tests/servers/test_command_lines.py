@@ -224,6 +224,18 @@ def test_a_port_in_use_is_one_line_and_exit_1_and_never_says_listening(name: str
     assert "Traceback" not in done.stderr and "listening on" not in done.stderr
 
 
+@pytest.mark.parametrize("content", [None, "not a certificate"])
+def test_an_unusable_tls_file_is_one_line_and_exit_1(tmp_path: Path, content: str | None) -> None:
+    pem = tmp_path / "server.pem"
+    if content is not None:
+        pem.write_text(content)
+    done = subprocess.run([script("plainmcp-everything"), "--transport", "http", "--port", "0",
+                           "--certfile", str(pem), "--keyfile", str(pem)], capture_output=True, text=True, timeout=30)
+    assert done.returncode == 1
+    assert done.stderr.splitlines()[-1].startswith("plainmcp-everything: cannot use the TLS certificate or key: ")
+    assert "Traceback" not in done.stderr and "listening on" not in done.stderr
+
+
 def test_listening_is_logged_once_the_port_accepts_connections() -> None:
     process = subprocess.Popen([script("plainmcp-everything"), "--transport", "http", "--port", "0"],
                                stderr=subprocess.PIPE, text=True)
