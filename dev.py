@@ -8,6 +8,7 @@
     python3 dev.py bench-filesystem | bench-sqlite | bench-prompts  # a server against its peer
     python3 dev.py setup    # only (re)build .venv
     python3 dev.py dist     # release files: a wheel and an sdist of every package in dist/, twine-checked
+    python3 dev.py bundles  # dist, then a .mcpb desktop bundle of every server in dist/mcpb (needs npm)
 
 The environment is rebuilt only when a pyproject.toml changed since the last setup. `test` also installs the
 pinned Node tools the interop and bundle tests drive (Node 22, MCP Inspector, conformance suite, mcpb;
@@ -99,7 +100,7 @@ def tests_env() -> dict[str, str] | None:
 def main(argv: list[str]) -> int:
     command, rest = (argv[0], argv[1:]) if argv else ("test", [])
     bench_script = _bench_script(command)
-    if command not in {"setup", "test", "demo", "dist"} and bench_script is None:
+    if command not in {"setup", "test", "demo", "dist", "bundles"} and bench_script is None:
         print(__doc__, file=sys.stderr)
         return 2
     setup()
@@ -113,6 +114,9 @@ def main(argv: list[str]) -> int:
         return subprocess.run([str(BIN / "plainmcp"), "demo", *rest], cwd=ROOT).returncode
     if command == "dist":
         return subprocess.run([python, str(ROOT / "scripts" / "dist.py"), *rest], cwd=ROOT).returncode
+    if command == "bundles":
+        built = subprocess.run([python, str(ROOT / "scripts" / "dist.py")], cwd=ROOT).returncode
+        return built or subprocess.run([python, str(ROOT / "scripts" / "bundle.py"), *rest], cwd=ROOT).returncode
     if bench_script is not None:
         return subprocess.run([python, str(bench_script), *rest], cwd=ROOT).returncode
     return 0

@@ -14,24 +14,12 @@ import pytest
 import yaml
 from packaging.requirements import Requirement
 
-from .offline import ROOT, SERVERS, _load_script, initialize, offline_env, project_version, run, server_args, wheelhouse
+from .offline import ROOT, SERVERS, _load_script, initialize, project_version, run, server_args, wheelhouse
 
 dist = _load_script("dist")
+
 PACKAGES = ["plainmcp", *(f"plainmcp-{name}" for name in SERVERS)]
 DIRECTORIES = {"plainmcp": ROOT / "packages" / "plainmcp", **{f"plainmcp-{n}": ROOT / "servers" / n for n in SERVERS}}
-
-
-@pytest.fixture(scope="module")
-def release(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
-    """The release files of every package, and an offline user whose pip/uv find them (and the wheelhouse)."""
-    scratch = tmp_path_factory.mktemp("release")
-    env = offline_env(scratch, wheelhouse())
-    out = scratch / "dist"
-    dist.build(out, env=env)
-    # Both directories, as a user would pass two --find-links (pip splits on spaces, uv on commas too).
-    env["PIP_FIND_LINKS"] = f"{out} {env['PIP_FIND_LINKS']}"
-    env["UV_FIND_LINKS"] = f"{out},{env['UV_FIND_LINKS']}"
-    return out, env
 
 
 def _normal(name: str) -> str:
