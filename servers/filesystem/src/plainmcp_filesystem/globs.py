@@ -9,9 +9,10 @@ matches ``.env``).
 
 Why not one regular expression per pattern: ``*a*a*a*b`` translated to ``[^/]*a[^/]*a...`` makes
 Python's backtracking engine take time exponential in the number of stars on a crafted name. Here a
-segment is split at its stars into fixed-length pieces, and each piece is placed at its leftmost
-match, which is optimal for ``*`` and never revisited; ``**`` segments are placed the same way over
-path segments. Matching costs at most (name length x pattern length), and patterns are capped at
+segment with two stars or more is split at its stars into fixed-length pieces, and each piece is
+placed at its leftmost match, which is optimal for ``*`` and never revisited (a segment with one
+star at most is one regex: a single repeat cannot backtrack badly); ``**`` segments are placed the
+same way over path segments. Matching costs at most (name length x pattern length), and patterns are capped at
 :data:`MAX_PATTERN_CHARS` characters and :data:`MAX_SEGMENTS` segments.
 """
 
@@ -76,12 +77,14 @@ class Segment:
     def __init__(self, text: str) -> None:
         pieces = _pieces(text)
         compile_piece = lambda piece: re.compile("".join(piece), re.DOTALL)  # noqa: E731
-        if len(pieces) == 1:
-            self.exact: re.Pattern[str] | None = compile_piece(pieces[0])
+        if len(pieces) <= 2:
+            # No star, or one: a single regex with at most one unbounded repeat cannot backtrack
+            # more than (name length x pattern length), and one call is the fastest match.
+            self.exact: re.Pattern[str] | None = re.compile(".*".join("".join(piece) for piece in pieces), re.DOTALL)
             self.head = self.tail = None
             self.head_length = self.tail_length = 0
             self.middle: list[re.Pattern[str]] = []
-            self.min_length = len(pieces[0])
+            self.min_length = sum(map(len, pieces))
             return
         self.exact = None
         first, *middle, last = pieces
@@ -176,6 +179,8 @@ def compile_glob(pattern: str) -> Glob:
                 groups.append([])
             continue
         groups[-1].append(Segment(text))
+    if len(groups) == 2 and not groups[0] and len(groups[1]) == 1:
+        return Glob(pattern, True, (groups[1],), False)  # "**/NAME" is NAME at any depth
     return Glob(pattern, False, tuple(groups), texts[-1] == "**")
 
 
