@@ -135,3 +135,19 @@ async def test_the_cap_is_configurable_and_applies_to_bodies_built_in_process_to
     assert small.attempts == 1  # not retried
     with pytest.raises(ValueError, match="max_response_bytes"):
         config(max_response_bytes=100)
+
+
+async def test_a_body_denser_in_values_than_the_cap_allows_is_refused_unparsed():
+    dense = b"[" + b"{}," * 200 + b"{}]"  # 603 bytes, 402 delimiters: over 4096 // 16 = 256
+    sparse = b"[" + b'"a value of some length",' * 100 + b'"end"]'  # 101 values in 2.5 kB
+    bodies = iter([dense, sparse])
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, content=next(bodies))
+
+    client = httpx.AsyncClient(transport=httpx.MockTransport(handler))
+    small = Upstream("Open-Meteo forecast", client, base_url="http://upstream.test", max_bytes=4096,
+                     policy=RetryPolicy(retries=0), breaker=CircuitBreaker("forecast", clock=Clock()))
+    with pytest.raises(Unavailable, match="larger than this server accepts"):
+        await small.get_json("http://upstream.test/v1/forecast")
+    assert len(await small.get_json("http://upstream.test/v1/forecast")) == 101
