@@ -20,7 +20,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from .engine import Database, DatabaseError, DeadlineExceeded
+from .engine import MAX_VALUE_BYTES, Database, DatabaseError, DeadlineExceeded
 from .probe import VERSIONS as _VERSIONS
 from .probe import VersionProbe
 
@@ -30,6 +30,8 @@ MAX_TABLES = 1000
 COUNT_TIMEOUT = 0.1
 #: Time all the row counts of one listing may take together.
 COUNT_BUDGET = 0.5
+#: Bytes of sample rows read at most (the first row is always read); their cells are shown cut.
+SAMPLE_BYTES = 1 << 20
 
 _NAMES = (
     "SELECT name, type, sql FROM sqlite_schema WHERE type IN ('table', 'view') "
@@ -230,8 +232,10 @@ class Catalog:
         return {**description, "rows": rows, "sql": sql}
 
     async def sample(self, name: str, limit: int) -> tuple[list[str], list[tuple[Any, ...]]]:
-        """The first ``limit`` rows of a table or view named by the catalogue."""
-        outcome = await self.db.run(f"SELECT * FROM {quote_identifier(name)} LIMIT ?", (limit,), max_rows=limit)
+        """The first ``limit`` rows of a table or view named by the catalogue, fewer when they pass
+        :data:`SAMPLE_BYTES` (their cells are shown cut anyway); values of any size may be read."""
+        outcome = await self.db.run(f"SELECT * FROM {quote_identifier(name)} LIMIT ?", (limit,), max_rows=limit,
+                                    max_bytes=SAMPLE_BYTES, max_value_bytes=MAX_VALUE_BYTES)
         return outcome.columns, outcome.rows
 
     async def schema_sql(self) -> str:

@@ -389,12 +389,14 @@ class Database:
         *,
         max_rows: int,
         max_bytes: int = 1 << 62,
+        max_value_bytes: int | None = None,
         timeout: float | None = None,
     ) -> Outcome:
         """Run one statement and fetch at most ``max_rows`` rows (fewer when they pass ``max_bytes``).
 
-        No value longer than ``max_bytes`` (at most :data:`MAX_VALUE_BYTES`) may be built while it
-        runs. In write mode the statement runs in its own transaction, committed when it succeeds.
+        No value longer than ``max_value_bytes`` (default ``max_bytes``; at most
+        :data:`MAX_VALUE_BYTES`) may be built while it runs. In write mode the statement runs in its
+        own transaction, committed when it succeeds.
 
         Raises:
             Refused: the mode does not allow what the statement does.
@@ -406,7 +408,7 @@ class Database:
             connection, guard = self._connection, self._guard
             limit = self.timeout if timeout is None else timeout
             generation = guard.arm(limit)
-            guard.value_limit = min(MAX_VALUE_BYTES, max_bytes)
+            guard.value_limit = min(MAX_VALUE_BYTES, max_bytes if max_value_bytes is None else max_value_bytes)
             timer = asyncio.get_running_loop().call_later(limit, guard.interrupt, generation)
             ended = failed = False
             try:
@@ -555,7 +557,9 @@ def _fetch(cursor: sqlite3.Cursor, max_rows: int, max_bytes: int, *, partial: bo
     Rows are converted one at a time and measured before they are kept; fetching stops at the
     first row that passes the budget (the first row is always kept, so a result is never empty
     only because one row is large). Python so holds the kept rows and at most one more, and a row
-    is itself bounded: its values were all in SQLite's capped heap when Python converted them.
+    is itself bounded: its values were all in SQLite's capped heap when Python converted them. Once
+    the rows or the budget are full, the next row only tells whether more exist: its text stays
+    bytes (Python may need four bytes a character for it).
 
     With ``partial`` (reads), a later row that SQLite cannot build within its limits (a value past
     the statement's value limit, the heap limit) ends the result there, as the byte budget would:
@@ -568,19 +572,20 @@ def _fetch(cursor: sqlite3.Cursor, max_rows: int, max_bytes: int, *, partial: bo
         size = 0
         sized = _SIZED
         while True:
+            full = "rows" if len(rows) == max_rows else "bytes" if size > max_bytes else None
             try:
-                row = fetch()
+                row = _next_undecoded(cursor) if full else fetch()
             except (sqlite3.DataError, MemoryError):
                 # fetchone steps to the next row after converting this one: a failure here is
                 # SQLite refusing to build a later row. Rows already kept are a true prefix.
                 if not rows or not partial:
                     raise
-                capped_by = "bytes"
+                capped_by = full or "bytes"
                 break
             if row is None:
                 break
-            if len(rows) == max_rows:
-                capped_by = "rows"
+            if full:
+                capped_by = full
                 break
             for value in row:
                 size += len(value) if type(value) in sized else 8
@@ -588,9 +593,20 @@ def _fetch(cursor: sqlite3.Cursor, max_rows: int, max_bytes: int, *, partial: bo
                 capped_by = "bytes"
                 break
             keep(row)
-        del row  # the row past the budget, if any: not held while the result is built
+        row = None  # the row past the budget, if any: not held while the result is built
     changes = cursor.rowcount if cursor.rowcount > 0 else 0
     return Outcome(columns, rows, capped_by is not None, capped_by, changes, cursor.lastrowid)
+
+
+def _next_undecoded(cursor: sqlite3.Cursor) -> tuple[Any, ...] | None:
+    """The next row with its text as bytes, as SQLite holds it."""
+    connection = cursor.connection
+    factory = connection.text_factory
+    connection.text_factory = bytes
+    try:
+        return cursor.fetchone()  # type: ignore[no-any-return]
+    finally:
+        connection.text_factory = factory
 
 
 #: What a row's size counts as their length (text in characters, blobs in bytes); 8 for the rest.
