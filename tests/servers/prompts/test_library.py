@@ -349,3 +349,15 @@ def test_more_embeds_than_the_limit_is_a_format_error(lib_dirs, caplog):
         library.scan()
     assert library.prompts == {}
     assert f"p.md:{MAX_EMBEDS + 1}: more than {MAX_EMBEDS} embedded files" in caplog.text
+
+
+def test_a_missing_directory_or_a_file_given_as_one_is_reported_and_the_others_served(lib_dirs, tmp_path, caplog):
+    first, _ = lib_dirs
+    write(first, "a.md", "A")
+    not_a_dir = write(tmp_path, "file.md", "F")
+    library = Library([tmp_path / "missing", not_a_dir, first])
+    with caplog.at_level(logging.WARNING):
+        library.scan()
+    assert list(library.prompts) == ["a"]
+    assert f"{tmp_path / 'missing'}: the directory does not exist" in caplog.text
+    assert f"{not_a_dir}: not a directory" in caplog.text

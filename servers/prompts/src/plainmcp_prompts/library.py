@@ -137,8 +137,11 @@ class Library:
         try:
             found = [entry.path for entry in beneath.walk(root, self.max_depth, unreadable)
                      if entry.path.endswith(".md")]
-        except (FileNotFoundError, NotADirectoryError):
+        except FileNotFoundError:
             problems.append(Problem(root, None, "the directory does not exist; no prompts are read from it"))
+            return []
+        except NotADirectoryError:
+            problems.append(Problem(root, None, "not a directory; no prompts are read from it"))
             return []
         except OSError as error:
             problems.append(Problem(root, None, f"the directory cannot be read ({_reason(error)}); "
