@@ -87,6 +87,16 @@ async def test_redirect_on_the_same_upstream_is_followed_with_default_port_and_c
     assert await upstream(handler).get_json("http://upstream.test/old") == {"path": "/new"}
 
 
+async def test_redirect_on_an_internationalized_host_matches_in_punycode():
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.path == "/old":
+            return httpx.Response(302, headers={"Location": "http://xn--bcher-kva.test/new"})
+        return httpx.Response(200, json={"path": request.url.path})
+
+    api = upstream(handler, base_url="http://bücher.test")
+    assert await api.get_json("http://bücher.test/old") == {"path": "/new"}
+
+
 async def test_gzip_body_is_decoded_and_a_cut_one_or_other_encodings_are_refused():
     with HostileUpstream() as hostile:
         async with httpx.AsyncClient() as client:

@@ -12,7 +12,6 @@ import logging
 import random
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
 
 import anyio
 
@@ -96,7 +95,7 @@ class Upstream:
     ) -> None:
         self.label = label
         self.client = client
-        self.origin = origin(base_url)
+        self.base_url = base_url
         self.policy = policy
         self.breaker = breaker
         self.timeout = timeout
@@ -199,6 +198,8 @@ class Upstream:
                 :func:`read_capped`.
             httpx.HTTPError: the request failed.
         """
+        import httpx
+
         request = self.client.build_request(
             "GET", url, params=params, headers=self.headers, timeout=self.timeout, extensions=self.extensions
         )
@@ -208,7 +209,7 @@ class Upstream:
             try:
                 if response.next_request is not None:  # a 3xx with a Location
                     request = response.next_request
-                    if origin(str(request.url)) != self.origin:
+                    if origin(request.url) != origin(httpx.URL(self.base_url)):
                         raise _Unacceptable("redirect", "a redirect to another host")
                     request.url = without_secrets(request.url)
                     continue
@@ -248,15 +249,12 @@ _UNACCEPTABLE = {
 }
 
 
-def origin(url: str) -> tuple[str, str, int]:
-    """``(scheme, host, port)`` of an absolute URL, the port filled in for http and https."""
-    parts = urlsplit(url)
-    scheme = parts.scheme.lower()
-    try:
-        port = parts.port
-    except ValueError:  # a port out of range: no origin matches it
-        port = -1
-    return scheme, (parts.hostname or "").lower(), port if port is not None else DEFAULT_PORTS.get(scheme, -1)
+def origin(url: httpx.URL) -> tuple[str, str, int]:
+    """``(scheme, host, port)`` of an absolute URL as httpx parsed it: lower case, an
+    internationalized host in one form whether written in Unicode or punycode, and the port
+    filled in for http and https."""
+    port = url.port if url.port is not None else DEFAULT_PORTS.get(url.scheme, -1)
+    return url.scheme, url.host, port
 
 
 def _give_up(problem: str, attempts: int, retry_after: float | None) -> str:
