@@ -97,3 +97,9 @@ def test_walk_lists_files_and_links_and_never_enters_a_folder_link(root):
 def test_walk_stops_at_the_depth_limit(root):
     assert [e.path for e in beneath.walk(str(root), 1, lambda *_: None)] == []
     assert [e.path for e in beneath.walk(str(root), 2, lambda *_: None)] == ["a/b/file.txt"]
+
+
+def test_an_absolute_link_through_the_roots_own_link_counts_as_inside(root, tmp_path):
+    os.symlink(root, tmp_path / "lib-link")
+    os.symlink(tmp_path / "lib-link" / "a/b/file.txt", root / "via-root-link.txt")
+    assert read(tmp_path / "lib-link", "via-root-link.txt") == ("a/b/file.txt", "inside")

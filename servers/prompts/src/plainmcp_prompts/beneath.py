@@ -7,7 +7,8 @@ a time from a descriptor of the root: each folder is opened relative to the prev
 (``dir_fd=``) with ``O_NOFOLLOW | O_DIRECTORY``, the file itself with ``O_NOFOLLOW``. A link met on
 the way is seen as a link (the open fails) and resolved by this walk itself (``readlink``): its
 target continues from the link's folder, ``..`` goes back to the descriptor the walk came from and
-never above the root, an absolute target counts only if it names a place inside the root. Links
+never above the root, an absolute target counts only if it names a place inside the root (spelled
+through the root's path as given, or its real path). Links
 inside the library therefore work, and a link leading out, however and whenever it appears, is
 refused with :class:`OutsideError`.
 
@@ -73,7 +74,10 @@ def open_below(root: str, relative: str) -> tuple[int, str]:
                 if links > MAX_LINKS:
                     raise OutsideError(errno.ELOOP, "too many links") from None
                 if target.startswith("/"):
-                    below = _below(os.path.realpath(root), target)
+                    # Inside the root as given or as it really is (the root may be a link).
+                    below = _below(os.path.abspath(root), target)
+                    if below is None:
+                        below = _below(os.path.realpath(root), target)
                     if below is None:
                         raise OutsideError(errno.EXDEV, "a link leading out of the library directory") from None
                     while walked:
