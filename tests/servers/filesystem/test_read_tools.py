@@ -248,3 +248,14 @@ async def test_client_roots_are_asked_again_after_they_change(make_server: Calla
                     break
                 await anyio.sleep(0.01)
     assert again["structuredContent"]["directories"] == [str(tree.root)]
+
+
+async def test_list_directory_of_a_huge_directory_stops_reading_at_the_limit(
+    make_server: Callable[..., Server], tree: Tree
+) -> None:
+    for index in range(30):
+        (tree.root / "sub" / f"f{index:02d}").touch()
+    result = await call(make_server(max_entries_limit=20, max_entries=10), "list_directory", {"path": "sub"})
+    assert result["structuredContent"]["truncated"] is True
+    assert len(result["structuredContent"]["files"]) + len(result["structuredContent"]["directories"]) == 10
+    assert "holds more than 20" in text_of(result)

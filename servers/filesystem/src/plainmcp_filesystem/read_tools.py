@@ -260,9 +260,16 @@ def register(server: Server, config: Config, access: Access) -> None:
         files: list[str] = []
         others: list[tuple[str, str]] = []
         status_of: dict[str, os.stat_result] = {}
+        read = 0
+        incomplete = False
         with anchored.directory(place) as fd, os.scandir(fd) as found:
             while chunk := list(itertools.islice(found, 4096)):
                 await anyio.sleep(0)  # a checkpoint per chunk: a huge directory stays cancellable
+                if len(chunk) > config.max_entries_limit - read:
+                    # Memory is bounded before sorting: names past the limit are not even kept.
+                    chunk = chunk[: config.max_entries_limit - read]
+                    incomplete = True
+                read += len(chunk)
                 for entry in chunk:
                     name = entry.name
                     if not hidden and name.startswith("."):
@@ -279,6 +286,8 @@ def register(server: Server, config: Config, access: Access) -> None:
                         directories.append(name)
                     else:
                         others.append((name, "symlink" if entry.is_symlink() else "other"))
+                if incomplete:
+                    break
         order = _order(sort_by, status_of)
         directories.sort(key=order)
         files.sort(key=order)
@@ -296,8 +305,8 @@ def register(server: Server, config: Config, access: Access) -> None:
             budget = Budget(config.max_result_bytes)
             names = itertools.chain(directories, files, (name for name, _ in others))
             cap = min(cap, next(i for i, name in enumerate(names) if not budget.take(copies * weight(name) + extra)))
-        truncated = total > cap
-        if truncated:  # keep the first cap entries: directories, then files, then the others
+        truncated = total > cap or incomplete
+        if total > cap:  # keep the first cap entries: directories, then files, then the others
             directories = directories[:cap]
             files = files[: cap - len(directories)]
             others = others[: cap - len(directories) - len(files)]
@@ -319,7 +328,12 @@ def register(server: Server, config: Config, access: Access) -> None:
         else:
             lines += files
         lines += [name + ("@" if kind == "symlink" else "?") for name, kind in others]
-        lines.append(summary + (f" (the first {cap} of {total} entries)" if truncated else ""))
+        if incomplete:
+            summary += (f" (the first {min(cap, total)} of the first {total} entries read; the directory holds more "
+                        f"than {config.max_entries_limit}: list it with search_files and a pattern)")
+        elif truncated:
+            summary += f" (the first {cap} of {total} entries)"
+        lines.append(summary)
         return result("\n".join(lines), data)
 
     @server.tool(

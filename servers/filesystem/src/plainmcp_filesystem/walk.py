@@ -11,6 +11,7 @@ checkpoints (so cancellation lands) and progress reports.
 
 from __future__ import annotations
 
+import itertools
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -25,6 +26,10 @@ if TYPE_CHECKING:
 
 #: The longest a walk runs on the event loop without yielding.
 YIELD_SECONDS = 0.02
+
+#: The most entries a walk reads from one directory (the first found, then sorted): a directory of
+#: millions of entries would otherwise hold them all in memory to sort them.
+MAX_DIRECTORY_ENTRIES = 100_000
 
 
 
@@ -63,8 +68,9 @@ def entry_kind(entry: os.DirEntry[str]) -> str:
 
 
 def _scan(fd: int) -> list[os.DirEntry[str]]:
+    # At most MAX_DIRECTORY_ENTRIES per directory: sorting needs them all in memory at once.
     with os.scandir(fd) as found:
-        return sorted(found, key=lambda e: e.name)
+        return sorted(itertools.islice(found, MAX_DIRECTORY_ENTRIES), key=lambda e: e.name)
 
 
 def walk(
@@ -78,7 +84,8 @@ def walk(
     most ``max_depth`` levels.
 
     Excluded entries (and everything below an excluded directory) are skipped, as are hidden ones
-    (names starting with ``.``) unless ``include_hidden``. Directories that vanish, cannot be read,
+    (names starting with ``.``) unless ``include_hidden``. Of a directory holding more than
+    :data:`MAX_DIRECTORY_ENTRIES` entries, only that many are walked. Directories that vanish, cannot be read,
     or turn into links during the walk are skipped silently.
 
     Raises:
