@@ -8,7 +8,8 @@ liveness is ``ping`` answered within a second while the attack runs.
 
 from __future__ import annotations
 
-import sqlite3
+import subprocess
+import sys
 import time
 
 import anyio
@@ -91,13 +92,16 @@ async def test_table_resource_of_wide_rows_stays_bounded(tmp_path):
     # A hostile file: five rows of twenty texts of ~1 MB that Python holds as 4 MB each, read back
     # through the table resource, whose sample rows are read under a budget of their own.
     path = make_shop(tmp_path)
-    with sqlite3.connect(path) as connection:
-        connection.execute(f"CREATE TABLE wide ({', '.join(f'c{i}' for i in range(20))})")
-        connection.execute(
-            f"INSERT INTO wide WITH v(x) AS (SELECT {WIDE_TEXT}), k(i) AS (VALUES (1), (2), (3), (4), (5)) "
-            f"SELECT {', '.join(['x'] * 20)} FROM v, k"
-        )
-    connection.close()
+    # Written by another process: SQLite's heap limit is process-wide, and this one may already
+    # have served (in memory) a database, which set it.
+    script = (
+        "import sqlite3, sys\n"
+        "with sqlite3.connect(sys.argv[1]) as c:\n"
+        f"    c.execute('CREATE TABLE wide ({', '.join(f'c{i}' for i in range(20))})')\n"
+        f"    c.execute(\"INSERT INTO wide WITH v(x) AS (SELECT {WIDE_TEXT}), k(i) AS (VALUES (1), (2), (3), (4), (5)) "
+        f"SELECT {', '.join(['x'] * 20)} FROM v, k\")\n"
+    )
+    subprocess.run([sys.executable, "-c", script, str(path)], check=True, timeout=60)
     async with connect_stdio([*STDIO_COMMAND, "--db", str(path)]) as client:
         with anyio.fail_after(WAIT):
             read = await client.read_resource("sqlite://table/wide")
