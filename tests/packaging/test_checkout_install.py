@@ -125,3 +125,18 @@ def test_the_install_lines_leave_the_checkout_clean(users: dict[str, dict[str, s
     strays = [line for line in status.splitlines()
               if line.startswith("!! ") and ("/build/" in line or line.rstrip("/").endswith(("build", ".egg-info")))]
     assert not strays, strays
+
+
+def test_uvx_runs_the_checkout_as_edited_not_a_stale_build(users: dict[str, dict[str, str]], tmp_path: Path) -> None:
+    """uv reuses a build of a directory until a cache key changes: [tool.uv] cache-keys names the sources, so an
+    edit of the server or of the core reaches the next `uvx --from` (by default only pyproject.toml counts)."""
+    env = users["uv"]
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "--quiet", str(ROOT), str(clone)], check=True, capture_output=True)
+    command = ["uvx", "--from", str(clone / "servers" / "sqlite"), "plainmcp-sqlite", "--version"]
+    first = run(command, env=env, cwd=clone)
+    assert first.stdout.split() == ["plainmcp-sqlite", project_version(clone / "servers" / "sqlite")]
+    assert "edited core" not in first.stderr
+    core = clone / "packages" / "plainmcp" / "src" / "plainmcp" / "__init__.py"
+    core.write_text(core.read_text() + '\nimport sys\n\nsys.stderr.write("edited core\\n")\n')
+    assert "edited core" in run(command, env=env, cwd=clone).stderr
