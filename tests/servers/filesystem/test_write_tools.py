@@ -156,3 +156,24 @@ async def test_delete_file_removes_files_links_and_trees_when_asked(make_server:
     assert not (tree.root / "sub").exists()
     root = await call(server, "delete_file", {"path": str(tree.root), "recursive": True})
     assert root["isError"] and tree.root.exists()
+
+
+@pytest.mark.parametrize("unnamed", [True, False], ids=["O_TMPFILE", "named-temporary"])
+async def test_writes_are_atomic_with_or_without_unnamed_files(
+    make_server: Callable[..., Server], tree: Tree, monkeypatch: pytest.MonkeyPatch, unnamed: bool
+) -> None:
+    monkeypatch.setattr("plainmcp_filesystem.writing._CAN_NAME_UNNAMED", unnamed)
+    os.chmod(tree.root / "hello.txt", 0o640)
+    async with connect_in_memory(make_server(allow_write=True)) as client:
+        replaced = await client.call_tool("write_file", {"path": "hello.txt", "content": "new"})
+        created = await client.call_tool("write_file", {"path": "fresh.txt", "content": "fresh"})
+        copied = await client.call_tool("copy_file", {"source": "sub", "destination": "sub2"})
+        refused = await client.call_tool("copy_file", {"source": "hello.txt", "destination": "fresh.txt"})
+    assert replaced["structuredContent"]["created"] is False and created["structuredContent"]["created"] is True
+    assert copied["structuredContent"]["files"] == 2 and refused["isError"]
+    assert (tree.root / "hello.txt").read_text() == "new"
+    assert stat.S_IMODE(os.stat(tree.root / "hello.txt").st_mode) == 0o640  # the mode is kept
+    assert (tree.root / "fresh.txt").read_text() == "fresh"
+    assert (tree.root / "sub2" / "deep" / "code.py").read_text() == "def f():\n    return 1\n"
+    leftovers = [name for _, _, names in os.walk(tree.root) for name in names if name.endswith(".plainmcp-tmp")]
+    assert leftovers == []

@@ -252,8 +252,8 @@ class AccessPolicy:
                     anchor = root.anchor
                     pending = [*root.prefix, *below, *pending]
                     done = []
-                    os.close(fd)
-                    fd = os.dup(anchor.fd)
+                    previous, fd = fd, os.dup(anchor.fd)
+                    os.close(previous)
                     mode = os.fstat(fd).st_mode
                     continue
                 done.append(name)

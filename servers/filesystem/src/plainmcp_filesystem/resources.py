@@ -113,13 +113,13 @@ def register(server: Server, config: Config, access: Access) -> FileIndex:
         path = file_uri_path(uri)
         if path is None or not os.path.isabs(path):
             return None
+        cap = media_limit(config)
         try:
             policy = await access.policy_for(ctx)
             place = policy.resolve(path)
             if stat.S_ISDIR(anchored.lstat(place).st_mode):
                 text, _ = _listing(place, config.max_result_bytes)
                 return content.text_contents(uri, text, "text/plain")
-            cap = media_limit(config)
             data = read_bytes(place, max_bytes=cap)
         except (AccessError, OSError):
             return None  # "not found", whatever the reason: nothing is said about what is outside

@@ -79,11 +79,16 @@ def _fill(fd: int, data: bytes | BinaryIO, mode: int | None) -> None:
     os.fsync(fd)
 
 
+#: An unnamed file is named through its ``/proc/self/fd`` link (``linkat`` with ``AT_EMPTY_PATH``
+#: would need a capability); without /proc, named temporary files are used.
+_CAN_NAME_UNNAMED = hasattr(os, "O_TMPFILE") and os.path.isdir("/proc/self/fd")
+
+
 def _unnamed(dir_fd: int, data: bytes | BinaryIO, mode: int | None) -> int | None:
     """A new unnamed file in ``dir_fd`` holding ``data``; None where ``O_TMPFILE`` is unsupported."""
-    flags = getattr(os, "O_TMPFILE", 0)
-    if not flags:
+    if not _CAN_NAME_UNNAMED:
         return None
+    flags = os.O_TMPFILE
     try:
         fd = os.open(".", flags | os.O_WRONLY | os.O_CLOEXEC, 0o666 if mode is None else mode, dir_fd=dir_fd)
     except OSError as problem:
