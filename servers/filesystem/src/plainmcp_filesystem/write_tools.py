@@ -10,7 +10,7 @@ import anyio
 from plainmcp import ToolError, ToolResult
 
 from .access import Access
-from .editing import apply_edits, fenced, unified_diff
+from .editing import EditOutcome, apply_edits, fenced, unified_diff
 from .reading import read_bytes
 from .toolkit import PATH, annotations, guarded, obj, out, result
 from .writing import atomic_write, copy, delete, make_directories, move
@@ -75,9 +75,15 @@ def register(server: Server, config: Config, access: Access, changed: Callable[[
             before = raw.decode("utf-8")
         except UnicodeDecodeError:
             raise ToolError("The file is not valid UTF-8 text; edit_file changes UTF-8 files only") from None
-        outcome = apply_edits(before, args["edits"])
         shown = policy.display(place)
-        diff = unified_diff(before, outcome.text, shown.lstrip("/"))
+
+        def edit_and_diff() -> tuple[EditOutcome, str]:
+            outcome = apply_edits(before, args["edits"])
+            return outcome, unified_diff(before, outcome.text, shown.lstrip("/"))
+
+        # Matching and diffing megabytes of text is pure Python that can take seconds: in a worker
+        # thread, the interpreter switches back to the event loop every few milliseconds.
+        outcome, diff = await anyio.to_thread.run_sync(edit_and_diff)
         dry = bool(args.get("dryRun"))
         if not dry and outcome.text != before:
             atomic_write(place, outcome.text.encode("utf-8"))
