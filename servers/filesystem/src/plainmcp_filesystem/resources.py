@@ -41,7 +41,7 @@ TEMPLATE = "file://{+path}"
 
 def path_uri(path: str) -> str:
     """The ``file://`` URI of an absolute path (percent-encoded, ``/`` kept; a name's undecodable
-    bytes are percent-encoded as the bytes they are)."""
+    bytes are percent-encoded as the bytes they are, never an error)."""
     return "file://" + quote(os.fsencode(path), safe="/")
 
 
@@ -77,8 +77,8 @@ class FileIndex:
                 for entry in walk(fd, max_depth=64):
                     if len(listed) >= self.limit:
                         return listed
-                    if entry.kind != "file":
-                        continue
+                    if entry.kind != "file" or not _is_text(entry.relative):
+                        continue  # a name that is not UTF-8 has no URI a client could send back
                     shown = os.path.join(root.shown, *entry.relative.split("/"))
                     try:
                         size: int | None = entry.lstat().st_size
@@ -91,6 +91,15 @@ class FileIndex:
             finally:
                 os.close(fd)
         return listed
+
+
+def _is_text(name: str) -> bool:
+    """Whether a name decoded from the file system is real text (no undecodable bytes)."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 async def _unused_reader(ctx: Any, uri: str) -> None:
