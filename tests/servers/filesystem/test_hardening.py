@@ -203,6 +203,24 @@ async def test_regex_search_cancelled_stops_its_worker(make_server: Callable[...
     assert quick["structuredContent"]["matches"][0]["path"].endswith("crafted.txt")
 
 
+async def test_regex_searches_at_once_share_two_workers(make_server: Callable[..., Server], crafted: Tree) -> None:
+    results: list[dict[str, Any]] = []
+    peak = 0
+    async with connect_in_memory(make_server(search_timeout=1.0)) as client:
+        async def search() -> None:
+            results.append(await client.call_tool("search_content", {"path": ".", "query": "(a+)+$", "regex": True}))
+
+        async with anyio.create_task_group() as group:
+            for _ in range(6):
+                group.start_soon(search)
+            for _ in range(15):
+                peak = max(peak, len(grep_workers()))
+                await anyio.sleep(0.05)
+    assert 1 <= peak <= 2
+    assert len(results) == 6 and all(result["isError"] for result in results)
+    assert grep_workers() == []
+
+
 # ---------------------------------------------------------------- Medium: sizes, huge files, kills
 
 

@@ -68,7 +68,13 @@ def _join(shown: str, relative: str) -> str:
     return os.path.join(shown, *relative.split("/")) if relative else shown
 
 
+#: Regular-expression searches running at once, each in its own process (more wait their turn).
+SEARCH_WORKERS = 2
+
+
 def register(server: Server, config: Config, access: Access) -> None:
+    workers = anyio.CapacityLimiter(SEARCH_WORKERS)
+
     def limit(args: dict[str, Any], key: str, default: int) -> int:
         return min(int(args.get(key, default)), config.max_entries_limit)
 
@@ -455,7 +461,7 @@ def register(server: Server, config: Config, access: Access) -> None:
         )
         try:
             found = await search_contents(place, request, regex=regex, pacer=Pacer(ctx, "entries searched"),
-                                          timeout=config.search_timeout)
+                                          timeout=config.search_timeout, workers=workers)
         except SearchTimeout as problem:
             raise ToolError(str(problem)) from None
         for match in found.matches:

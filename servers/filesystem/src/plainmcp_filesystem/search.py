@@ -9,6 +9,7 @@ in a worker process under a deadline (see :func:`search_contents`).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -154,20 +155,21 @@ class SearchTimeout(Exception):
 
 
 async def search_contents(start: Place, request: GrepRequest, *, regex: bool, pacer: Pacer,
-                          timeout: float) -> ContentSearch:
+                          timeout: float, workers: Any = None) -> ContentSearch:
     """Matching lines in the regular files below ``start``.
 
     A plain-text query runs here, on the event loop, yielding between entries (``re.escape`` makes
     it a literal search: linear time). A regular expression may backtrack for minutes on a crafted
     line, holding the interpreter lock all the while, so it runs in a separate process that gets a
     descriptor of ``start`` (never a path) and is killed when ``timeout`` seconds pass or the call
-    is cancelled.
+    is cancelled. ``workers`` (an ``anyio.CapacityLimiter``) bounds how many such processes run at
+    once; a search waiting for one counts against its deadline.
 
     Raises:
         SearchTimeout: a regular expression search ran past ``timeout``.
     """
     if regex:
-        return await _in_worker(start, request, timeout)
+        return await _in_worker(start, request, timeout, workers)
     grep = Grep(request)
     with anchored.directory(start) as fd:
         for entry in walk(fd, max_depth=request.max_depth, exclude=grep.exclude):
@@ -177,7 +179,21 @@ async def search_contents(start: Place, request: GrepRequest, *, regex: bool, pa
     return grep.outcome
 
 
-async def _in_worker(start: Place, request: GrepRequest, timeout: float) -> ContentSearch:
+async def _in_worker(start: Place, request: GrepRequest, timeout: float, workers: Any) -> ContentSearch:
+    import anyio
+
+    try:
+        with anyio.fail_after(timeout):
+            async with workers or contextlib.nullcontext():
+                return await _run_worker(start, request)
+    except TimeoutError:
+        raise SearchTimeout(f"The regular expression search took longer than {timeout:g} s and was stopped; "
+                            "simplify the expression (nested repetition such as (a+)+ backtracks) or search "
+                            "a smaller directory") from None
+
+
+async def _run_worker(start: Place, request: GrepRequest) -> ContentSearch:
+    """One worker process, killed when this is cancelled (the deadline included)."""
     import anyio
 
     package_parent = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -190,19 +206,14 @@ async def _in_worker(start: Place, request: GrepRequest, timeout: float) -> Cont
     limit = 2 * request.max_bytes + 1024 * 1024
     try:
         assert process.stdin is not None and process.stdout is not None
-        with anyio.fail_after(timeout):
-            await process.stdin.send(json.dumps(asdict(request)).encode())
-            await process.stdin.aclose()
-            received = bytearray()
-            async for chunk in process.stdout:
-                received += chunk
-                if len(received) > limit:
-                    raise ValueError("The search result was too large")
-            await process.wait()
-    except TimeoutError:
-        raise SearchTimeout(f"The regular expression search took longer than {timeout:g} s and was stopped; "
-                            "simplify the expression (nested repetition such as (a+)+ backtracks) or search "
-                            "a smaller directory") from None
+        await process.stdin.send(json.dumps(asdict(request)).encode())
+        await process.stdin.aclose()
+        received = bytearray()
+        async for chunk in process.stdout:
+            received += chunk
+            if len(received) > limit:
+                raise ValueError("The search result was too large")
+        await process.wait()
     finally:
         if process.returncode is None:
             process.kill()
