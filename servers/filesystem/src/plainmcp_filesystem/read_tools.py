@@ -453,7 +453,8 @@ def register(server: Server, config: Config, access: Access) -> None:
         regex = bool(args.get("regex"))
         pattern = compile_query(args["query"], regex=regex, case_sensitive=bool(args.get("caseSensitive")))
         include, exclude = tuple(args.get("include", ())), tuple(args.get("excludePatterns", ()))
-        Excluder(include), Excluder(exclude)  # bad patterns are refused here, before any work
+        for patterns in (include, exclude):
+            Excluder(patterns)  # a bad pattern is refused here (ValueError: a tool error), before any work
         request = GrepRequest(
             pattern.pattern, pattern.flags, include, exclude, context=int(args.get("contextLines", 0)),
             max_depth=config.max_depth, max_results=limit(args, "maxResults", 100),
