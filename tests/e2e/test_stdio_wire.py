@@ -304,11 +304,13 @@ def test_stdio_newlines_in_text_are_escaped_on_one_line(server):
     assert b"\r" not in line
 
 
-def test_stdio_lone_surrogate_text_stays_valid_utf8(server):
+def test_stdio_lone_surrogate_in_arguments_is_invalid_params_on_a_valid_utf8_line(server):
+    # A lone surrogate is not text: no tool could encode it (issue 15). The answer says so, and
+    # the line stays valid UTF-8.
     server.send_raw(b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"a\\ud800b"}}}\n')
     line = server.read_line()
     line.decode("utf-8")
-    assert json.loads(line) == text_result(1, "a\ud800b")
+    assert json.loads(line)["error"]["code"] == -32602
 
 
 # -------------------------------------------------------------------------------------------- batches
@@ -435,9 +437,10 @@ def test_stdio_oversized_response_becomes_internal_error(start):
     assert server.read() == text_result(2, "small")
 
 
-def test_stdio_oversized_echo_response_becomes_internal_error(start):
-    # The request fits, its answer does not: the escaped input is small but the ASCII-escaped
-    # answer (a lone surrogate forces escapes) is large.
+def test_stdio_request_whose_answer_would_outgrow_the_limit_through_a_lone_surrogate_is_refused(start):
+    # The request fits; echoed, its lone surrogate would force ASCII escapes on the whole answer
+    # and make it too large. A lone surrogate is not text: the request is refused with -32602
+    # (issue 15) before any answer is built.
     server = start("--max-message-bytes", str(SMALL_LIMIT))
     server.initialize()
     text = "é" * 300
@@ -445,7 +448,7 @@ def test_stdio_oversized_echo_response_becomes_internal_error(start):
         b'{"jsonrpc":"2.0","id":"e","method":"tools/call","params":{"name":"echo","arguments":{"text":"'
         + text.encode("utf-8") + b'\\ud800"}}}\n'
     )
-    assert server.read() == error("e", -32603, f"Response exceeds the {SMALL_LIMIT}-byte message limit")
+    assert server.read()["error"]["code"] == -32602
     server.ping()
 
 

@@ -41,6 +41,7 @@ class ClientGone(Exception):
 
 
 _HEADER_TABLE = "plainmcp.headers"  # scope key of the request's headers by name, built on first use
+_REPEATED = "plainmcp.repeated_headers"  # scope key of the names sent more than once (when any)
 
 
 @functools.lru_cache(maxsize=128)
@@ -48,18 +49,40 @@ def _header_key(name: str) -> bytes:
     return name.lower().encode("latin-1")
 
 
-def header(scope: Scope, name: str) -> str | None:
-    """The first value of a request header (names compare case-insensitively)."""
+def _header_table(scope: Scope) -> dict[bytes, bytes]:
     table = scope.get(_HEADER_TABLE)
     if table is None:
         # One pass over the header list per request, instead of one per lookup: a request is
         # asked for ten or so headers on its way through the app.
         table = {}
+        repeated = None
         for key, value in scope.get("headers", ()):
-            table.setdefault(key.lower(), value)
+            key = key.lower()
+            if key in table:
+                repeated = (repeated or set()) | {key}
+            else:
+                table[key] = value
         scope[_HEADER_TABLE] = table
-    value = table.get(_header_key(name))
+        if repeated:
+            scope[_REPEATED] = repeated
+    return table
+
+
+def header(scope: Scope, name: str) -> str | None:
+    """The first value of a request header (names compare case-insensitively)."""
+    value = _header_table(scope).get(_header_key(name))
     return None if value is None else value.decode("latin-1").strip()
+
+
+def repeated_header(scope: Scope, names: Iterable[str]) -> str | None:
+    """The first of ``names`` that the request sent more than once, else None."""
+    _header_table(scope)
+    repeated = scope.get(_REPEATED)
+    if repeated:
+        for name in names:
+            if _header_key(name) in repeated:
+                return name
+    return None
 
 
 def principal_subject(scope: Scope) -> str | None:
@@ -123,7 +146,11 @@ async def respond(
 
 
 async def respond_json(send: Send, status: int, payload: Any, *, headers: Iterable[tuple[str, str]] = ()) -> None:
-    body = json.dumps(payload, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    try:
+        body = json.dumps(payload, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        # A lone surrogate (an id or a name echoed back): legal as a JSON escape, not in UTF-8.
+        body = json.dumps(payload, separators=(",", ":")).encode("ascii")
     await respond(send, status, body, content_type="application/json", headers=headers)
 
 

@@ -9,6 +9,7 @@ still in the history, and a message is never delivered on two streams.
 from __future__ import annotations
 
 import logging
+import re
 import secrets
 from collections import deque
 from collections.abc import AsyncIterator
@@ -100,9 +101,11 @@ class EventBuffer:
             await self._changed.wait()
 
 
+_EVENT_ID = re.compile(r"([0-9a-f]{1,64})-([0-9]{1,18})")
+
+
 def parse_event_id(value: str | None) -> tuple[str, int] | None:
-    """(stream key, sequence) of a ``Last-Event-ID`` we issued; None for anything else."""
-    if not value or "-" not in value:
-        return None
-    key, _, seq = value.rpartition("-")
-    return (key, int(seq)) if seq.isdigit() else None
+    """(stream key, sequence) of a ``Last-Event-ID`` we issued; None for anything else (of any
+    length or alphabet: only the shape we issue is read)."""
+    found = _EVENT_ID.fullmatch(value) if value else None
+    return (found.group(1), int(found.group(2))) if found else None

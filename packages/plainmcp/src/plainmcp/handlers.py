@@ -134,9 +134,16 @@ async def resources_templates_list(ctx: Context, params: dict[str, Any]) -> dict
     return result
 
 
+def _find_resource(ctx: Context, uri: str) -> Any:
+    try:
+        return ctx.server.find_resource(uri)
+    except UnicodeDecodeError:
+        raise invalid_params("Invalid params: the URI's percent-escapes do not decode as UTF-8", {"uri": uri[:200]}) from None
+
+
 async def resources_read(ctx: Context, params: dict[str, Any]) -> dict[str, Any]:
     uri = _string_param(params, "uri")
-    found = ctx.server.find_resource(uri)
+    found = _find_resource(ctx, uri)
     if found is None:
         raise resource_not_found(ctx, uri)
     entry, variables = found
@@ -153,7 +160,7 @@ def _subscription_uri(ctx: Context, params: dict[str, Any]) -> str:
     if not ctx.server.resource_subscriptions:
         raise method_not_found(protocol.RESOURCES_SUBSCRIBE)
     uri = _string_param(params, "uri")
-    if ctx.server.find_resource(uri) is None:
+    if _find_resource(ctx, uri) is None:
         raise resource_not_found(ctx, uri)
     return uri
 
@@ -255,8 +262,8 @@ async def _complete(ctx: Context, completer: Completer, value: str, others: dict
 
 async def logging_set_level(ctx: Context, params: dict[str, Any]) -> dict[str, Any]:
     level = params.get("level")
-    if level not in protocol.LOG_LEVEL_RANK:
-        raise invalid_params(f"Invalid log level: {level!r}; use one of {', '.join(protocol.LOG_LEVELS)}")
+    if not isinstance(level, str) or level not in protocol.LOG_LEVEL_RANK:
+        raise invalid_params(f"Invalid log level: {level!r:.60}; use one of {', '.join(protocol.LOG_LEVELS)}")
     assert ctx.connection is not None
     ctx.connection.log_threshold = protocol.LOG_LEVEL_RANK[level]
     return {}

@@ -9,6 +9,7 @@ or integers (never null, never fractional, never booleans), and ``params`` is an
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -110,13 +111,23 @@ _encoder = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan
 _ascii_encoder = json.JSONEncoder(separators=(",", ":"), ensure_ascii=True, allow_nan=False, check_circular=False)
 
 
+# A \uD800-\uDFFF escape: the only way a lone surrogate gets into parsed text (UTF-8 cannot carry one).
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
 def decode(data: bytes | str) -> Decoded:
-    """Parse one line (or HTTP body) into a message, a batch or an :class:`Invalid` value."""
+    """Parse one line (or HTTP body) into a message, a batch or an :class:`Invalid` value.
+
+    A request whose params hold a lone surrogate (a ``\\ud800`` escape without its pair: not
+    Unicode text, and no handler could encode it) is refused with ``-32602``.
+    """
     try:
         text = data.decode("utf-8") if isinstance(data, bytes) else data
         obj = _decoder.decode(text)
     except (ValueError, RecursionError):  # JSONDecodeError and UnicodeDecodeError are ValueErrors
         return Invalid(error_response(None, ErrorCode.PARSE_ERROR, "Parse error"), "not JSON")
+    # Paired escapes (emoji from clients that escape non-ASCII) pass the full check below.
+    check = _SURROGATE_ESCAPE.search(text) is not None
     if isinstance(obj, list):
         if not obj:
             return Invalid(
@@ -131,8 +142,8 @@ def decode(data: bytes | str) -> Decoded:
                 ),
                 "batch too large",
             )
-        return Batch(tuple(classify(item) for item in obj))
-    return classify(obj)
+        return Batch(tuple(classify(item, check) for item in obj))
+    return classify(obj, check)
 
 
 def is_id(value: Any) -> bool:
@@ -152,8 +163,9 @@ def _invalid(obj: dict[str, Any], reason: str) -> Invalid:
     )
 
 
-def classify(obj: Any) -> Message | Invalid:
-    """Turn one parsed JSON value into a message, or an :class:`Invalid` value saying why not."""
+def classify(obj: Any, check_surrogates: bool = False) -> Message | Invalid:
+    """Turn one parsed JSON value into a message, or an :class:`Invalid` value saying why not
+    (``check_surrogates``: look for lone surrogates in a request's params)."""
     if not isinstance(obj, dict):
         return Invalid(
             error_response(None, ErrorCode.INVALID_REQUEST, "Invalid Request: not an object"),
@@ -164,8 +176,37 @@ def classify(obj: Any) -> Message | Invalid:
             return Invalid(None, 'notification without "jsonrpc": "2.0"')
         return _invalid(obj, 'the "jsonrpc" member must be "2.0"')
     if "method" in obj:
-        return _classify_call(obj)
+        message = _classify_call(obj)
+        if check_surrogates and isinstance(message, Request) and message.params and has_lone_surrogate(message.params):
+            return Invalid(
+                error_response(
+                    message.id, ErrorCode.INVALID_PARAMS,
+                    "Invalid params: a string holds a lone surrogate escape (\\ud800-\\udfff without its pair); "
+                    "send Unicode text",
+                ),
+                "lone surrogate",
+            )
+        return message
     return _classify_response(obj)
+
+
+def has_lone_surrogate(value: Any) -> bool:
+    """Whether a parsed JSON value holds a string (or an object key) with a lone surrogate."""
+    pending = [value]
+    while pending:  # a loop, not recursion: the value may be nested as deep as the parser allows
+        item = pending.pop()
+        if isinstance(item, str):
+            if not item.isascii():
+                try:
+                    item.encode("utf-8")
+                except UnicodeEncodeError:
+                    return True
+        elif isinstance(item, dict):
+            pending.extend(item.keys())
+            pending.extend(item.values())
+        elif isinstance(item, list):
+            pending.extend(item)
+    return False
 
 
 def _classify_call(obj: dict[str, Any]) -> Message | Invalid:

@@ -11,6 +11,7 @@ signed with a public key). MCP requires the audience check: tokens must be issue
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import time
 from collections.abc import Sequence
@@ -180,8 +181,7 @@ class JWTVerifier:
                 if not isinstance(error, (jwt.InvalidSignatureError, jwt.InvalidAlgorithmError)):
                     break  # the signature matched this key: the token itself is the problem
                 continue
-            subject = claims.get("sub")
-            return Principal(f"jwt:{subject}" if isinstance(subject, str) else "jwt", claims)
+            return Principal(_subject(claims, token), claims)
         assert failure is not None
         raise failure
 
@@ -191,6 +191,16 @@ class JWTVerifier:
         kid = header.get("kid")
         found = await self._jwks.key(kid if isinstance(kid, str) else None)
         return [(found.key, found.algorithm_name)] if found is not None else []
+
+
+def _subject(claims: dict[str, Any], token: str) -> str:
+    """Who the token speaks for: ``jwt:<sub>``; without a usable ``sub``, the token itself (a
+    digest of it), so that two tokens without ``sub`` are never the same principal (they would
+    share each other's sessions). The digest is safe to log: it reveals nothing of the token."""
+    subject = claims.get("sub")
+    if isinstance(subject, str) and subject:
+        return f"jwt:{subject}"
+    return "jwt-token:" + hashlib.sha256(token.encode("utf-8")).hexdigest()[:32]
 
 
 def _describe(jwt: Any, error: Exception) -> str:

@@ -18,7 +18,18 @@ import anyio
 from anyio.abc import ObjectSendStream, TaskGroup
 
 from . import protocol
-from .asgi import EventStream, Receive, Scope, Send, error_payload, header, respond, respond_json, wait_disconnect
+from .asgi import (
+    EventStream,
+    Receive,
+    Scope,
+    Send,
+    error_payload,
+    header,
+    repeated_header,
+    respond,
+    respond_json,
+    wait_disconnect,
+)
 from .errors import ErrorCode, MCPError
 from .jsonrpc import Decoded, ErrorResponse, Message, Notification, Request, RequestId
 from .modern import MODERN_ONLY_METHODS, parse_envelope
@@ -41,6 +52,9 @@ MODERN_ERROR_STATUS = {
 #: A 2026-07-28 request still running after this long starts watching for its client leaving.
 WATCH_AFTER_SECONDS = 0.02
 NAME_HEADER_SOURCE = {protocol.TOOLS_CALL: "name", protocol.PROMPTS_GET: "name", protocol.RESOURCES_READ: "uri"}
+#: Headers that mirror the body or name the session: sent twice, the two values could disagree
+#: about what the request is (a proxy checking the first, the server acting on the other).
+MIRRORED_HEADERS = ("MCP-Protocol-Version", "Mcp-Method", "Mcp-Name", "Mcp-Session-Id")
 
 
 class ModernExchange:
@@ -70,6 +84,9 @@ class ModernExchange:
         """Envelope shape (-32602), then the mirrored headers (-32020); the version is the
         dispatcher's to judge (-32022), in that order."""
         envelope = parse_envelope(request.params or {})
+        repeated = repeated_header(self.scope, MIRRORED_HEADERS)
+        if repeated is not None:
+            raise MCPError(ErrorCode.HEADER_MISMATCH, f"Header mismatch: the {repeated} header was sent more than once")
         if header(self.scope, "mcp-method") != request.method:
             raise _mismatch("Mcp-Method", header(self.scope, "mcp-method"), request.method)
         if version_header != envelope.version:

@@ -32,6 +32,7 @@ from .asgi import (
     header,
     principal_subject,
     read_json_body,
+    repeated_header,
     respond,
     respond_json,
     wait_disconnect,
@@ -52,7 +53,7 @@ from .jsonrpc import (
 )
 from .modern import is_modern_request
 from .session import Observer, Outbound, Session
-from .stateless_http import ModernExchange
+from .stateless_http import MIRRORED_HEADERS, ModernExchange
 from .stdio import DEFAULT_MAX_MESSAGE_BYTES, BatchPart, frame, join_batch
 from .versions import LEGACY_VERSIONS, MODERN_VERSIONS, V2025_11_25, at_least
 
@@ -141,6 +142,9 @@ class StreamableHTTP:
         if method == "POST":
             await self._post(scope, receive, send)
         elif method in ("GET", "DELETE"):
+            if (repeated := repeated_header(scope, MIRRORED_HEADERS)) is not None:
+                await _repeated(send, repeated)
+                return
             session_id = header(scope, "mcp-session-id")
             if session_id is None or header(scope, "mcp-protocol-version") in MODERN_VERSIONS:
                 # 2026-07-28 has no GET stream and no sessions; legacy needs a session for both.
@@ -177,6 +181,9 @@ class StreamableHTTP:
     # ---------------------------------------------------------------------------------- legacy
 
     async def _post_legacy(self, scope: Scope, receive: Receive, send: Send, decoded: Decoded, version: str | None) -> None:
+        if (repeated := repeated_header(scope, MIRRORED_HEADERS)) is not None:
+            await _repeated(send, repeated, decoded.id if isinstance(decoded, Request) else None)
+            return
         session_id = header(scope, "mcp-session-id")
         if isinstance(decoded, Request) and decoded.method == protocol.INITIALIZE and session_id is None:
             if len(self.sessions) >= self.max_sessions:
@@ -254,10 +261,13 @@ class StreamableHTTP:
             await respond(send, 406)
             return
         session.last_seen = time.monotonic()
-        resume = parse_event_id(header(scope, "last-event-id"))
-        if resume is not None:
-            buffer = session.buffers.get(resume[0])
-            if buffer is None:
+        last_event_id = header(scope, "last-event-id")
+        if last_event_id:
+            # Only an id we issued, still in the replay window, resumes; anything else (of any
+            # length or alphabet) is a clear 404, never a fresh stream that silently lost events.
+            resume = parse_event_id(last_event_id)
+            buffer = session.buffers.get(resume[0]) if resume is not None else None
+            if resume is None or buffer is None:
                 await respond_json(send, 404, error_payload(-32600, "Unknown or expired Last-Event-ID"))
                 return
             after = resume[1]
@@ -439,6 +449,10 @@ class _RoutingStream(ObjectSendStream[Outbound]):
 async def _cancel_on_disconnect(receive: Receive, scope: anyio.CancelScope) -> None:
     await wait_disconnect(receive)
     scope.cancel()
+
+
+async def _repeated(send: Send, name: str, request_id: RequestId | None = None) -> None:
+    await respond_json(send, 400, error_payload(-32600, f"Bad Request: the {name} header was sent more than once", request_id))
 
 
 async def _session_not_found(send: Send) -> None:

@@ -70,13 +70,16 @@ class UriTemplate:
         )
 
     def match(self, uri: str) -> dict[str, str] | None:
+        """The variables of ``uri`` if it matches, percent-decoded; None if it does not.
+        Raises UnicodeDecodeError when a variable's percent-escapes are not UTF-8."""
         found = self._regex.match(uri)
         if found is None:
             return None
         values: dict[str, str] = {}
         for name, value in found.groupdict().items():
             if value is not None:
-                values[_group_to_name(name, self.variables)] = unquote(value)
+                # Strict: %FF and %FE must not both become U+FFFD and name the same thing.
+                values[_group_to_name(name, self.variables)] = unquote(value, errors="strict")
         return values
 
     def expand(self, values: dict[str, str]) -> str:
