@@ -117,7 +117,7 @@ async def test_twenty_costliest_accepted_bodies_at_once_stay_under_the_ceiling_a
     # are parsed in a worker thread one at a time: memory does not add up, and the loop keeps serving.
     base = f"{hostile.url}/heavy"
     command = [*SERVER_MODULE, "--forecast-url", base, "--geocoding-url", base, "--nws-url", base,
-               "--retries", "0", "--log-level", "error"]
+               "--retries", "0", "--log-level", "error", "--max-response-bytes", "65536"]
     results: list[dict] = []
     async with connect_stdio(command) as client:
 
@@ -140,3 +140,20 @@ async def test_twenty_costliest_accepted_bodies_at_once_stay_under_the_ceiling_a
     assert hostile.requests("heavy") == 20
     assert all(result["isError"] and "could not be read" in text_of(result) for result in results)  # not a forecast
     assert peak < CEILING
+
+
+async def test_max_response_bytes_option_lowers_the_cap():
+    """`--max-response-bytes` reaches the body reader: the stand-in's forecast, answered under the default cap,
+    is refused as too large under a 1 KiB one."""
+    from plainmcp_weather.standin import StandIn
+
+    texts = []
+    with StandIn() as standin:
+        urls = ["--forecast-url", standin.url, "--geocoding-url", standin.url, "--nws-url", standin.url]
+        for extra in ([], ["--max-response-bytes", "1024"]):
+            async with connect_stdio([*SERVER_MODULE, *urls, "--retries", "0", "--log-level", "error", *extra]) as client:
+                with anyio.fail_after(10):
+                    result = await client.call_tool("get_forecast", {"latitude": 35.68, "longitude": 139.69, "days": 7})
+            texts.append((result.get("isError", False), text_of(result)))
+    assert texts[0][0] is False, texts[0]
+    assert texts[1] == (True, TOO_LARGE)

@@ -40,7 +40,10 @@ def arguments() -> argparse.ArgumentParser:
     option(upstream, "--language", default=defaults.language, help="language of place names (lower-case code)")
 
     resilience = parser.add_argument_group("resilience")
-    option(resilience, "--timeout", type=float, default=defaults.timeout, help="seconds per upstream attempt")
+    option(resilience, "--timeout", type=float, default=defaults.timeout,
+           help="seconds per upstream attempt, the whole body included")
+    option(resilience, "--max-response-bytes", type=int, default=defaults.max_response_bytes,
+           help="largest upstream body read (after decompression); a larger one is an error, never held whole")
     option(resilience, "--retries", type=int, default=defaults.retries,
            help="retries after a timeout, 429, 500, 502, 503 or 504 (never after another 4xx)")
     option(resilience, "--backoff", type=float, default=defaults.backoff,
