@@ -1,0 +1,83 @@
+"""Reading an executed statement's rows under the row and byte caps, measuring each row before it
+is kept (see ``engine.py`` for the limits that bound a row before Python sees it)."""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(slots=True)
+class Outcome:
+    """What one statement gave: column names, the rows kept, and whether more rows were left."""
+
+    columns: list[str]
+    rows: list[tuple[Any, ...]]
+    more: bool
+    #: ``"rows"`` or ``"bytes"``: which cap stopped the fetch when ``more`` is true.
+    capped_by: str | None = None
+    changes: int = 0
+    last_row_id: int | None = None
+
+
+def fetch_rows(cursor: sqlite3.Cursor, max_rows: int, max_bytes: int, *, partial: bool) -> Outcome:
+    """The rows of an executed statement, at most ``max_rows`` and about ``max_bytes`` of them.
+
+    Rows are converted one at a time and measured before they are kept; fetching stops at the
+    first row that passes the budget (the first row is always kept, so a result is never empty
+    only because one row is large). Python so holds the kept rows and at most one more, and a row
+    is itself bounded: its values were all in SQLite's capped heap when Python converted them. Once
+    the rows or the budget are full, the next row only tells whether more exist: its text stays
+    bytes (Python may need four bytes a character for it).
+
+    With ``partial`` (reads), a later row that SQLite cannot build within its limits (a value past
+    the statement's value limit, the heap limit) ends the result there, as the byte budget would:
+    truncated. Without it (a write's RETURNING rows) the statement fails, and is rolled back."""
+    columns = [column[0] for column in cursor.description or ()]
+    rows: list[tuple[Any, ...]] = []
+    capped_by: str | None = None
+    if columns:
+        fetch, keep = cursor.fetchone, rows.append
+        size = 0
+        sized = _SIZED
+        while True:
+            full = "rows" if len(rows) == max_rows else "bytes" if size > max_bytes else None
+            try:
+                row = _next_undecoded(cursor) if full else fetch()
+            except (sqlite3.DataError, MemoryError):
+                # fetchone steps to the next row after converting this one: a failure here is
+                # SQLite refusing to build a later row. Rows already kept are a true prefix.
+                if not rows or not partial:
+                    raise
+                capped_by = full or "bytes"
+                break
+            if row is None:
+                break
+            if full:
+                capped_by = full
+                break
+            for value in row:
+                size += len(value) if type(value) in sized else 8
+            if size > max_bytes and rows:
+                capped_by = "bytes"
+                break
+            keep(row)
+        row = None  # the row past the budget, if any: not held while the result is built
+    changes = cursor.rowcount if cursor.rowcount > 0 else 0
+    return Outcome(columns, rows, capped_by is not None, capped_by, changes, cursor.lastrowid)
+
+
+def _next_undecoded(cursor: sqlite3.Cursor) -> tuple[Any, ...] | None:
+    """The next row with its text as bytes, as SQLite holds it."""
+    connection = cursor.connection
+    factory = connection.text_factory
+    connection.text_factory = bytes
+    try:
+        return cursor.fetchone()  # type: ignore[no-any-return]
+    finally:
+        connection.text_factory = factory
+
+
+#: What a row's size counts as their length (text in characters, blobs in bytes); 8 for the rest.
+_SIZED = frozenset({str, bytes})
