@@ -321,6 +321,35 @@ async def test_write_killed_mid_write_leaves_no_temporary_file(tmp_path: Path) -
         assert (tmp_path / "kept.txt").read_text() == "old content\n"
 
 
+#: Killed at the only moment a temporary name exists: after the unnamed file got it, before the rename.
+KILLED_AT_RENAME = (
+    "import os, signal\n"
+    "os.replace = lambda *args, **kwargs: os.kill(os.getpid(), signal.SIGKILL)\n"
+    "from plainmcp_filesystem.__main__ import main\n"
+    "main()\n"
+)
+
+
+async def test_write_killed_before_its_rename_is_cleaned_up_by_the_next_server(tmp_path: Path) -> None:
+    (tmp_path / "kept.txt").write_text("old content\n")
+    killed = [sys.executable, "-c", KILLED_AT_RENAME, str(tmp_path), "--no-watch", "--allow-write"]
+    with pytest.raises(Exception):  # noqa: B017 - the connection ends however the client reports it
+        async with connect_stdio(killed) as client:
+            with anyio.fail_after(WAIT):
+                await client.call_tool("write_file", {"path": "kept.txt", "content": "new"})
+    leftovers = [name for name in os.listdir(tmp_path) if name.endswith(".plainmcp-tmp")]
+    assert len(leftovers) == 1 and (tmp_path / "kept.txt").read_text() == "old content\n"
+    hour_ago = time.time() - 3600  # the server was restarted an hour later
+    os.utime(tmp_path / leftovers[0], (hour_ago, hour_ago))
+    async with connect_stdio(command(tmp_path, "--allow-write")) as client:
+        for _ in range(40):
+            if not (tmp_path / leftovers[0]).exists():
+                break
+            await anyio.sleep(0.05)
+        assert await client.call_tool("read_text_file", {"path": "kept.txt"})
+    assert sorted(os.listdir(tmp_path)) == ["kept.txt"]
+
+
 async def test_root_replaced_while_serving_keeps_serving_the_directory_opened(
     make_server: Callable[..., Server], tree: Tree
 ) -> None:

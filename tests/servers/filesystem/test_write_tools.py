@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import os
 import stat
+import time
 from collections.abc import Callable
 from typing import Any
 
+import anyio
 import pytest
 from plainmcp import MCPError, Server
 from plainmcp.testing import connect_in_memory
@@ -177,3 +179,27 @@ async def test_writes_are_atomic_with_or_without_unnamed_files(
     assert (tree.root / "sub2" / "deep" / "code.py").read_text() == "def f():\n    return 1\n"
     leftovers = [name for _, _, names in os.walk(tree.root) for name in names if name.endswith(".plainmcp-tmp")]
     assert leftovers == []
+
+
+async def test_a_server_that_may_write_removes_stale_temporary_files_at_start(
+    make_server: Callable[..., Server], tree: Tree
+) -> None:
+    stale = tree.root / "sub" / ".notes.md.0123456789abcdef.plainmcp-tmp"
+    fresh = tree.root / ".hello.txt.fedcba9876543210.plainmcp-tmp"  # a write in progress elsewhere
+    other = tree.root / "sub" / ".notes.plainmcp-tmp"  # not a name we make
+    for path in (stale, fresh, other):
+        path.write_text("partial")
+    os.utime(stale, (time.time() - 3600, time.time() - 3600))
+    os.utime(other, (time.time() - 3600, time.time() - 3600))
+    async with connect_in_memory(make_server()) as client:  # read-only: never deletes
+        await client.ping()
+        await anyio.sleep(0.2)
+    assert stale.exists()
+    async with connect_in_memory(make_server(allow_write=True)) as client:
+        await client.ping()
+        for _ in range(40):
+            if not stale.exists():
+                break
+            await anyio.sleep(0.05)
+    assert not stale.exists()
+    assert fresh.exists() and other.exists()

@@ -10,7 +10,9 @@ renames that over the target within the same directory descriptor, so the only t
 ever exists lives for the two system calls between link and rename. Where ``O_TMPFILE`` is not
 supported, a named temporary file (``.NAME.HEX.plainmcp-tmp``, created with ``O_EXCL |
 O_NOFOLLOW``) is used instead. ``rename`` replaces a symbolic link at the target rather than
-writing through it.
+writing through it. A server killed between naming and renaming (or, without ``O_TMPFILE``, while
+writing) leaves such a temporary name: :func:`sweep_temporaries` removes old ones when a server that
+may write starts.
 """
 
 from __future__ import annotations
@@ -18,17 +20,19 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import re
 import secrets
 import shutil
 import stat
 from collections.abc import Callable, Iterator
 from typing import BinaryIO
 
-from .anchored import DIR_FLAGS, PathNotFound, Place, directory, lstat, open_directory, open_file, refusal
+from .anchored import DIR_FLAGS, AccessError, PathNotFound, Place, directory, lstat, open_directory, open_file, refusal
 from .walk import Entry, walk
 
 _TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 TEMP_SUFFIX = ".plainmcp-tmp"
+_TEMP_NAME = re.compile(r"\..{1,180}\.[0-9a-f]{16}" + re.escape(TEMP_SUFFIX) + r"\Z", re.DOTALL)
 
 
 class WriteFailed(Exception):
@@ -368,3 +372,32 @@ def delete(place: Place, *, recursive: bool) -> str:
             return "directory"
         os.unlink(name, dir_fd=fd)
         return "symlink" if stat.S_ISLNK(status.st_mode) else "file"
+
+
+def sweep_temporaries(places: list[Place], *, older_than: float, now: float, max_entries: int) -> int:
+    """Remove temporary files a killed server left behind below ``places``; returns how many.
+
+    Only regular files named exactly as :func:`_temp_name` names them and unchanged for
+    ``older_than`` seconds (a write in progress changes its file continuously) are removed, through
+    their directory's descriptor. At most ``max_entries`` entries are looked at.
+    """
+    removed = seen = 0
+    for place in places:
+        try:
+            fd = open_directory(place.anchor, place.parts)
+        except AccessError:
+            continue
+        try:
+            for entry in walk(fd, max_depth=64):
+                seen += 1
+                if seen > max_entries:
+                    return removed
+                if entry.kind != "file" or not entry.name.endswith(TEMP_SUFFIX) or not _TEMP_NAME.match(entry.name):
+                    continue
+                with contextlib.suppress(OSError):
+                    if now - entry.lstat().st_mtime > older_than:
+                        os.unlink(entry.name, dir_fd=entry.dir_fd)
+                        removed += 1
+        finally:
+            os.close(fd)
+    return removed
