@@ -397,7 +397,7 @@ class Database:
             generation = guard.arm(limit)
             guard.value_limit = min(MAX_VALUE_BYTES, max_bytes if max_value_bytes is None else max_value_bytes)
             timer = asyncio.get_running_loop().call_later(limit, guard.interrupt, generation)
-            ended = failed = False
+            ended = failed = overdue = False
             try:
                 # The timer interrupts at the deadline; a step that cannot be interrupted is left
                 # behind STOP_GRACE later (see the finally clause).
@@ -407,6 +407,7 @@ class Database:
                     )
                     ended = True
                     return outcome
+                overdue = True
                 raise DeadlineExceeded(_DEADLINE)
             except sqlite3.Error as failure:
                 ended = failed = True
@@ -425,20 +426,22 @@ class Database:
                     if not ended:
                         guard.interrupt()
                     if not ended or (failed and self.mode == "write"):
-                        await self._stop(worker, connection, guard)
+                        await self._stop(worker, connection, guard, grace=0.0 if overdue else STOP_GRACE)
                 except sqlite3.Error:
                     logger.exception("cleaning up after a statement failed")
                 finally:
                     guard.busy = False
 
-    async def _stop(self, worker: Worker, connection: sqlite3.Connection | None, guard: Guard) -> None:
+    async def _stop(self, worker: Worker, connection: sqlite3.Connection | None, guard: Guard, *, grace: float) -> None:
         """Wait for a stopped (or failed) statement to end and roll back what it began; or, for a
-        read statement stuck in a step SQLite cannot interrupt, retire its connection."""
+        read statement still in a step SQLite cannot interrupt after ``grace`` seconds, retire its
+        connection."""
         with anyio.CancelScope(shield=True):
             if self.mode == "read" and self._may_retire():
-                with anyio.move_on_after(STOP_GRACE):
-                    await worker.call(self._settle, connection, guard)
-                    return
+                if grace > 0:
+                    with anyio.move_on_after(grace):
+                        await worker.call(self._settle, connection, guard)
+                        return
                 self._retire(worker, connection)
             else:
                 await worker.call(self._settle, connection, guard)
