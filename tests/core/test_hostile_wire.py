@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from plainmcp.asgi import header, repeated_header
-from plainmcp.connection_guard import RESERVE, ConnectionGuard
+from plainmcp.connection_guard import RESERVE, ConnectionGuard, peer_key
 from plainmcp.event_buffer import parse_event_id
 from plainmcp.jsonrpc import Invalid, Notification, Request, decode, has_lone_surrogate
 from plainmcp.stdio import join_batch
@@ -138,3 +138,17 @@ def test_when_every_slot_is_busy_new_connections_go_to_the_reserve_then_are_refu
         guard.busy(connection)
     places = [FakeConnection(guard, f"10.0.1.{n}").place for n in range(RESERVE + 1)]
     assert places == ["reserve"] * RESERVE + ["refused"]
+
+
+@pytest.mark.parametrize(
+    ("host", "peer"),
+    [
+        ("127.0.0.2", "127.0.0.2"),
+        ("2001:db8:1:2:aaaa::1", "2001:db8:1:2::/64"),
+        ("2001:db8:1:2:ffff:ffff:ffff:ffff", "2001:db8:1:2::/64"),
+        ("::ffff:10.0.0.7", "10.0.0.7"),
+        ("fe80::1%eth0", "fe80::/64"),
+    ],
+)
+def test_a_peer_is_an_ipv4_address_or_an_ipv6_slash_64(host, peer):
+    assert peer_key(host) == peer

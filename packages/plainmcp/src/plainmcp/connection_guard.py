@@ -19,8 +19,8 @@ The rules, for a server with ``max_connections`` slots:
   requests, and while a head is still arriving. When every slot is taken, a new connection takes
   the slot of the connection idle the longest, which is closed. So silent or slow connections can
   never keep a request out.
-- One peer address holds at most ``max_per_peer`` slots: a peer at its cap gives up its own
-  longest-idle connection for a new one, never anyone else's.
+- One peer holds at most ``max_per_peer`` slots: a peer at its cap gives up its own longest-idle
+  connection for a new one, never anyone else's. A peer is an IPv4 address, or an IPv6 /64.
 - Only when no idle connection can be given up (every slot is serving a request) does a new
   connection go to a small reserve, which answers ``GET /health`` and ``503`` to anything else,
   once, then closes. Past the reserve, a connection is closed at once.
@@ -29,6 +29,7 @@ The rules, for a server with ``max_connections`` slots:
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import logging
 import time
 from collections import OrderedDict
@@ -174,7 +175,7 @@ def guarded_protocol(guard: ConnectionGuard, base: type[asyncio.Protocol] | None
 
         def connection_made(self, transport: Any) -> None:
             super().connection_made(transport)
-            self.guard_peer = self.client[0] if self.client else ""
+            self.guard_peer = peer_key(self.client[0]) if self.client else ""
             self._place = guard.admit(self, self.guard_peer)
             if self._place == "refused":
                 transport.abort()
@@ -238,6 +239,20 @@ def guarded_protocol(guard: ConnectionGuard, base: type[asyncio.Protocol] | None
 
     GuardedHTTPProtocol.__qualname__ = GuardedHTTPProtocol.__name__ = f"Guarded{base.__name__}"
     return GuardedHTTPProtocol
+
+
+def peer_key(host: str) -> str:
+    """The peer a connection counts against: its IPv4 address, or the /64 network of its IPv6
+    address (one host commonly holds a whole /64, so counting addresses would not cap it)."""
+    if ":" not in host:
+        return host
+    try:
+        address = ipaddress.IPv6Address(host.split("%", 1)[0])
+    except ValueError:
+        return host
+    if address.ipv4_mapped is not None:
+        return str(address.ipv4_mapped)
+    return str(ipaddress.IPv6Network((int(address) >> 64 << 64, 64)))
 
 
 def _closing(send: Any) -> Any:
