@@ -15,7 +15,7 @@ import pytest
 SERVER = str(Path(sys.executable).parent / "plainmcp-everything")
 TOKEN = "0123456789abcdef0123456789abcdef"
 JWT = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJldmUifQ.c2lnbmF0dXJl"
-HOSTILE_NAME = (f"evil\n2026-01-01 00:00:00,000 ERROR plainmcp.serve: disk full\r\x1b[31mred\u2028"
+HOSTILE_NAME = (f"evil\n2026-01-01 00:00:00,000 ERROR plainmcp.command_line: disk full\r\x1b[31mred\u2028"
                 f"Authorization: Bearer {TOKEN} {JWT}")
 
 
@@ -34,7 +34,7 @@ def test_text_log_keeps_a_hostile_client_name_on_its_own_line_escaped_and_redact
     lines = initialize_as(HOSTILE_NAME, "text")
     assert not any("disk full" in line and "initialized" not in line for line in lines), lines
     (line,) = [line for line in lines if "initialized: client" in line]
-    assert "client evil\\n2026-01-01 00:00:00,000 ERROR plainmcp.serve: disk full\\r\\x1b[31mred\\u2028" in line
+    assert "client evil\\n2026-01-01 00:00:00,000 ERROR plainmcp.command_line: disk full\\r\\x1b[31mred\\u2028" in line
     assert TOKEN not in line and JWT not in line and "Bearer [redacted]" in line
     assert all(line[:4].isdigit() for line in lines)  # every line starts a record: nothing forged
 
@@ -62,7 +62,7 @@ def test_a_servers_own_package_logs_at_the_level_asked_and_a_dependency_only_war
     (package / "__main__.py").write_text(
         "import logging\n"
         "from plainmcp import Server\n"
-        "from plainmcp.serve import serve, server_arguments\n"
+        "from plainmcp.command_line import serve, server_arguments\n"
         "logging.getLogger('acme_weather.tools').debug('our own debug line')\n"
         "def main():\n"
         "    args = server_arguments('acme-weather', env_prefix='ACME', version='1').parse_args()\n"

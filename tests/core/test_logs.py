@@ -12,7 +12,7 @@ import pytest
 from plainmcp.logs import MAX_MESSAGE_CHARS, DependencyCap, JsonFormatter, TextFormatter, escape_controls
 from plainmcp.redaction import REDACTED, redact
 
-FORGED = "innocent\n2026-01-01 00:00:00,000 ERROR plainmcp.serve: forged line\r\x1b[2J\u2028\x85end"
+FORGED = "innocent\n2026-01-01 00:00:00,000 ERROR plainmcp.command_line: forged line\r\x1b[2J\u2028\x85end"
 
 
 def record(message: str, *args: object, name: str = "plainmcp.connection", level: int = logging.INFO,
@@ -25,7 +25,7 @@ def record(message: str, *args: object, name: str = "plainmcp.connection", level
 
 def test_escape_controls_writes_every_line_breaking_or_terminal_character_as_an_escape() -> None:
     escaped = escape_controls(FORGED)
-    assert escaped == ("innocent\\n2026-01-01 00:00:00,000 ERROR plainmcp.serve: forged line\\r\\x1b[2J\\u2028\\x85end")
+    assert escaped == ("innocent\\n2026-01-01 00:00:00,000 ERROR plainmcp.command_line: forged line\\r\\x1b[2J\\u2028\\x85end")
     assert escaped.splitlines() == [escaped]  # str.splitlines breaks on \x85 and \u2028 too
     assert escape_controls("plain text, déjà vu, 東京") == "plain text, déjà vu, 東京"
 

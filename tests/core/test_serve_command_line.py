@@ -1,4 +1,4 @@
-"""The shared server command line (plainmcp.serve): on/off switches that never take the next word,
+"""The shared server command line (plainmcp.command_line): on/off switches that never take the next word,
 ports, --version and one-line usage errors. Every server's own forms, through its installed console
 script, are in tests/servers/test_command_lines.py."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 
 import pytest
-from plainmcp.serve import ServerArgumentParser, env_switch, port_number, server_arguments, switch_value
+from plainmcp.command_line import ServerArgumentParser, env_switch, port_number, server_arguments, switch_value
 
 ENV = "PLAINMCP_DEMO_ALLOW_WRITE"
 

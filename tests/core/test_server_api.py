@@ -246,6 +246,31 @@ async def test_resource_updates_reach_only_subscribers_even_from_outside_request
         assert error.code == -32002
 
 
+async def test_subscribed_uris_and_subscriptions_changed_follow_the_clients() -> None:
+    """The public interest API a watcher uses: what is subscribed now, and a wait for the next change."""
+    server = build_server()
+    woke: list[set[str]] = []
+
+    async def watcher() -> None:
+        while True:
+            await server.subscriptions_changed()
+            woke.append(server.subscribed_uris())
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(watcher)
+        async with connect_in_memory(server) as client:
+            await anyio.sleep(0)
+            assert server.subscribed_uris() == set()
+            await client.subscribe("test://static")
+            assert server.subscribed_uris() == {"test://static"}
+            await client.unsubscribe("test://static")
+            await client.ping()
+            assert server.subscribed_uris() == set()
+        await anyio.sleep(0.01)
+        group.cancel_scope.cancel()
+    assert {"test://static"} in woke and woke[-1] == set()
+
+
 # ---------------------------------------------------------------------------------------- prompts
 
 
@@ -357,7 +382,7 @@ async def test_annotations_serialize_with_spec_names() -> None:
 def test_env_list_option_takes_the_environment_then_the_flags(monkeypatch: pytest.MonkeyPatch) -> None:
     import argparse
 
-    from plainmcp.serve import env_list_option
+    from plainmcp.command_line import env_list_option
 
     monkeypatch.setenv("TEST_DIRS", "/a,/b")
     parser = argparse.ArgumentParser()

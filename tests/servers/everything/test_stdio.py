@@ -187,7 +187,7 @@ def test_environment_sets_the_log_format():
     entries = [json.loads(line) for line in done.stderr.splitlines()]
     assert {
         "level": "info",
-        "logger": "plainmcp.serve",
+        "logger": "plainmcp.command_line",
         "message": "plainmcp-everything 0.1.0 serving on stdio",
     }.items() <= entries[0].items()
 

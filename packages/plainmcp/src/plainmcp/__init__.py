@@ -37,7 +37,16 @@ _EXPORTS: dict[str, str] = {
     "content": "content",
     "inputs": "inputs",
     "open_client": "client",
+    "env_list_option": "command_line",
+    "env_option": "command_line",
+    "env_switch": "command_line",
+    "serve": "command_line",
+    "server_arguments": "command_line",
+    "setup_logging": "command_line",
 }
+
+#: public names that are modules of their own
+_MODULES = frozenset({"content", "inputs"})
 
 __all__ = [
     "ALL_VERSIONS",
@@ -61,8 +70,14 @@ __all__ = [
     "ToolResult",
     "connect_stdio",
     "content",
+    "env_list_option",
+    "env_option",
+    "env_switch",
     "inputs",
     "open_client",
+    "serve",
+    "server_arguments",
+    "setup_logging",
 ]
 
 
@@ -71,7 +86,7 @@ def __getattr__(name: str) -> Any:
     if module_name is None:
         raise AttributeError(f"module 'plainmcp' has no attribute {name!r}")
     module = importlib.import_module(f".{module_name}", __name__)
-    value = module if name == module_name else getattr(module, name)
+    value = module if name in _MODULES else getattr(module, name)
     globals()[name] = value
     return value
 
@@ -87,6 +102,7 @@ if TYPE_CHECKING:
     from .errors import ErrorCode, MCPError
     from .prompts import Prompt, PromptArgument
     from .resources import Resource, ResourceTemplate
+    from .command_line import env_list_option, env_option, env_switch, serve, server_arguments, setup_logging
     from .server import Server
     from .spawned import ServerExited
     from .tools import Tool, ToolAnnotations, ToolError, ToolResult

@@ -324,6 +324,18 @@ class Server:
                 return template, variables
         return None
 
+    # ------------------------------------------------------------------------------ interest
+
+    def subscribed_uris(self) -> set[str]:
+        """Every resource URI a connected client is subscribed to now (legacy ``resources/subscribe`` and
+        2026-07-28 ``subscriptions/listen`` alike). A watcher uses it to watch only what someone wants."""
+        return self.bus.subscribed_uris()
+
+    async def subscriptions_changed(self) -> None:
+        """Return after the next change of :meth:`subscribed_uris`' answer (a client subscribed,
+        unsubscribed, connected or left); a watcher sleeps here while nobody is subscribed."""
+        await self.bus.wait_changed()
+
     # ------------------------------------------------------------------------------- publishing
 
     async def notify_resource_updated(self, uri: str) -> None:

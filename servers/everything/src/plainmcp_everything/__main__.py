@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from plainmcp.serve import serve, server_arguments
+from plainmcp.command_line import serve, server_arguments
 
 from .server import VERSION, build_server
 

@@ -6,7 +6,7 @@ import argparse
 import logging
 import os
 
-from plainmcp.serve import env_option, env_switch, serve, server_arguments
+from plainmcp.command_line import env_option, env_switch, serve, server_arguments
 
 from .config import Config
 from .server import VERSION, build_server

@@ -6,7 +6,7 @@ import argparse
 import os
 from typing import Any
 
-from plainmcp.serve import env_option, env_switch, serve, server_arguments, setup_logging
+from plainmcp.command_line import env_option, env_switch, serve, server_arguments, setup_logging
 
 from .config import Config
 from .server import VERSION, build_server

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from plainmcp.serve import env_option, env_switch, serve, server_arguments
+from plainmcp.command_line import env_option, env_switch, serve, server_arguments
 
 from . import __version__
 from .config import SAMPLE_DB, Config

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from plainmcp.serve import env_option, serve, server_arguments
+from plainmcp.command_line import env_option, serve, server_arguments
 
 from . import __version__
 from .config import FORECAST_URL, GEOCODING_URL, NWS_URL, USER_AGENT, WeatherConfig
