@@ -250,9 +250,7 @@ class Worker:
                 result, failure = function(*args), None
             except BaseException as error:  # handed to the caller, whatever it is
                 result, failure = None, error
-            if future is None:
-                if failure is not None and not isinstance(failure, Exception):
-                    raise failure
+            if future is None:  # posted: nobody waits for it
                 if failure is not None:
                     logger.warning("%s failed on a retired connection: %s", getattr(function, "__name__", function), failure)
             else:
