@@ -12,12 +12,17 @@ from __future__ import annotations
 import contextlib
 import json
 import socket
+import sys
 import time
 from collections.abc import Iterator
 
 import httpx
+import pytest
 
 from .http_server import HOST, dumps, initialize_body, legacy_headers, server_process
+
+# 127.0.0.2 and up answer as loopback on Linux only.
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="needs the 127.0.0.0/8 loopback range")
 
 MAX = 8
 PER_PEER = 4
@@ -110,8 +115,16 @@ def test_silent_and_half_sent_connections_beyond_the_limit_neither_lock_out_requ
         answered_within_a_second(served.base_url)
 
 
-def test_a_head_dripped_byte_by_byte_is_cut_off_at_the_deadline():
+@pytest.mark.parametrize("first_request", [False, True], ids=["first-head", "after-a-kept-alive-request"])
+def test_a_head_dripped_byte_by_byte_is_cut_off_at_the_deadline(first_request):
     with server_process(*FLAGS) as served, held([attacker("127.0.0.2", served.port)]) as (sock,):
+        if first_request:
+            # The deadline also runs for the next head on a kept-alive connection, from its first byte.
+            sock.sendall(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            sock.settimeout(5.0)
+            assert sock.recv(65536).startswith(b"HTTP/1.1 200 ")
+            time.sleep(HEAD_SECONDS)  # idle in between: kept alive, and no head deadline runs yet
+            assert not is_closed(sock)
         started = time.monotonic()
         head = b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: " + b"a" * 200
         closed_after = None
