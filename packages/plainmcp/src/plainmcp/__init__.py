@@ -35,6 +35,7 @@ _EXPORTS: dict[str, str] = {
     "ToolResult": "tools",
     "connect_stdio": "client",
     "content": "content",
+    "demo": "demo",
     "inputs": "inputs",
     "open_client": "client",
     "env_list_option": "command_line",
@@ -46,7 +47,7 @@ _EXPORTS: dict[str, str] = {
 }
 
 #: public names that are modules of their own
-_MODULES = frozenset({"content", "inputs"})
+_MODULES = frozenset({"content", "demo", "inputs"})
 
 __all__ = [
     "ALL_VERSIONS",
@@ -70,6 +71,7 @@ __all__ = [
     "ToolResult",
     "connect_stdio",
     "content",
+    "demo",
     "env_list_option",
     "env_option",
     "env_switch",
@@ -96,13 +98,13 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:
-    from . import content, inputs
+    from . import content, demo, inputs
     from .client import Client, connect_stdio, open_client
+    from .command_line import env_list_option, env_option, env_switch, serve, server_arguments, setup_logging
     from .context import Context
     from .errors import ErrorCode, MCPError
     from .prompts import Prompt, PromptArgument
     from .resources import Resource, ResourceTemplate
-    from .command_line import env_list_option, env_option, env_switch, serve, server_arguments, setup_logging
     from .server import Server
     from .spawned import ServerExited
     from .tools import Tool, ToolAnnotations, ToolError, ToolResult
