@@ -40,7 +40,7 @@ logger = logging.getLogger(__name__)
 
 DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024
 _READ_SIZE = 64 * 1024  # a pipe's capacity; larger buffers cost an mmap per read
-_WRITE_CHUNK = 1 << 20  # a write never takes more than this: no copy of a whole backlog per write
+_WRITE_CHUNK = 256 * 1024  # at most this per write (a pipe takes 64 KiB): no copy of a whole backlog each time
 
 
 # ------------------------------------------------------------------------------------- framing
