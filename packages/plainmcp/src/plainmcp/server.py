@@ -198,6 +198,13 @@ class Server:
         self.resources[resource.uri] = resource
         return resource
 
+    def roots_changed(self, handler: F) -> F:
+        """Register ``async def handler(connection)``, called when a legacy client says its roots
+        changed (``notifications/roots/list_changed``); ``connection`` is the one ``ctx.connection``
+        names in that client's requests."""
+        self.on_roots_changed = handler
+        return handler
+
     def resource_list(self, lister: F) -> F:
         """Register ``async def list(ctx) -> Sequence[Resource]`` for resources that come and go
         (the files under a directory): ``resources/list`` lists them after the registered ones,
@@ -325,6 +332,12 @@ class Server:
         return None
 
     # ------------------------------------------------------------------------------ interest
+
+    def listeners(self) -> int:
+        """How many connected clients would receive a notification published now (initialized legacy
+        sessions and 2026-07-28 listen streams), subscribed to a URI or not. A watcher that also
+        announces list changes runs while this is above zero."""
+        return len(self.bus)
 
     def subscribed_uris(self) -> set[str]:
         """Every resource URI a connected client is subscribed to now (legacy ``resources/subscribe`` and
