@@ -8,7 +8,11 @@
   in the bin directory.
 
 The venvs are real (``python -m venv`` without pip); instead of installing packages from an index
-they import this checkout's sources and the test venv's site-packages through a ``.pth`` file.
+they import this checkout's sources and the test venv's site-packages through a ``.pth`` file. The
+server's installation record is written as pip writes it: ``<dist>-<version>.dist-info`` in the venv's
+site-packages with ``METADATA`` and ``entry_points.txt`` (its console scripts and its
+``plainmcp.scenes`` entry point, read from the server's pyproject.toml), which is what ``plainmcp demo``
+reads to find the server's scene.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ import os
 import subprocess
 import sys
 import sysconfig
+import tomllib
 import venv
 from pathlib import Path
 
@@ -62,10 +67,27 @@ def built_core_python(path: Path) -> Path:
 
 
 def server_venv(path: Path, name: str) -> Path:
-    """A venv with one server (its Python), and the server's console script in its bin."""
+    """A venv with one server (its Python): the server's console script in its bin, and its
+    installation record in its site-packages."""
     python = make_venv(path, [SITE, CORE, ROOT / "servers" / name / "src"])
     console_script(path / "bin" / f"plainmcp-{name}", python, f"plainmcp_{name}")
+    dist_info(next((path / "lib").glob("python*/site-packages")), ROOT / "servers" / name / "pyproject.toml")
     return python
+
+
+def dist_info(site: Path, pyproject: Path) -> Path:
+    """The ``*.dist-info`` directory pip writes for the project of ``pyproject``: its METADATA and its
+    entry points (``[project.scripts]`` as ``console_scripts``, and every ``[project.entry-points]`` group)."""
+    project = tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]
+    groups = {"console_scripts": project.get("scripts", {}), **project.get("entry-points", {})}
+    record = site / f"{project['name'].replace('-', '_')}-{project['version']}.dist-info"
+    record.mkdir()
+    (record / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {project['name']}\nVersion: {project['version']}\n")
+    (record / "entry_points.txt").write_text("".join(
+        f"[{group}]\n" + "".join(f"{key} = {value}\n" for key, value in entries.items()) + "\n"
+        for group, entries in groups.items() if entries))
+    (record / "INSTALLER").write_text("pip\n")
+    return record
 
 
 def pipx_install(home: Path, bin_dir: Path | None, name: str) -> Path:
