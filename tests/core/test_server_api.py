@@ -395,6 +395,20 @@ def test_env_list_option_takes_the_environment_then_the_flags(monkeypatch: pytes
     assert parser.parse_args([]).dirs == []
 
 
+def test_env_list_option_splits_paths_at_the_separator_given(monkeypatch: pytest.MonkeyPatch) -> None:
+    import argparse
+    import os
+
+    from plainmcp.command_line import env_list_option
+
+    monkeypatch.setenv("TEST_DIRS", os.pathsep.join(["/a,b", "/c"]))  # a comma is part of a path
+    monkeypatch.setenv("COLUMNS", "200")  # the help on one line
+    parser = argparse.ArgumentParser()
+    env_list_option(parser, "--dir", "TEST_DIRS", separator=os.pathsep, dest="dirs")
+    assert parser.parse_args([]).dirs == ["/a,b", "/c"]
+    assert f"[env: TEST_DIRS, {os.pathsep}-separated]" in parser.format_help()
+
+
 async def test_resource_list_hook_lists_computed_resources_after_registered_ones_paginated() -> None:
     from plainmcp import Resource
     from plainmcp.testing import connect_in_memory

@@ -152,11 +152,13 @@ class _Version(argparse.Action):
 
 
 class EnvList(argparse.Action):
-    """A repeatable option; without the flag, a comma-separated environment variable fills it."""
+    """A repeatable option; without the flag, the environment variable fills it (its items separated
+    by ``separator``: a comma, or ``os.pathsep`` for paths, which may hold commas)."""
 
-    def __init__(self, option_strings: list[str], dest: str, env: str, **kwargs: Any) -> None:
-        kwargs["help"] = f"{kwargs.get('help', '')} [env: {env}, comma-separated]".strip()
-        super().__init__(option_strings, dest, default=_split(os.environ.get(env)), **kwargs)
+    def __init__(self, option_strings: list[str], dest: str, env: str, separator: str = ",", **kwargs: Any) -> None:
+        separated = "comma-separated" if separator == "," else f"{separator}-separated"
+        kwargs["help"] = f"{kwargs.get('help', '')} [env: {env}, {separated}]".strip()
+        super().__init__(option_strings, dest, default=_split(os.environ.get(env), separator), **kwargs)
 
     def __call__(self, parser: Any, namespace: Any, values: Any, option_string: str | None = None) -> None:
         current = getattr(namespace, self.dest)
@@ -197,9 +199,10 @@ def env_option(parser: argparse.ArgumentParser, flag: str, env: str, **kwargs: A
     parser.add_argument(flag, action=_EnvDefault, env=env, **kwargs)
 
 
-def env_list_option(parser: argparse.ArgumentParser, flag: str, env: str, **kwargs: Any) -> None:
-    """Add a repeatable ``flag`` (a list); without it, ``env`` (comma-separated) fills the list."""
-    parser.add_argument(flag, action=EnvList, env=env, **kwargs)
+def env_list_option(parser: argparse.ArgumentParser, flag: str, env: str, *, separator: str = ",", **kwargs: Any) -> None:
+    """Add a repeatable ``flag`` (a list); without it, ``env`` (items separated by ``separator``,
+    a comma by default) fills the list."""
+    parser.add_argument(flag, action=EnvList, env=env, separator=separator, **kwargs)
 
 
 def server_arguments(
@@ -364,5 +367,5 @@ def _package_of(module_globals: dict[str, Any]) -> str:
     return str(name).partition(".")[0]
 
 
-def _split(value: str | None) -> list[str]:
-    return [item.strip() for item in (value or "").split(",") if item.strip()]
+def _split(value: str | None, separator: str = ",") -> list[str]:
+    return [item.strip() for item in (value or "").split(separator) if item.strip()]
