@@ -9,12 +9,15 @@
     python3 dev.py setup    # only (re)build .venv
     python3 dev.py dist     # release files: a wheel and an sdist of every package in dist/, twine-checked
     python3 dev.py bundles  # dist, then a .mcpb desktop bundle of every server in dist/mcpb (needs npm)
+    python3 dev.py client-configs  # regenerate shared/client-configs (`--check` only compares)
 
-The environment is rebuilt only when a pyproject.toml changed since the last setup. `test` also installs the
-pinned Node tools the interop and bundle tests drive (Node 22, MCP Inspector, conformance suite, mcpb;
-scripts/node_tools.py) into .ci-cache/node when CI is set or they are missing; that needs npm on PATH. It
+What the environment holds is defined once, by the root pyproject.toml's hatch environment (tools/workspace.py
+reads it): every workspace member installed editable and the `dependencies` (the test and build tools), with the
+`env-vars` set. The environment is rebuilt only when a pyproject.toml changed since the last setup. `test` also
+installs the pinned Node tools the interop and bundle tests drive (Node 22, MCP Inspector, conformance suite,
+mcpb; tools/node_tools.py) into .ci-cache/node when CI is set or they are missing; that needs npm on PATH. It
 also downloads the third-party wheels the packaging tests install offline into .ci-cache/wheelhouse
-(scripts/wheelhouse.py).
+(tools/wheelhouse.py). The development tasks this file runs live in tools/, beside it.
 """
 
 from __future__ import annotations
@@ -23,43 +26,46 @@ import hashlib
 import os
 import subprocess
 import sys
-import tomllib
 import venv
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
+TOOLS = ROOT / "tools"
 VENV = ROOT / ".venv"
 STAMP = VENV / ".plainmcp-setup"
 BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
 
-
-def _projects() -> list[Path]:
-    """Every package directory: packages/* and servers/* that have a pyproject.toml."""
-    return sorted(p.parent for group in ("packages", "servers") for p in (ROOT / group).glob("*/pyproject.toml"))
+sys.path.insert(0, str(TOOLS))  # the development tasks are sibling modules there, not an installed package
+import workspace  # noqa: E402
 
 
-def _fingerprint() -> str:
+def _fingerprint(space: workspace.Workspace) -> str:
     digest = hashlib.sha256(sys.version.encode())
-    for path in [ROOT / "pyproject.toml", *(p / "pyproject.toml" for p in _projects())]:
-        digest.update(str(path.relative_to(ROOT)).encode() + path.read_bytes())
+    for path in [space.root / "pyproject.toml", *(p / "pyproject.toml" for p in space.members)]:
+        digest.update(str(path.relative_to(space.root)).encode() + path.read_bytes())
     return digest.hexdigest()
 
 
+def install_plan(space: workspace.Workspace, python: str) -> tuple[list[str], dict[str, str]]:
+    """The one pip command that fills the environment, and the variables it runs with: the hatch environment's
+    tools, every workspace member editable, and its env-vars over os.environ."""
+    pip = [python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
+    editables = [arg for member in space.members for arg in ("-e", str(member))]
+    # The env-vars hold PLAINMCP_RELEASE: the servers then require the core by version (satisfied by the editable
+    # core installed in the same command), not by its file:// URL, which pip would see as a second plainmcp.
+    return [*pip, *space.tools, *editables], {**os.environ, **space.env_vars}
+
+
 def setup() -> None:
-    fingerprint = _fingerprint()
+    space = workspace.load(ROOT)
+    fingerprint = _fingerprint(space)
     if STAMP.exists() and STAMP.read_text() == fingerprint:
         return
     print(f"dev.py: setting up {VENV.relative_to(ROOT)} ...", file=sys.stderr, flush=True)
     if not (BIN / "python").exists():
         venv.EnvBuilder(with_pip=True, clear=True).create(VENV)
-    config = tomllib.loads((ROOT / "pyproject.toml").read_text())
-    tools = config["tool"]["hatch"]["envs"]["default"]["dependencies"]
-    pip = [str(BIN / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
-    editables = [arg for project in _projects() for arg in ("-e", str(project))]
-    # PLAINMCP_RELEASE: the servers require the core by version (satisfied by the editable core installed in
-    # the same command), instead of by its file:// URL, which pip would see as a second, conflicting plainmcp.
-    env = {**os.environ, "PLAINMCP_RELEASE": "1"}
-    subprocess.run([*pip, *tools, *editables], check=True, env=env)
+    command, env = install_plan(space, str(BIN / "python"))
+    subprocess.run(command, check=True, env=env)
     STAMP.write_text(fingerprint)
 
 
@@ -67,12 +73,11 @@ def tests_env() -> dict[str, str] | None:
     """The tests' environment: os.environ plus the paths of the pinned Node tools and of the wheelhouse, or
     None if they cannot be had.
 
-    With CI set, or when anything is missing, scripts/node_tools.py installs them first (a no-op when the
-    pinned versions are there), and scripts/wheelhouse.py downloads the wheels when its list changed. The
+    With CI set, or when anything is missing, tools/node_tools.py installs them first (a no-op when the
+    pinned versions are there), and tools/wheelhouse.py downloads the wheels when its list changed. The
     interop tests read PLAINMCP_NODE_BIN, PLAINMCP_INSPECTOR and PLAINMCP_CONFORMANCE, the packaging tests
     PLAINMCP_MCPB and PLAINMCP_WHEELHOUSE.
     """
-    sys.path.insert(0, str(ROOT / "scripts"))
     import node_tools
     import wheelhouse
 
@@ -97,10 +102,14 @@ def tests_env() -> dict[str, str] | None:
     }
 
 
+#: The commands besides ``bench`` and ``bench-<name>``.
+COMMANDS = frozenset({"setup", "test", "demo", "dist", "bundles", "client-configs"})
+
+
 def main(argv: list[str]) -> int:
     command, rest = (argv[0], argv[1:]) if argv else ("test", [])
     bench_script = _bench_script(command)
-    if command not in {"setup", "test", "demo", "dist", "bundles"} and bench_script is None:
+    if command not in COMMANDS and bench_script is None:
         print(__doc__, file=sys.stderr)
         return 2
     setup()
@@ -113,10 +122,12 @@ def main(argv: list[str]) -> int:
     if command == "demo":
         return subprocess.run([str(BIN / "plainmcp"), "demo", *rest], cwd=ROOT).returncode
     if command == "dist":
-        return subprocess.run([python, str(ROOT / "scripts" / "dist.py"), *rest], cwd=ROOT).returncode
+        return subprocess.run([python, str(TOOLS / "dist.py"), *rest], cwd=ROOT).returncode
     if command == "bundles":
-        built = subprocess.run([python, str(ROOT / "scripts" / "dist.py")], cwd=ROOT).returncode
-        return built or subprocess.run([python, str(ROOT / "scripts" / "bundle.py"), *rest], cwd=ROOT).returncode
+        built = subprocess.run([python, str(TOOLS / "dist.py")], cwd=ROOT).returncode
+        return built or subprocess.run([python, str(TOOLS / "bundle.py"), *rest], cwd=ROOT).returncode
+    if command == "client-configs":
+        return subprocess.run([python, str(TOOLS / "client_configs.py"), *rest], cwd=ROOT).returncode
     if bench_script is not None:
         return subprocess.run([python, str(bench_script), *rest], cwd=ROOT).returncode
     return 0

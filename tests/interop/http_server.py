@@ -9,7 +9,7 @@ port a few times; its stderr is kept in a temporary file and quoted in every fai
 
 :func:`node_tools` finds Node and the tools the way ``tests/interop/test_inspector_cli.py`` does: from
 ``PLAINMCP_NODE_BIN`` / ``PLAINMCP_INSPECTOR`` / ``PLAINMCP_CONFORMANCE``, else where
-``scripts/node_tools.py`` installs them. Missing tools fail the test; they never skip it.
+``tools/node_tools.py`` installs them. Missing tools fail the test; they never skip it.
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ START_ATTEMPTS = 3
 MIN_NODE = (22, 19)
 
 HOW_TO_INSTALL = (
-    "The pinned Node tools are required (never skipped). Install them with `python3 scripts/node_tools.py` "
+    "The pinned Node tools are required (never skipped). Install them with `python3 tools/node_tools.py` "
     "(`python3 dev.py test` does it when CI is set or the cache is missing), or set PLAINMCP_NODE_BIN, "
     "PLAINMCP_INSPECTOR and PLAINMCP_CONFORMANCE."
 )
@@ -190,7 +190,7 @@ class NodeTools:
 
 
 def _installed_paths() -> dict[str, Path]:
-    spec = importlib.util.spec_from_file_location("_plainmcp_node_tools", ROOT / "scripts" / "node_tools.py")
+    spec = importlib.util.spec_from_file_location("_plainmcp_node_tools", ROOT / "tools" / "node_tools.py")
     assert spec is not None and spec.loader is not None
     node_tools_module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = node_tools_module  # dataclasses look their module up there

@@ -6,7 +6,7 @@ eras: ``--protocol-era legacy`` (initialize handshake, 2025-11-25) and ``--proto
 (stateless, 2026-07-28); ``auto`` once. Expected values come from the MCP specification and the
 fixture's declarations (tests/fixtures/feature_server.py), not from the server's code.
 
-The Inspector v2 needs Node >= 22.19; ``scripts/node_tools.py`` installs the pinned Node and Inspector
+The Inspector v2 needs Node >= 22.19; ``tools/node_tools.py`` installs the pinned Node and Inspector
 into .ci-cache/node, and ``python3 dev.py test`` runs it and passes the paths in ``PLAINMCP_INSPECTOR``
 and ``PLAINMCP_NODE_BIN``. Without them the tests fail (they never skip): CI must exercise them.
 

@@ -9,7 +9,7 @@ Three ways in, against one real server process (``--transport http``) on 127.0.0
 
 Each test runs ``mcp-inspector --cli <url> --transport ... --method ... --format json -q`` and asserts
 exact values from its JSON output (``{"result": ...}`` on stdout). Expected values are the fixture's
-declarations (servers/everything/README.md). The Inspector and Node come from scripts/node_tools.py
+declarations (servers/everything/README.md). The Inspector and Node come from tools/node_tools.py
 (``http_server.node_tools``); without them the tests fail, never skip.
 """
 

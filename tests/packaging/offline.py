@@ -1,7 +1,7 @@
 """An offline user for the packaging tests: pip, pipx and uv that see only the local wheelhouse.
 
 ``python3 dev.py test`` downloads every third-party wheel the installs need into .ci-cache/wheelhouse
-(scripts/wheelhouse.py). Here pip and uv are pointed at it and nothing else: no index, no configuration
+(tools/wheelhouse.py). Here pip and uv are pointed at it and nothing else: no index, no configuration
 file of the machine or the user, private pipx and uv homes, and a scratch HOME. A missing or stale wheelhouse
 fails the tests (never skips them): they would otherwise need the network.
 """
@@ -23,14 +23,14 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 SERVERS = ("everything", "filesystem", "prompts", "sqlite", "weather")
 PROTOCOL = "2025-06-18"
-HOW_TO_GET = "Download it with `python3 scripts/wheelhouse.py` (python3 dev.py test does it), or set PLAINMCP_WHEELHOUSE."
+HOW_TO_GET = "Download it with `python3 tools/wheelhouse.py` (python3 dev.py test does it), or set PLAINMCP_WHEELHOUSE."
 
 # Variables of the developer's or CI's shell that would let an install look somewhere else.
 _FOREIGN = re.compile(r"^(PIP_|UV_|PIPX_|VIRTUAL_ENV$|CONDA_|PYTHONPATH$|PYTHONHOME$|XDG_)")
 
 
 def _load_script(name: str) -> Any:
-    spec = importlib.util.spec_from_file_location(f"_plainmcp_{name}", ROOT / "scripts" / f"{name}.py")
+    spec = importlib.util.spec_from_file_location(f"_plainmcp_{name}", ROOT / "tools" / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # dataclasses look their module up there

@@ -26,7 +26,7 @@ PROMPT = "---\ndescription: Say hello\narguments: [who]\n---\nHello {{who}}!\n"
 def _mcpb() -> Path:
     path = Path(os.environ.get("PLAINMCP_MCPB") or node_tools.paths()["mcpb"])
     if not os.access(path, os.X_OK):
-        pytest.fail(f"no mcpb CLI at {path}: install it with `python3 scripts/node_tools.py` (python3 dev.py test "
+        pytest.fail(f"no mcpb CLI at {path}: install it with `python3 tools/node_tools.py` (python3 dev.py test "
                     "does it) or set PLAINMCP_MCPB", pytrace=False)
     return path
 

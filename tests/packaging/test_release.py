@@ -1,4 +1,4 @@
-"""Issue 14, item 2: the release files. Built the way `python3 dev.py dist` builds them (scripts/dist.py), offline,
+"""Issue 14, item 2: the release files. Built the way `python3 dev.py dist` builds them (tools/dist.py), offline,
 into a temporary directory; then installed by name from those files only, as users will install from PyPI.
 """
 

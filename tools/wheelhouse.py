@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Download every third-party wheel the installs need into .ci-cache/wheelhouse (git-ignored). Standard library only.
 
-    python3 scripts/wheelhouse.py          # download what the installs need (a no-op when up to date)
-    python3 scripts/wheelhouse.py --check  # only report; exit 1 if the wheelhouse is missing or stale
+    python3 tools/wheelhouse.py          # download what the installs need (a no-op when up to date)
+    python3 tools/wheelhouse.py --check  # only report; exit 1 if the wheelhouse is missing or stale
 
 The packaging tests (tests/packaging) install the servers exactly as the READMEs say, with pipx, uvx and pip,
 but offline: pip and uv look only here (PIP_NO_INDEX, UV_OFFLINE, find-links). So the wheelhouse holds the
@@ -20,7 +20,10 @@ import sys
 import tomllib
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # its sibling modules, also when loaded by path
+import workspace
+
+ROOT = workspace.ROOT
 WHEELHOUSE = ROOT / ".ci-cache" / "wheelhouse"
 STAMP = WHEELHOUSE / ".plainmcp-wheelhouse"
 OURS = "plainmcp"  # the core and every plainmcp-<name> server come from the checkout or dist/, never from here
@@ -33,8 +36,8 @@ class WheelhouseError(RuntimeError):
 
 
 def projects() -> list[Path]:
-    """The pyproject.toml of every package: packages/* and servers/*."""
-    return sorted(path for group in ("packages", "servers") for path in (ROOT / group).glob("*/pyproject.toml"))
+    """The pyproject.toml of every package: the workspace members."""
+    return [member / "pyproject.toml" for member in workspace.load(ROOT).members]
 
 
 def _name(spec: str) -> str:

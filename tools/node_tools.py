@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Install the Node-based test tools into .ci-cache/node (git-ignored). Standard library only.
 
-    python3 scripts/node_tools.py          # install what is missing, then print the paths
-    python3 scripts/node_tools.py --check  # only report; exit 1 if something is missing
-    python3 scripts/node_tools.py --env    # install, then print `export NAME=value` lines for a shell
+    python3 tools/node_tools.py          # install what is missing, then print the paths
+    python3 tools/node_tools.py --check  # only report; exit 1 if something is missing
+    python3 tools/node_tools.py --env    # install, then print `export NAME=value` lines for a shell
 
 The MCP Inspector CLI (v2) and the conformance suite need Node >= 22.19, and the machine's Node may be
 older, so Node itself comes from the npm registry too: the `node-<os>-<arch>` package ships the official

@@ -2,7 +2,7 @@
 """Build a desktop bundle (.mcpb, for one-click install in Claude Desktop) of every server. Standard library only.
 
     python3 dev.py bundles                          # dist/ first (dev.py dist), then dist/mcpb/*.mcpb
-    python scripts/bundle.py --dist DIR --out DIR   # from release files elsewhere (the tests do, offline)
+    python tools/bundle.py --dist DIR --out DIR     # from release files elsewhere (the tests do, offline)
 
 Each server's `manifest.json` (servers/<name>/manifest.json) becomes a bundle directory:
 
@@ -10,7 +10,7 @@ Each server's `manifest.json` (servers/<name>/manifest.json) becomes a bundle di
     server/main.py      the entry point: checks the Python version, puts server/lib first on sys.path, runs the server
     server/lib/         the server, the plainmcp core and every dependency, installed from the release wheels
 
-which the official CLI (`@anthropic-ai/mcpb`, pinned in scripts/node_tools.py) validates and packs.
+which the official CLI (`@anthropic-ai/mcpb`, pinned in tools/node_tools.py) validates and packs.
 
 Why vendored wheels (`server.type` "python") and not the manifest's `uv` type: the pinned CLI marks the uv
 type experimental (its documentation and its schema disagree on whether `mcp_config` is needed), it would
@@ -33,9 +33,8 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "scripts"))
-
-import node_tools  # noqa: E402  (a sibling script, not a package)
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # its sibling modules, also when loaded by path
+import node_tools  # noqa: E402
 
 ENTRY = '''\
 """Entry point of the {dist} bundle: the server and its dependencies from server/lib."""

@@ -3,7 +3,7 @@
 
     python3 dev.py dist                 # into dist/ (emptied first)
     python3 dev.py dist --version 0.1.0 # refuse to build unless every package has that version (a release tag)
-    python scripts/dist.py --out DIR    # elsewhere (the packaging tests build into a temporary directory)
+    python tools/dist.py --out DIR      # elsewhere (the packaging tests build into a temporary directory)
 
 Each package is built by `python -m build --installer uv`: the sdist first, then the wheel from that sdist,
 which proves that every sdist builds on its own (hatch_build.py ships in it). uv makes the isolated build
@@ -26,7 +26,10 @@ import tomllib
 import zipfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # its sibling modules, also when loaded by path
+import workspace
+
+ROOT = workspace.ROOT
 DIST = ROOT / "dist"
 
 
@@ -35,8 +38,8 @@ class DistError(RuntimeError):
 
 
 def projects() -> list[Path]:
-    """Every package directory, the core first."""
-    return sorted(p.parent for group in ("packages", "servers") for p in (ROOT / group).glob("*/pyproject.toml"))
+    """Every package directory (the workspace members), the core first."""
+    return list(workspace.load(ROOT).members)
 
 
 def mismatched_versions(expected: str) -> list[str]:
