@@ -8,11 +8,11 @@ stop, and one statement may hold thousands of such directives. Newer builds stop
 Which kind this build is, is measured once (:func:`builtin_is_unbounded`): repeating a character
 three million times past a limit of 1,000 takes milliseconds one at a time and microseconds
 otherwise, so the answer cannot err towards "bounded". Where it is unbounded, the connection's
-``printf`` and ``format`` are replaced by :func:`install`'s function, which first bounds the output
-the format can produce (every width, and every precision that is a minimum length or a repetition,
-literal or taken from an argument) and answers NULL when the result would pass the statement's value
-limit, as SQLite's own does for an over-long result; otherwise SQLite's own ``printf`` formats it, on
-a private in-memory connection.
+``printf`` and ``format`` are replaced by :func:`install`'s function, which first works out the least
+output the format produces (every width, and every precision that is a minimum length or a
+repetition, literal or taken from an argument) and answers NULL when that passes the statement's
+value limit, as SQLite's own does for an over-long result; otherwise SQLite's own ``printf`` formats
+it, on a private in-memory connection.
 
 Cost of the replacement: an application-defined function per call (a few µs), and, since the file's
 schema is not trusted (``PRAGMA trusted_schema = OFF``), views, triggers and generated columns of the
@@ -37,12 +37,14 @@ _PRECISION_IS_A_MAXIMUM = frozenset("szqQw")
 _NO_ARGUMENT = frozenset("%n")
 #: SQLite reads a width or precision as a C ``int``: never more than this in size.
 _INT_LIMIT = 2**31
-_LEADING_INTEGER = re.compile(r"\s*([-+]?\d+)")
+#: The leading number of a text, read as an integer or a real, whichever SQLite does.
+_LEADING_NUMBER = re.compile(r"\s*[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 
 
 def _as_int(value: Any) -> int:
     """The size of ``value`` read as SQLite reads a ``*`` width or precision (an integer, or the
-    leading integer of a text), at least as large as SQLite's reading, at most :data:`_INT_LIMIT`."""
+    leading number of a text, whole or as a real), at least as large as SQLite's reading, at most
+    :data:`_INT_LIMIT`."""
     if isinstance(value, bool) or value is None:
         return int(bool(value))
     if isinstance(value, int):
@@ -51,8 +53,9 @@ def _as_int(value: Any) -> int:
         number = int(value) if abs(value) < _INT_LIMIT else _INT_LIMIT
     else:
         text = value.decode("latin-1") if isinstance(value, bytes) else str(value)
-        match = _LEADING_INTEGER.match(text)
-        number = int(match.group(1)) if match else 0
+        match = _LEADING_NUMBER.match(text)
+        real = abs(float(match.group(0))) if match else 0.0
+        number = int(real) if real < _INT_LIMIT else _INT_LIMIT
     return min(abs(number), _INT_LIMIT)
 
 
