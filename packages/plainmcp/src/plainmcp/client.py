@@ -2,7 +2,7 @@
 
 Used by the tests, the ``plainmcp`` command and anyone scripting a server::
 
-    async with connect_stdio(["plainmcp-sqlite", "--db", "x.db"]) as client:
+    async with connect_stdio(["my-server", "--db", "x.db"]) as client:
         tools = await client.list_all_tools()
         result = await client.call_tool("query", {"sql": "select 1"})
 """

@@ -5,7 +5,7 @@ A server shows itself in ``plainmcp demo`` through a *scene*: an async function 
 came back. The server registers it under the ``plainmcp.scenes`` entry-point group::
 
     [project.entry-points."plainmcp.scenes"]
-    sqlite = "plainmcp_sqlite.scene:play"
+    shop = "plainmcp_shop.scene:play"
 
 ``plainmcp demo`` finds installed servers without knowing their names (the entry points of its own
 environment, and of pipx's and uv's venvs and the scripts on PATH, read from their files) and plays
@@ -16,8 +16,8 @@ to stdout only through this kit, so every scene reads alike::
     from plainmcp import demo
 
     async def play(stage: demo.Stage) -> None:
-        async with stage.stdio("sqlite server on its sample database", ["--log-level", "warning"]) as client:
-            await demo.step("tools/call list_tables", lambda: client.call_tool("list_tables"),
+        async with stage.stdio("shop server on its sample database", ["--log-level", "warning"]) as client:
+            await demo.step("tools/call list_products", lambda: client.call_tool("list_products"),
                             demo.flagged(demo.structured))
 
 A step that fails with a JSON-RPC error prints the error and goes on; anything else ends the scene,

@@ -1,8 +1,8 @@
 """``plainmcp config SERVER --client claude|cursor|vscode``: the snippet to paste into a client.
 
 The snippet names the installed command by its absolute path: desktop clients start servers with
-a minimal PATH (Claude Desktop on macOS does not read the shell's profile), so ``plainmcp-sqlite``
-alone is often "command not found" there, while ``/home/me/.local/bin/plainmcp-sqlite`` works. The
+a minimal PATH (Claude Desktop on macOS does not read the shell's profile), so ``plainmcp-<name>``
+alone is often "command not found" there, while ``/home/me/.local/bin/plainmcp-<name>`` works. The
 server is looked for where users install it (:mod:`.locate`: this environment, PATH, pipx, uv), and
 one line on stderr says which one the snippet uses. For the same reason (the client picks the
 working directory) path arguments are made absolute (:mod:`.server_args`).
@@ -48,18 +48,19 @@ def add_parser(commands: Any) -> None:
         "installed server command. Arguments after -- are passed to the server.",
         usage="plainmcp config [options] SERVER --client {claude,cursor,vscode} [-- SERVER_ARG ...]",
         epilog="examples:\n"
-        "  plainmcp config filesystem --client claude -- ~/Documents\n"
-        "  plainmcp config sqlite --client vscode --env PLAINMCP_SQLITE_LOG_LEVEL=debug -- --db shop.db\n"
-        "  plainmcp config weather --client vscode --secret PLAINMCP_WEATHER_OPEN_METEO_API_KEY\n"
-        "  plainmcp config weather --client cursor --http http://127.0.0.1:8000/mcp\n\n"
+        "  plainmcp config shop --client claude -- ~/Documents/shop.db\n"
+        "  plainmcp config shop --client vscode --env SHOP_LOG_LEVEL=debug -- --db shop.db\n"
+        "  plainmcp config shop --client vscode --secret SHOP_API_KEY\n"
+        "  plainmcp config shop --client cursor --http http://127.0.0.1:8000/mcp\n"
+        "  (shop: an installed plainmcp-shop; any other server: its command's path)\n\n"
         "The server is looked for in this environment, on PATH, in pipx's venvs and in uv's tools;\n"
         "path arguments (the server's --help says which) are made absolute, a leading ~ is kept.\n\n"
         "exit codes:\n  0  printed\n  1  the server command is not installed\n  2  usage error",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("server", metavar="SERVER",
-                        help="a plainmcp server (filesystem, sqlite, weather, prompts, everything, or "
-                        "plainmcp-<name>), or the path of any server executable")
+                        help="an installed plainmcp server, by its name with or without the plainmcp- prefix "
+                        "(NAME or plainmcp-NAME), or the path of any server executable")
     parser.add_argument("--client", choices=CLIENTS, required=True, help="the client the snippet is for")
     parser.add_argument("--name", help="the server's key in the configuration (default: the server's short name)")
     parser.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
@@ -125,7 +126,7 @@ def build(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def short_name(server: str) -> str:
-    """``plainmcp-sqlite`` and ``/x/bin/plainmcp-sqlite`` -> ``sqlite``; other names as they are."""
+    """``plainmcp-shop`` and ``/x/bin/plainmcp-shop`` -> ``shop``; other names as they are."""
     base = Path(server).name
     base = base.removesuffix(".exe")
     return base.removeprefix("plainmcp-") or base

@@ -41,8 +41,8 @@ class Found:
     """An installed server.
 
     Attributes:
-        server: the short name (``sqlite``).
-        command: the command line that starts it, absolute (``/home/me/.local/bin/plainmcp-sqlite``).
+        server: the short name (``<name>`` of ``plainmcp-<name>``).
+        command: the command line that starts it, absolute (``/home/me/.local/bin/plainmcp-<name>``).
         python: an interpreter that can import the server's package (to run its helper modules,
             such as the weather stand-in), or None when it cannot be told.
         source: where it was found: ``this environment``, ``PATH``, ``pipx`` or ``uv tool``.
@@ -82,7 +82,7 @@ class Missing:
 
 
 def locate(server: str, env: Mapping[str, str] | None = None) -> Found | Missing:
-    """Find the installed server ``server`` (``sqlite`` or ``plainmcp-sqlite``); ``env`` defaults to
+    """Find the installed server ``server`` (``<name>`` or ``plainmcp-<name>``); ``env`` defaults to
     ``os.environ`` (PATH, PIPX_HOME, PIPX_BIN_DIR, UV_TOOL_DIR, HOME, XDG_DATA_HOME)."""
     env = os.environ if env is None else env
     name = server.removeprefix("plainmcp-")

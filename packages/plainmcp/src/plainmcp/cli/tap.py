@@ -54,7 +54,7 @@ def add_parser(commands: Any) -> None:
         "(for answers) latency to a JSON Lines file, and a compact live view goes to stderr.",
         usage="plainmcp tap [--log FILE] [--quiet] -- COMMAND [ARG ...]",
         epilog="in a client's configuration, put plainmcp's absolute path as the command and\n"
-        '["tap", "--log", "/tmp/mcp.jsonl", "--", "/abs/path/plainmcp-sqlite", "--db", "x.db"] as the args.\n\n'
+        '["tap", "--log", "/tmp/mcp.jsonl", "--", "/abs/path/my-server", "--db", "x.db"] as the args.\n\n'
         "log records: {\"ts\", \"direction\": \"client->server\"|\"server->client\", \"message\"} per message\n"
         "(\"raw\" instead of \"message\" for a line that is not JSON; \"latency_ms\" and \"method\" on answers),\n"
         "plus {\"ts\", \"event\": \"start\"|\"exit\", ...} around each run. The file is appended to.\n\n"
@@ -72,7 +72,7 @@ def add_parser(commands: Any) -> None:
 def main(args: argparse.Namespace) -> int:
     command = args.command_tail
     if not command:
-        fail("tap: give the server command after --, e.g. plainmcp tap -- plainmcp-everything")
+        fail("tap: give the server command after --, e.g. plainmcp tap -- my-server --db x.db")
         return 2
     path = args.log or default_log_path(command)
     try:

@@ -2,7 +2,7 @@
 
 A *target* is written one of three ways::
 
-    plainmcp inspect plainmcp-everything              # one word: a command on PATH
+    plainmcp inspect my-server                        # one word: a command on PATH
     plainmcp inspect "python -m my_server --ro"       # one argument with spaces: split like a shell
     plainmcp inspect -- python -m my_server --ro      # everything after `--` is the command
     plainmcp inspect http://127.0.0.1:8000/mcp        # http:// or https://: a URL
