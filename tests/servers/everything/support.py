@@ -19,7 +19,7 @@ from typing import Any
 
 import anyio
 from plainmcp.testing import connect_in_memory
-from plainmcp_everything import build_server
+from plainmcp_everything import Config, build_server
 
 LEGACY = "2025-11-25"
 MODERN = "2026-07-28"
@@ -122,7 +122,7 @@ async def connect(era: str, recorder: Recorder | None = None, server: Any = None
     capabilities = {key: options.pop(key) for key in ("sampling", "elicitation", "roots") if key in options}
     client_options = {**recorder.client_options(**capabilities), **options}
     with anyio.fail_after(30):
-        async with connect_in_memory(server or build_server(), protocol_version=era, **client_options) as client:
+        async with connect_in_memory(server or build_server(Config()), protocol_version=era, **client_options) as client:
             yield client
 
 

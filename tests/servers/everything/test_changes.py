@@ -10,7 +10,7 @@ import anyio
 import pytest
 from plainmcp import MCPError
 from plainmcp.testing import connect_in_memory
-from plainmcp_everything import build_server
+from plainmcp_everything import Config, build_server
 
 from .support import ERAS, LEGACY, MODERN, QUICK, SUBSCRIPTION_ID, Recorder, connect, only_text
 
@@ -147,7 +147,7 @@ async def test_modern_client_without_a_listen_gets_no_change_notifications():
 
 async def test_changes_reach_other_clients_of_the_same_server():
     """One server, two clients of different eras: a change one makes is published to the other."""
-    server = build_server()
+    server = build_server(Config())
     legacy_recorder = Recorder()
     async with connect_in_memory(server, protocol_version=MODERN) as modern:
         async with connect(LEGACY, legacy_recorder, server=server) as legacy:

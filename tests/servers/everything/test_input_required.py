@@ -8,6 +8,7 @@ from __future__ import annotations
 import anyio
 import pytest
 from plainmcp import MCPError
+from plainmcp_everything import Config, build_server
 
 from .support import (
     ERAS,
@@ -380,11 +381,9 @@ async def test_state_of_another_server_is_rejected():
 
 
 async def test_a_shared_state_key_lets_another_process_continue():
-    from plainmcp_everything import build_server
-
-    key = b"k" * 32
-    async with connect(MODERN, server=build_server(state_key=key)) as one:
-        async with connect(MODERN, server=build_server(state_key=key)) as other:
+    config = Config(state_key=b"k" * 32)
+    async with connect(MODERN, server=build_server(config)) as one:
+        async with connect(MODERN, server=build_server(config)) as other:
             first = await raw(one, "tools/call", {"name": "test_input_required_result_request_state", "arguments": {}})
             params = {
                 "name": "test_input_required_result_request_state",

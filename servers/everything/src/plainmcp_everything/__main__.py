@@ -2,19 +2,22 @@
 
 from __future__ import annotations
 
-from plainmcp.command_line import serve, server_arguments
+from plainmcp import serve, server_arguments
 
-from .server import VERSION, build_server
+from . import __version__
+from .config import ENV_PREFIX, Config
+from .server import DESCRIPTION, NAME, build_server
 
 
-def main() -> None:
-    parser = server_arguments(
-        "plainmcp-everything",
-        env_prefix="PLAINMCP_EVERYTHING",
-        description="The MCP conformance fixture: every protocol feature, under the conformance suite's names.",
-        version=VERSION,
-    )
-    serve(build_server(), parser.parse_args())
+def main(argv: list[str] | None = None) -> None:
+    parser = server_arguments(NAME, env_prefix=ENV_PREFIX, description=DESCRIPTION, version=__version__)
+    Config.add_arguments(parser)
+    args = parser.parse_args(argv)
+    try:
+        config = Config.from_args(args)
+    except ValueError as problem:
+        parser.error(str(problem))
+    serve(build_server(config), args)
 
 
 if __name__ == "__main__":

@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from plainmcp import Server
+from plainmcp import Context, Server
 
 from .media import PNG
 from .tools import compact_json
@@ -16,36 +16,41 @@ STATIC_TEXT = "This is the content of the static text resource."
 TEMPLATE_IDS = ("1", "42", "123")
 
 
+async def static_text(ctx: Context, uri: str) -> str:
+    return STATIC_TEXT
+
+
+async def static_binary(ctx: Context, uri: str) -> bytes:
+    return PNG
+
+
+async def template(ctx: Context, uri: str, variables: dict[str, str]) -> str:
+    item = variables["id"]
+    return compact_json({"id": item, "templateTest": True, "data": f"Data for ID: {item}"})
+
+
 def register(server: Server) -> None:
-    @server.resource(
+    """Register the resources above, in listing order."""
+    server.resource(
         "test://static-text",
         "static-text",
         title="Static Text Resource",
         description="A static text resource for testing",
         mime_type="text/plain",
-    )
-    async def static_text(ctx, uri):
-        return STATIC_TEXT
-
-    @server.resource(
+    )(static_text)
+    server.resource(
         "test://static-binary",
         "static-binary",
         title="Static Binary Resource",
         description="A static binary resource (a 1x1 PNG image) for testing",
         mime_type="image/png",
         size=len(PNG),
-    )
-    async def static_binary(ctx, uri):
-        return PNG
-
-    @server.resource_template(
+    )(static_binary)
+    server.resource_template(
         "test://template/{id}/data",
         "template",
         title="Resource Template",
         description="A resource template with parameter substitution",
         mime_type="application/json",
         complete={"id": TEMPLATE_IDS},
-    )
-    async def template(ctx, uri, variables):
-        item = variables["id"]
-        return compact_json({"id": item, "templateTest": True, "data": f"Data for ID: {item}"})
+    )(template)

@@ -7,33 +7,50 @@ every protocol feature to the code that shows it.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from importlib import metadata
+
 from plainmcp import Server
 
 from . import changes, input_required, prompts, resources, tools
+from .config import Config
 
 NAME = "plainmcp-everything"
-VERSION = "0.1.0"
-
+TITLE = "Everything (MCP conformance fixture)"
+#: ``--help``'s summary.
+DESCRIPTION = "The MCP conformance fixture: every protocol feature, under the conformance suite's names."
+#: ``serverInfo.description``, as the interop tests expect it.
+INFO_DESCRIPTION = "Every MCP feature, under the names the official conformance suite expects"
 INSTRUCTIONS = (
     "A conformance fixture: every tool, resource and prompt is named test_* or test://* after what it tests, "
     "and returns fixed content. Nothing here does real work."
 )
 
 
-def build_server(*, state_key: bytes | None = None) -> Server:
+@dataclass(frozen=True, slots=True)
+class Deps:
+    """What the fixture talks to outside its process: nothing (every fixture returns fixed content, and the
+    state the trigger tools change lives in the server that :func:`build_server` returns).
+
+    It is here so that the fixture is built like every other server, ``build_server(config, deps)``; as
+    there is nothing to choose between a real part and a stand-in, there is no ``default_deps`` either.
+    """
+
+
+def build_server(config: Config, deps: Deps | None = None) -> Server:
     """The fixture server. A pure factory: nothing runs, and no I/O happens, until a transport serves it.
 
-    ``state_key`` seals the 2026-07-28 ``requestState`` (random per process when None; give every
-    process behind one endpoint the same key).
+    Each call returns a server with its own state (the trigger tools change only that server). ``deps``
+    is accepted for the template's sake and used for nothing (see :class:`Deps`).
     """
     server = Server(
         NAME,
-        VERSION,
-        title="Everything (MCP conformance fixture)",
-        description="Every MCP feature, under the names the official conformance suite expects",
+        metadata.version(NAME),
+        title=TITLE,
+        description=INFO_DESCRIPTION,
         instructions=INSTRUCTIONS,
         resource_subscriptions=True,
-        state_key=state_key,
+        state_key=config.state_key,
     )
     # Registration order is listing order: the suite's caching check reads the first resource listed.
     tools.register(server)
