@@ -7,8 +7,9 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-from plainmcp_prompts.config import Config
-from plainmcp_prompts.server import build_server
+from plainmcp import Server, server_arguments
+from plainmcp_prompts.config import ENV_PREFIX, Config
+from plainmcp_prompts.server import NAME, Deps, build_server, default_deps
 
 MODERN = "2026-07-28"
 #: Upper bound for a change on disk to reach a client as a notification.
@@ -23,11 +24,30 @@ def write(directory: Path, relative: str, text: str) -> Path:
     return path
 
 
-def server_over(*dirs: Path, **options: Any) -> Any:
-    """A server over ``dirs`` only (no bundled library), not watching unless asked."""
+def config_over(*dirs: Path, **options: Any) -> Config:
+    """The configuration of a server over ``dirs`` only (no bundled library), not watching unless asked."""
     options.setdefault("bundled", False)
     options.setdefault("watch", False)
-    return build_server(Config(dirs=tuple(str(d) for d in dirs), **options))
+    return Config(dirs=tuple(str(d) for d in dirs), **options)
+
+
+def server_over(*dirs: Path, **options: Any) -> Server:
+    """A server over ``dirs`` only (no bundled library), not watching unless asked."""
+    return build_server(config_over(*dirs, **options))
+
+
+def server_and_deps(*dirs: Path, **options: Any) -> tuple[Server, Deps]:
+    """:func:`server_over`, and the deps it was built with (its library, history...), to reach them."""
+    config = config_over(*dirs, **options)
+    deps = default_deps(config)
+    return build_server(config, deps), deps
+
+
+def parse(argv: list[str]) -> Any:
+    """``argv`` parsed as the console script parses it."""
+    parser = server_arguments(NAME, env_prefix=ENV_PREFIX)
+    Config.add_arguments(parser)
+    return parser.parse_args(argv)
 
 
 def dir_args(*dirs: Path) -> list[str]:

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 
 import anyio
 import pytest
 from plainmcp.testing import connect_in_memory
+from plainmcp_prompts.server import build_server, default_deps
 
-from .support import GREETING, LIVE_TIMEOUT, MODERN, server_over, text_of, write
+from .support import GREETING, LIVE_TIMEOUT, MODERN, config_over, text_of, write
 
 PROMPTS_CHANGED = "notifications/prompts/list_changed"
 
@@ -31,19 +33,26 @@ class Inbox:
                 await self._arrived.wait()
 
 
-async def _caught_up(server) -> None:
-    """Wait (bounded) until the watcher runs and has caught up: it sees every change from then on."""
-    with anyio.fail_after(LIVE_TIMEOUT):
-        while not server.catalog.watching:
-            await anyio.sleep(0.01)
+class Watched:
+    """A watching server over ``directory``, and the moment its watcher has caught up."""
+
+    def __init__(self, directory) -> None:
+        config = config_over(directory, watch=True, debounce_ms=30)
+        self._caught_up = anyio.Event()
+        self.server = build_server(config, dataclasses.replace(default_deps(config), caught_up=self._caught_up.set))
+
+    async def caught_up(self) -> None:
+        """Wait (bounded) until the watcher runs and has caught up: it sees every change from then on."""
+        with anyio.fail_after(LIVE_TIMEOUT):
+            await self._caught_up.wait()
 
 
 @pytest.mark.anyio
 async def test_legacy_client_gets_list_changed_on_add_edit_and_remove(tmp_path):
     inbox = Inbox()
-    server = server_over(tmp_path, watch=True, debounce_ms=30)
-    async with connect_in_memory(server, on_notification=inbox) as client:
-        await _caught_up(server)
+    watched = Watched(tmp_path)
+    async with connect_in_memory(watched.server, on_notification=inbox) as client:
+        await watched.caught_up()
         write(tmp_path, "greet.md", GREETING)
         await inbox.wait(PROMPTS_CHANGED, 1)
         assert [p["name"] for p in await client.list_all_prompts()] == ["greet"]
@@ -61,10 +70,10 @@ async def test_legacy_client_gets_list_changed_on_add_edit_and_remove(tmp_path):
 @pytest.mark.anyio
 async def test_modern_listener_gets_list_changed_and_a_broken_edit_keeps_the_last_version(tmp_path):
     path = write(tmp_path, "greet.md", GREETING)
-    server = server_over(tmp_path, watch=True, debounce_ms=30)
-    async with connect_in_memory(server, protocol_version=MODERN) as client:
+    watched = Watched(tmp_path)
+    async with connect_in_memory(watched.server, protocol_version=MODERN) as client:
         async with client.listen(prompts=True) as subscription:
-            await _caught_up(server)
+            await watched.caught_up()
             path.write_text("---\narguments: [who\n---\nBroken {{who}}", encoding="utf-8")
             # A broken save publishes nothing: the last valid version is still served.
             with anyio.move_on_after(1.0):
@@ -84,9 +93,9 @@ async def test_modern_listener_gets_list_changed_and_a_broken_edit_keeps_the_las
 async def test_saving_without_a_change_publishes_nothing(tmp_path):
     path = write(tmp_path, "greet.md", GREETING)
     inbox = Inbox()
-    server = server_over(tmp_path, watch=True, debounce_ms=30)
-    async with connect_in_memory(server, on_notification=inbox):
-        await _caught_up(server)
+    watched = Watched(tmp_path)
+    async with connect_in_memory(watched.server, on_notification=inbox):
+        await watched.caught_up()
         path.write_text(path.read_text(), encoding="utf-8")
         write(tmp_path, "notes.txt", "not a prompt")
         await anyio.sleep(1.0)
@@ -97,10 +106,10 @@ async def test_saving_without_a_change_publishes_nothing(tmp_path):
 async def test_subscribed_source_gets_resource_updated(tmp_path):
     path = write(tmp_path, "greet.md", GREETING)
     inbox = Inbox()
-    server = server_over(tmp_path, watch=True, debounce_ms=30)
-    async with connect_in_memory(server, on_notification=inbox) as client:
+    watched = Watched(tmp_path)
+    async with connect_in_memory(watched.server, on_notification=inbox) as client:
         await client.subscribe("prompts://source/greet")
-        await _caught_up(server)
+        await watched.caught_up()
         path.write_text("Hi {{who}}", encoding="utf-8")
         await inbox.wait("notifications/resources/updated")
         assert (await client.read_resource("prompts://source/greet"))["contents"][0]["text"] == "Hi {{who}}"

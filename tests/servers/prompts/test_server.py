@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from plainmcp import MCPError
 from plainmcp.testing import connect_in_memory
+from plainmcp_prompts.completion import History
 from plainmcp_prompts.config import Config
-from plainmcp_prompts.server import build_server
+from plainmcp_prompts.server import build_server, default_deps
 from plainmcp_prompts.template import MAX_RENDER_CHARS
 
-from .support import GREETING, MODERN, server_over, text_of, write
+from .support import GREETING, MODERN, config_over, server_and_deps, server_over, text_of, write
 
 ERAS = ["2025-11-25", MODERN]
 
@@ -104,9 +107,8 @@ async def test_prompts_get_bad_arguments_are_invalid_params_naming_them(library,
 
 @pytest.mark.anyio
 async def test_prompts_get_embed_gone_is_an_error_without_host_paths(library):
-    server = server_over(library)
-    (library / "snippets" / "style.txt").unlink()
-    async with connect_in_memory(server) as client:
+    async with connect_in_memory(server_over(library)) as client:
+        (library / "snippets" / "style.txt").unlink()  # after the library was read: no watcher saw it
         with pytest.raises(MCPError) as caught:
             await client.get_prompt("chat", {"topic": "x"})
     assert caught.value.code == -32603
@@ -238,3 +240,38 @@ async def test_quoted_values_in_argument_errors_are_bounded(library):
             await client.get_prompt("greet", {"who": "Ada", "tone": "r" * 60_000})
     assert caught.value.code == -32602
     assert len(caught.value.message) < 300
+
+
+@pytest.mark.anyio
+async def test_build_server_reads_no_file_the_library_is_read_as_serving_starts(tmp_path, caplog):
+    server, deps = server_and_deps(tmp_path)
+    write(tmp_path, "greet.md", GREETING)  # after build_server, before serving: still served
+    write(tmp_path, "broken.md", "---\narguments: [who\n---\nBroken")
+    assert deps.library.prompts == {} and "broken.md" not in caplog.text
+    async with connect_in_memory(server) as client:
+        assert [p["name"] for p in await client.list_all_prompts()] == ["greet"]
+    assert list(deps.library.prompts) == ["greet"]
+    assert "broken.md" in caplog.text  # reported by the first scan, as serving started
+
+
+@pytest.mark.anyio
+async def test_completion_uses_the_history_passed_in_deps(library):
+    config = config_over(library)
+    history = History(5)
+    history.remember("greet", {"who": "Hopper"})
+    server = build_server(config, dataclasses.replace(default_deps(config), history=history))
+    async with connect_in_memory(server) as client:
+        await client.get_prompt("greet", {"who": "Lovelace"})
+        completed = await client.complete({"type": "ref/prompt", "name": "greet"}, "who", "")
+    assert completed["values"] == ["Lovelace", "Hopper"]
+    assert history.recent("greet", "who") == ["Lovelace", "Hopper"]
+
+
+@pytest.mark.anyio
+async def test_serving_a_server_again_reads_the_library_again(tmp_path):
+    server = server_over(tmp_path)
+    async with connect_in_memory(server) as client:
+        assert await client.list_all_prompts() == []
+    write(tmp_path, "greet.md", GREETING)
+    async with connect_in_memory(server) as client:
+        assert [p["name"] for p in await client.list_all_prompts()] == ["greet"]

@@ -12,7 +12,7 @@ from plainmcp import MCPError
 from plainmcp.testing import connect_in_memory
 from plainmcp_prompts.library import digest
 
-from .support import server_over, write
+from .support import server_and_deps, server_over, write
 
 CANARY = "CANARY-outside-the-library"
 #: Renders and rescans run while the folder is swapped.
@@ -99,7 +99,7 @@ async def test_renders_never_embed_outside_content_while_the_folder_is_swapped(l
 
 
 def test_rescans_never_serve_outside_files_while_the_folder_is_swapped(library, swapping):
-    prompts = server_over(library).catalog.library
+    prompts = server_and_deps(library)[1].library
     swapping()
     seen_note = 0
     for _ in range(SCANS):

@@ -1,10 +1,11 @@
 """The catalog: the library installed into a :class:`plainmcp.Server`, and republished on change.
 
-:meth:`Catalog.install` turns the library's prompts into the server's prompts and source resources
-(synchronously: no request ever sees half of an update). :meth:`Catalog.reload` rescans the files
-and tells clients only what really changed: ``prompts/list_changed`` when a prompt was added,
-removed or would render differently, ``resources/list_changed`` when the set of sources changed, and
-``resources/updated`` for each source whose text changed.
+:meth:`Catalog.load` reads the library and serves it, telling nobody (the first read, before any
+client is served). :meth:`Catalog.install` turns the library's prompts into the server's prompts and
+source resources (synchronously: no request ever sees half of an update). :meth:`Catalog.reload`
+rescans the files and tells clients only what really changed: ``prompts/list_changed`` when a prompt
+was added, removed or would render differently, ``resources/list_changed`` when the set of sources
+changed, and ``resources/updated`` for each source whose text changed.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from .completion import History, candidates
 from .library import Library
 from .model import PromptSpec
 from .rendering import render_prompt
-from .resources import source_resource, source_uri
+from .resources import Sources, source_uri
 
 logger = logging.getLogger(__name__)
 
@@ -33,17 +34,23 @@ class Catalog:
         self.history = history
         #: The specs installed, by name, in name order.
         self.specs: dict[str, PromptSpec] = {}
-        #: True once a watcher runs and has rescanned: every later change of a file will be seen.
-        self.watching = False
+        self._sources = Sources(self.lookup)
 
     def lookup(self, name: str) -> PromptSpec | None:
         return self.specs.get(name)
 
+    def load(self) -> None:
+        """Scan the library and serve what it holds, publishing nothing (no client has seen an
+        earlier version). It reads the files in the calling thread, so it runs where no client is
+        served yet: the first step of serving (:mod:`.watch`)."""
+        self.library.scan()
+        self.install()
+
     def install(self) -> None:
         """Serve what the library holds now."""
         specs = dict(self.library.prompts)
-        prompts = [self._prompt(spec) for spec in specs.values()]
-        resources = [source_resource(spec, self.lookup) for spec in specs.values()]
+        prompts = [LibraryPrompt(spec, self.library, self.history).prompt() for spec in specs.values()]
+        resources = [self._sources.resource(spec) for spec in specs.values()]
         for gone in self.specs.keys() - specs.keys():
             self.history.forget(gone)
         self.specs = specs
@@ -68,21 +75,21 @@ class Catalog:
                 await self.server.notify_resource_updated(source_uri(name))
         return True
 
-    # ---------------------------------------------------------------------------------------- glue
 
-    def _prompt(self, spec: PromptSpec) -> Prompt:
-        async def get(ctx: Context, arguments: dict[str, str]) -> dict[str, Any]:
-            return await render_prompt(self.library, self.history, spec, arguments)
+class LibraryPrompt:
+    """The handlers of one prompt of the library: rendering it, completing its arguments."""
 
-        def completer(argument: str) -> Any:
-            async def complete(ctx: Context, value: str, others: dict[str, str]) -> list[str]:
-                return candidates(spec, argument, self.history, value)
+    def __init__(self, spec: PromptSpec, library: Library, history: History) -> None:
+        self.spec = spec
+        self.library = library
+        self.history = history
 
-            return complete
-
+    def prompt(self) -> Prompt:
+        """The prompt as the server serves it."""
+        spec = self.spec
         return Prompt(
             spec.name,
-            get,
+            self.get,
             description=spec.description,
             title=spec.title,
             arguments=tuple(
@@ -92,11 +99,27 @@ class Catalog:
                     # "" counts as absent (rendering.check_values); the core checks presence only.
                     required=argument.required,
                     title=argument.title,
-                    complete=completer(argument.name),
+                    complete=ArgumentCompleter(spec, argument.name, self.history),
                 )
                 for argument in spec.arguments
             ),
         )
+
+    async def get(self, ctx: Context, arguments: dict[str, str]) -> dict[str, Any]:
+        """``prompts/get``: the prompt rendered with ``arguments``."""
+        return await render_prompt(self.library, self.history, self.spec, arguments)
+
+
+class ArgumentCompleter:
+    """``completion/complete`` for one argument of one prompt (see :func:`completion.candidates`)."""
+
+    def __init__(self, spec: PromptSpec, argument: str, history: History) -> None:
+        self.spec = spec
+        self.argument = argument
+        self.history = history
+
+    async def __call__(self, ctx: Context, value: str, others: dict[str, str]) -> list[str]:
+        return candidates(self.spec, self.argument, self.history, value)
 
 
 def _describe(description: str | None, default: str | None, values: tuple[str, ...]) -> str | None:

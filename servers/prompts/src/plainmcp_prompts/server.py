@@ -1,11 +1,14 @@
 """Wiring: the library, served as prompts, source resources and two tools, kept live by a watcher.
 
-``build_server`` reads the library directories once, so the first request already sees every
-prompt; it starts nothing. Watching is a background task, run only while the server is served.
+``build_server`` is a pure factory: it reads no file and starts nothing. The library is read when
+the server starts being served, before the first request is taken, and then watched (the server's
+background task, :class:`.watch.LibraryUpkeep`).
 """
 
 from __future__ import annotations
 
+import importlib.metadata
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from plainmcp import Server
@@ -15,11 +18,11 @@ from .catalog import Catalog
 from .completion import History
 from .config import Config
 from .library import Library
-from .watch import watch_library
+from .watch import LibraryUpkeep
 
 NAME = "plainmcp-prompts"
-VERSION = "0.1.0"
-
+DESCRIPTION = ("Serve a prompt library kept as Markdown files: MCP prompts with arguments, completion and "
+               "live reload.")
 INSTRUCTIONS = (
     "A library of prompts kept as Markdown files. Use them as MCP prompts (prompts/list, prompts/get), "
     "or through the tools list_prompts and render_prompt. Each prompt's source is the resource "
@@ -29,24 +32,33 @@ INSTRUCTIONS = (
 
 @dataclass(frozen=True, slots=True)
 class Deps:
-    """What the server uses from outside; tests may pass their own."""
+    """What the server uses outside its registry; tests and embedders pass their own (start from
+    :func:`default_deps` and ``dataclasses.replace`` a field).
 
-    library: Library | None = None
-    history: History | None = None
+    Args:
+        library: the prompt files (scanned when the server is served; a test may scan it itself).
+        history: the argument values remembered for completion.
+        caught_up: called once the watcher runs and has rescanned: from then on, every change of
+            a file is seen (a test waits for it before editing files).
+    """
+
+    library: Library
+    history: History
+    caught_up: Callable[[], None]
 
 
-def build_server(config: Config | None = None, deps: Deps | None = None) -> Server:
-    """The prompt server for ``config``. Reads the prompt files (warnings go to stderr), starts
-    nothing: the watcher runs while a transport serves the server."""
-    config = config or Config()
-    deps = deps or Deps()
-    library = deps.library or Library(
-        config.library_dirs, max_files=config.max_files, max_file_bytes=config.max_file_bytes
-    )
-    history = deps.history or History(config.history)
+def default_deps(config: Config) -> Deps:
+    """The library of ``config``'s directories, within its bounds; a history of its size. Opens nothing."""
+    library = Library(config.library_dirs, max_files=config.max_files, max_file_bytes=config.max_file_bytes)
+    return Deps(library=library, history=History(config.history), caught_up=_nothing)
+
+
+def build_server(config: Config, deps: Deps | None = None) -> Server:
+    """The prompt server for ``config``, over ``deps`` (by default :func:`default_deps`)."""
+    deps = deps or default_deps(config)
     server = Server(
         NAME,
-        VERSION,
+        importlib.metadata.version(NAME),
         title="Prompt library",
         description="Prompts kept as Markdown files, served live as MCP prompts",
         instructions=INSTRUCTIONS,
@@ -55,16 +67,12 @@ def build_server(config: Config | None = None, deps: Deps | None = None) -> Serv
         # are fixed at the handshake: prompts and resources are declared either way.
         declare={"prompts", "resources"},
     )
-    catalog = Catalog(server, library, history)
-    library.scan()
-    catalog.install()
-    tools.register(server, catalog)
-    server.catalog = catalog  # type: ignore[attr-defined]  # for tests and embedding applications
-
-    if config.watch:
-
-        @server.background
-        async def watch(served: Server) -> None:
-            await watch_library(catalog, config.debounce_ms)
-
+    catalog = Catalog(server, deps.library, deps.history)
+    tools.register(server, tools.LibraryTools(catalog))
+    server.background(LibraryUpkeep(catalog, watch=config.watch, debounce_ms=config.debounce_ms,
+                                    caught_up=deps.caught_up))
     return server
+
+
+def _nothing() -> None:
+    """No one waits for the watcher."""

@@ -10,9 +10,9 @@ from typing import Any
 
 from plainmcp import Context, MCPError, Server, ToolAnnotations, ToolError, ToolResult, content
 
+from . import rendering
 from .catalog import Catalog
 from .frontmatter import quote
-from .rendering import render_prompt
 
 _ARGUMENT_LISTING = {
     "type": "object",
@@ -65,62 +65,70 @@ RENDER_OUTPUT = {
     "required": ["description", "messages"],
 }
 
-def register(server: Server, catalog: Catalog) -> None:
-    @server.tool(
-        input_schema={
+LIST_INPUT = {
+    "type": "object",
+    "properties": {
+        "tag": {"type": "string", "description": "Only prompts with this tag"},
+        "query": {"type": "string", "description": "Only prompts whose name, title or description "
+                  "contains this text (ignoring case)"},
+    },
+    "additionalProperties": False,
+}
+
+RENDER_INPUT = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string", "description": "The prompt's name (see list_prompts)"},
+        "arguments": {
             "type": "object",
-            "properties": {
-                "tag": {"type": "string", "description": "Only prompts with this tag"},
-                "query": {"type": "string", "description": "Only prompts whose name, title or description "
-                          "contains this text (ignoring case)"},
-            },
-            "additionalProperties": False,
+            "additionalProperties": {"type": "string"},
+            "description": "The prompt's arguments, by name",
         },
-        output_schema=LIST_OUTPUT,
-        annotations=ToolAnnotations(title="List prompts", read_only=True, idempotent=True, open_world=False),
-    )
-    async def list_prompts(ctx: Context, args: dict[str, Any]) -> ToolResult:
+    },
+    "required": ["name"],
+    "additionalProperties": False,
+}
+
+LIST_ANNOTATIONS = ToolAnnotations(title="List prompts", read_only=True, idempotent=True, open_world=False)
+RENDER_ANNOTATIONS = ToolAnnotations(title="Render a prompt", read_only=True, idempotent=True, open_world=False)
+
+
+class LibraryTools:
+    """The tools over ``catalog``: what it serves now, as ``prompts/list`` and ``prompts/get`` do."""
+
+    def __init__(self, catalog: Catalog) -> None:
+        self.catalog = catalog
+
+    async def list_prompts(self, ctx: Context, args: dict[str, Any]) -> ToolResult:
         """List the prompts of the library: name, description, arguments (with their allowed values and
         defaults) and tags. Render one with render_prompt."""
         tag, query = args.get("tag"), (args.get("query") or "").casefold()
         listing = [
             spec.to_listing()
-            for spec in catalog.specs.values()
+            for spec in self.catalog.specs.values()
             if (tag is None or tag in spec.tags)
             and (not query or any(query in (text or "").casefold() for text in (spec.name, spec.title, spec.description)))
         ]
         lines = [f"{len(listing)} prompt{'s' if len(listing) != 1 else ''}:"] + [_describe(entry) for entry in listing]
         return ToolResult(content=[content.text("\n".join(lines))], structured={"prompts": listing})
 
-    @server.tool(
-        "render_prompt",
-        input_schema={
-            "type": "object",
-            "properties": {
-                "name": {"type": "string", "description": "The prompt's name (see list_prompts)"},
-                "arguments": {
-                    "type": "object",
-                    "additionalProperties": {"type": "string"},
-                    "description": "The prompt's arguments, by name",
-                },
-            },
-            "required": ["name"],
-            "additionalProperties": False,
-        },
-        output_schema=RENDER_OUTPUT,
-        annotations=ToolAnnotations(title="Render a prompt", read_only=True, idempotent=True, open_world=False),
-    )
-    async def render(ctx: Context, args: dict[str, Any]) -> ToolResult:
+    async def render_prompt(self, ctx: Context, args: dict[str, Any]) -> ToolResult:
         """Render a prompt of the library with its arguments: the messages, as text and as data."""
-        spec = catalog.lookup(args["name"])
+        spec = self.catalog.lookup(args["name"])
         if spec is None:
             raise ToolError(f"No prompt named {quote(args['name'])}. Call list_prompts to see the names.")
         try:
-            result = await render_prompt(catalog.library, catalog.history, spec, args.get("arguments"))
+            result = await rendering.render_prompt(self.catalog.library, self.catalog.history, spec, args.get("arguments"))
         except MCPError as error:
             raise ToolError(error.message) from None
         return ToolResult(content=[content.text(as_text(result["messages"]))], structured=result)
 
+
+def register(server: Server, tools: LibraryTools) -> None:
+    """Register the tools of ``tools`` on ``server``."""
+    server.tool(input_schema=LIST_INPUT, output_schema=LIST_OUTPUT, annotations=LIST_ANNOTATIONS)(tools.list_prompts)
+    server.tool(input_schema=RENDER_INPUT, output_schema=RENDER_OUTPUT,
+                annotations=RENDER_ANNOTATIONS)(tools.render_prompt)
 
 
 def _describe(entry: dict[str, Any]) -> str:

@@ -1,9 +1,11 @@
-"""Watching the library directories with watchfiles, while the server is served.
+"""Keeping the library current while the server is served: the first scan, then watchfiles.
 
-Changes are debounced by watchfiles itself: after the first change it waits until the files have
+:class:`LibraryUpkeep` is the server's background task. It reads the library as serving starts
+(before any request is taken), then, unless watching is off, watches the directories. Changes are debounced by watchfiles itself: after the first change it waits until the files have
 been quiet for ``debounce_ms`` (an editor's save is several writes), then the library is rescanned
 once; the catalog publishes only if what is served changed. Once the watcher is running (its first
-idle period), one rescan catches anything edited between the server's start and the watcher's.
+idle period), one rescan catches anything edited between the first scan and the watcher's start,
+and ``caught_up`` is called: from then on every change of a file is seen.
 
 Watching never ends the server. A directory that cannot be read is not watched (the library's scan
 reports it); if watchfiles cannot watch the others (a folder inside them cannot be read, too many
@@ -14,8 +16,10 @@ from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Callable
 
 import anyio
+from plainmcp import Server
 from watchfiles import awatch
 
 from . import beneath
@@ -31,25 +35,44 @@ IDLE_MS = 500
 POLL_SECONDS = 1.0
 
 
-async def watch_library(catalog: Catalog, debounce_ms: int) -> None:
-    """Rescan ``catalog``'s library on every change of its directories, until cancelled."""
+class LibraryUpkeep:
+    """The background task serving ``catalog``'s library: the first scan, then (if ``watch``) the
+    watcher; ``caught_up()`` is called once the watcher runs and has rescanned."""
+
+    def __init__(self, catalog: Catalog, *, watch: bool, debounce_ms: int, caught_up: Callable[[], None]) -> None:
+        self.catalog = catalog
+        self.watch = watch
+        self.debounce_ms = debounce_ms
+        self.caught_up = caught_up
+
+    async def __call__(self, server: Server) -> None:
+        # The first scan runs before this task's first await. Transports start the background tasks
+        # before they take a request, and the event loop runs tasks in the order they were started:
+        # the first request already sees every prompt. Its warnings go to the logging the command
+        # line configured (build_server runs before that, so it reads nothing).
+        self.catalog.load()
+        if self.watch:
+            await watch_library(self.catalog, self.debounce_ms, self.caught_up)
+
+
+async def watch_library(catalog: Catalog, debounce_ms: int, caught_up: Callable[[], None]) -> None:
+    """Rescan ``catalog``'s library on every change of its directories, until cancelled;
+    ``caught_up()`` once the watcher (or the polling that replaces it) runs and has rescanned."""
     dirs = [directory for directory in catalog.library.dirs if _readable(directory)]
     if not dirs:
         logger.warning("no readable prompt directory to watch")
         return
     try:
-        await _watch(catalog, dirs, debounce_ms)
+        await _watch(catalog, dirs, debounce_ms, caught_up)
     except OSError as error:
         logger.warning("cannot watch the prompt directories (%s); rescanning every %g s instead",
                        _reason(error), POLL_SECONDS)
-        await _poll(catalog)
-    finally:
-        catalog.watching = False
+        await _poll(catalog, caught_up)
 
 
-async def _watch(catalog: Catalog, dirs: list[str], debounce_ms: int) -> None:
+async def _watch(catalog: Catalog, dirs: list[str], debounce_ms: int, caught_up: Callable[[], None]) -> None:
     stop = anyio.Event()
-    caught_up = False
+    rescanned = False
     try:
         async with anyio.create_task_group() as task_group:
             # watchfiles waits in a worker thread that a cancellation cannot interrupt; this task
@@ -64,14 +87,15 @@ async def _watch(catalog: Catalog, dirs: list[str], debounce_ms: int) -> None:
                 rust_timeout=IDLE_MS,
                 yield_on_timeout=True,
             ):
-                if not changes and caught_up:
+                if not changes and rescanned:
                     continue
                 try:
                     await catalog.reload()
                 except Exception:  # a rescan must never end the watching; the traceback goes to stderr
                     logger.exception("rescanning the prompt library failed")
-                if not caught_up:
-                    caught_up = catalog.watching = True
+                if not rescanned:
+                    rescanned = True
+                    caught_up()
             task_group.cancel_scope.cancel()
     except BaseExceptionGroup as group:  # the task group wraps watchfiles' error
         failures, others = group.split(OSError)
@@ -80,13 +104,16 @@ async def _watch(catalog: Catalog, dirs: list[str], debounce_ms: int) -> None:
         raise _first(failures) from None
 
 
-async def _poll(catalog: Catalog) -> None:
+async def _poll(catalog: Catalog, caught_up: Callable[[], None]) -> None:
+    rescanned = False
     while True:
         try:
             await catalog.reload()
         except Exception:  # a rescan must never end the watching; the traceback goes to stderr
             logger.exception("rescanning the prompt library failed")
-        catalog.watching = True
+        if not rescanned:
+            rescanned = True
+            caught_up()
         await anyio.sleep(POLL_SECONDS)
 
 
