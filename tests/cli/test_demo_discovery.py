@@ -8,6 +8,7 @@ can know its name.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import tomllib
 from pathlib import Path
@@ -29,15 +30,11 @@ toy = "plainmcp_toy.scene:play"
 broken = "plainmcp_toy.scene:play_broken"
 """
 
-TOY_SCENE = """\
-from plainmcp import demo
-
-
-async def play(stage: demo.Stage) -> None:
-    async with stage.stdio("toy server, which the core never heard of", ["--quiet"]) as client:
-        await demo.step("tools/list", client.list_all_tools, lambda tools: ", ".join(t["name"] for t in tools))
-        await demo.step("resources/read note://nothing", lambda: client.read_resource("note://nothing"), str)
-
+#: The core README's example scene (this test is its check), and one that breaks.
+README_SCENE = re.search(r"docs: tested by: tests/cli/test_demo_discovery.py::test_demo_plays_the_scene_of_a_server"
+                         r"_the_core_never_heard_of -->\n```python\n(.*?)```",
+                         (ROOT / "packages" / "plainmcp" / "README.md").read_text(encoding="utf-8"), re.S)
+TOY_SCENE = (README_SCENE.group(1) if README_SCENE else "") + """
 
 async def play_broken(stage: demo.Stage) -> None:
     async with stage.stdio("toy server, a scene that breaks", []) as client:
@@ -53,7 +50,8 @@ def core_python(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def toy_source(tmp_path_factory) -> Path:
-    """The toy server's project: a pyproject.toml and its package (its server is the notes example)."""
+    """The toy server's project: a pyproject.toml and its package (its server is the notes example, which
+    takes no arguments: the ones a scene passes are dropped)."""
     project = tmp_path_factory.mktemp("toy")
     package = project / "src" / "plainmcp_toy"
     package.mkdir(parents=True)
@@ -79,7 +77,8 @@ def test_demo_plays_the_scene_of_a_server_the_core_never_heard_of(core_python, t
     script = toy_venv(tmp_path / "uv-tools" / "plainmcp-toy", toy_source)
     ran = run_cli(core_python, "demo", "toy", env=bare_env(tmp_path, UV_TOOL_DIR=str(tmp_path / "uv-tools")))
     assert ran.code == 0, ran.out[-2000:] + ran.err[-2000:]
-    assert "== toy server, which the core never heard of" in ran.out
+    assert README_SCENE is not None
+    assert "== notes server, which the core never heard of" in ran.out
     assert f"  using plainmcp-toy from uv tool: {script}" in ran.out
     assert "-> plainmcp-notes-example 0.1.0, protocol" in ran.out  # the handshake, printed by the kit
     assert "tools/list                               -> add_note, search_notes" in ran.out
@@ -96,7 +95,7 @@ def test_demo_failing_scene_says_why_and_the_next_scene_still_plays(core_python,
     assert "  broken scene failed: the toy scene broke" in ran.out
     assert "Failed scenes: broken" in ran.err
     assert "add_note, search_notes" in ran.out  # the scene after it played
-    assert ran.out.index("broken scene failed") < ran.out.index("== toy server, which")  # in the order asked
+    assert ran.out.index("broken scene failed") < ran.out.index("== notes server, which")  # in the order asked
 
 
 def test_demo_finds_a_scene_through_a_script_on_path_before_pipx(core_python, toy_source, tmp_path) -> None:
