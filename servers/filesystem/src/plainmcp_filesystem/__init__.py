@@ -1,1 +1,36 @@
-"""plainmcp-filesystem: safe file access over MCP, with live resource subscriptions."""
+"""plainmcp-filesystem: safe file access over MCP, with live resource subscriptions.
+
+``build_server(Config(roots=("~/notes",)))`` returns the :class:`plainmcp.Server`;
+``plainmcp-filesystem DIR [DIR...]`` (``python -m plainmcp_filesystem``) serves it.
+
+The three names below are loaded on first use: the regular-expression search worker
+(``python -m plainmcp_filesystem.grep_worker``) imports this package too, and must start in a few
+tens of milliseconds, without the server, ``plainmcp`` or ``importlib.metadata`` (about 40 ms alone).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .config import Config
+    from .server import build_server
+
+    __version__: str
+
+__all__ = ["Config", "__version__", "build_server"]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "__version__":
+        import importlib.metadata
+
+        value: Any = importlib.metadata.version("plainmcp-filesystem")
+    elif name == "Config":
+        from .config import Config as value
+    elif name == "build_server":
+        from .server import build_server as value
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value
+    return value

@@ -73,5 +73,5 @@ class Access:
         return narrowed
 
     async def roots_changed(self, connection: Any) -> None:
-        """``Server.on_roots_changed``: forget the cached roots; the next request asks again."""
+        """Registered with ``Server.roots_changed``: forget the cached roots; the next request asks again."""
         self._narrowed.pop(connection, None)

@@ -2,10 +2,22 @@
 
 from __future__ import annotations
 
+import argparse
+import logging
+import math
+import os
 from dataclasses import dataclass
+
+from plainmcp import env_option, env_switch
+
+ENV_PREFIX = "PLAINMCP_FILESYSTEM"
+#: The allowed directories from the environment, separated like PATH (``:``; ``;`` on Windows).
+DIRECTORIES_ENV = f"{ENV_PREFIX}_DIRECTORIES"
 
 KIB = 1024
 MIB = 1024 * KIB
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,11 +41,15 @@ class Config:
         max_search_file_bytes: ``search_content`` skips larger files.
         max_resources: cap on ``resources/list`` (the whole list, over every page).
         debounce_ms: the watcher's longest wait to group a burst of changes into one batch.
-        search_timeout: seconds a regular-expression ``search_content`` may run (in its worker
-            process) before it is stopped with a tool error.
         max_result_bytes: about the most a listing, tree or search result may weigh (its text and
             structured forms together); past it the result is cut and says so. Below the stdio
             transport's 4 MiB message limit, which would otherwise replace the result with an error.
+        search_timeout: seconds a regular-expression ``search_content`` may run (in its worker
+            process) before it is stopped with a tool error; finite.
+
+    Raises:
+        ValueError: no directory, ``allow_delete`` without ``allow_write``, or a limit that is not
+            positive (the message names the option).
     """
 
     roots: tuple[str, ...]
@@ -58,6 +74,85 @@ class Config:
         if self.allow_delete and not self.allow_write:
             raise ValueError("--allow-delete needs --allow-write")
         for name in ("max_read_bytes", "max_media_bytes", "max_entries", "max_entries_limit", "max_depth",
-                     "max_search_file_bytes", "max_resources", "debounce_ms", "max_result_bytes", "search_timeout"):
+                     "max_search_file_bytes", "max_resources", "debounce_ms", "max_result_bytes"):
             if getattr(self, name) <= 0:
-                raise ValueError(f"{name} must be positive")
+                raise ValueError(f"{_option(name)} must be positive")
+        # Not `<= 0` alone: NaN compares false with everything, and an infinite deadline is none.
+        if not (math.isfinite(self.search_timeout) and self.search_timeout > 0):
+            raise ValueError("--search-timeout must be a positive number of seconds")
+
+    @staticmethod
+    def add_arguments(parser: argparse.ArgumentParser) -> None:
+        """Add the server's own options to ``parser`` (each also read from a ``PLAINMCP_FILESYSTEM_*`` variable)."""
+        parser.add_argument("directories", nargs="*", metavar="DIR",
+                            help=f"allowed directory (repeatable) [env: {DIRECTORIES_ENV}, separated by {os.pathsep!r}]")
+        # On/off only: `--allow-write DIR` is the switch and a directory (env_switch never takes the next word).
+        for flag, help in (
+            ("--allow-write", "enable write_file, edit_file, create_directory, move_file, copy_file"),
+            ("--allow-delete", "also enable delete_file (needs --allow-write)"),
+            ("--use-roots", "narrow the allowed directories to the client's roots when it offers them"),
+            ("--no-watch", "do not watch files (no change notifications for subscriptions)"),
+        ):
+            env_switch(parser, flag, _env(flag), help=help)
+        for flag, convert, help in (
+            ("--max-read-bytes", int, "cap on the text one read returns"),
+            ("--max-media-bytes", int, "largest file read_media_file and resources/read return"),
+            ("--max-entries", int, "default cap on entries of a listing, tree or search"),
+            ("--max-resources", int, "cap on files listed by resources/list"),
+            ("--debounce-ms", int, "longest wait to group a burst of file changes into one notification"),
+            ("--search-timeout", float, "seconds a regular-expression search_content may run before it is stopped"),
+        ):
+            name = flag[2:].replace("-", "_")
+            env_option(parser, flag, _env(flag), type=convert, default=getattr(DEFAULTS, name),
+                       metavar="SECONDS" if convert is float else "N", help=help)
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace) -> Config:
+        """The configuration the command line (and the environment) asks for.
+
+        Directories that do not exist are skipped with a warning, so one missing directory of
+        several does not stop the server.
+
+        Raises:
+            ValueError: no usable directory, or a value :meth:`__post_init__` refuses.
+        """
+        directories = list(args.directories) or [d for d in os.environ.get(DIRECTORIES_ENV, "").split(os.pathsep) if d]
+        usable = []
+        for directory in directories:
+            if os.path.isdir(os.path.expanduser(directory)):
+                usable.append(directory)
+            else:
+                logger.warning("skipping %s: not an accessible directory", directory)
+        if not usable:
+            raise ValueError("name at least one existing directory (plainmcp-filesystem DIR [DIR...])")
+        return cls(
+            roots=tuple(usable),
+            allow_write=args.allow_write,
+            allow_delete=args.allow_delete,
+            use_roots=args.use_roots,
+            watch=not args.no_watch,
+            max_read_bytes=args.max_read_bytes,
+            max_media_bytes=args.max_media_bytes,
+            max_entries=args.max_entries,
+            max_resources=args.max_resources,
+            debounce_ms=args.debounce_ms,
+            search_timeout=args.search_timeout,
+        )
+
+
+#: The fields set by a command-line option (the others are set in code only).
+OPTIONS = frozenset({"max_read_bytes", "max_media_bytes", "max_entries", "max_resources", "debounce_ms", "search_timeout"})
+
+
+def _option(field: str) -> str:
+    """How a message names a setting: its option (``--max-read-bytes``) if it has one, else its field."""
+    return "--" + field.replace("_", "-") if field in OPTIONS else field
+
+
+def _env(flag: str) -> str:
+    """The variable that mirrors ``flag``: ``--max-read-bytes`` is ``PLAINMCP_FILESYSTEM_MAX_READ_BYTES``."""
+    return f"{ENV_PREFIX}_{flag[2:].replace('-', '_').upper()}"
+
+
+#: The limits' defaults, shown by ``--help`` (the directory is a placeholder: only the limits are read).
+DEFAULTS = Config(roots=("/",))

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 import anyio
-from plainmcp import ErrorCode, MCPError, Resource, content
+from plainmcp import Context, ErrorCode, MCPError, Resource, content
 
 from . import anchored
 from .access import Access, file_uri_path
@@ -31,7 +31,7 @@ from .toolkit import Budget, media_limit
 from .walk import walk
 
 if TYPE_CHECKING:
-    from plainmcp import Context, Server
+    from plainmcp import Server
 
     from .config import Config
 
@@ -102,32 +102,37 @@ def _is_text(name: str) -> bool:
     return True
 
 
-async def _unused_reader(ctx: Any, uri: str) -> None:
+async def _unused_reader(ctx: Context, uri: str) -> None:
     return None  # listed files are read through the template
 
 
-def register(server: Server, config: Config, access: Access) -> FileIndex:
-    index = FileIndex(access.policy, config.max_resources)
+READ_FILE_DESCRIPTION = (
+    "Any file below the allowed directories: text, or base64 for binary files; "
+    "a directory reads as its list of names (directories end with /)"
+)
 
-    @server.resource_list
-    async def list_files(ctx: Context) -> list[Resource]:
-        return await index.listed()
 
-    @server.resource_template(
-        TEMPLATE, "file", title="A file or directory",
-        description="Any file below the allowed directories: text, or base64 for binary files; "
-        "a directory reads as its list of names (directories end with /)",
-    )
-    async def read_file(ctx: Context, uri: str, variables: dict[str, str]) -> Any:
+class FileResources:
+    """The files as resources: the listed ones (from ``index``) and the template that reads any."""
+
+    def __init__(self, config: Config, access: Access, index: FileIndex) -> None:
+        self.config = config
+        self.access = access
+        self.index = index
+
+    async def list_files(self, ctx: Context) -> list[Resource]:
+        return await self.index.listed()
+
+    async def read_file(self, ctx: Context, uri: str, variables: dict[str, str]) -> Any:
         path = file_uri_path(uri)
         if path is None or not os.path.isabs(path):
             return None
-        cap = media_limit(config)
+        cap = media_limit(self.config)
         try:
-            policy = await access.policy_for(ctx)
+            policy = await self.access.policy_for(ctx)
             place = policy.resolve(path)
             if stat.S_ISDIR(anchored.lstat(place).st_mode):
-                text, _ = _listing(place, config.max_result_bytes)
+                text, _ = _listing(place, self.config.max_result_bytes)
                 return content.text_contents(uri, text, "text/plain")
             data = read_bytes(place, max_bytes=cap)
         except (AccessError, OSError):
@@ -137,7 +142,11 @@ def register(server: Server, config: Config, access: Access) -> FileIndex:
                            "read it in parts with the read_text_file tool", {"uri": uri}) from None
         return _contents(uri, place.name, data)
 
-    return index
+
+def register(server: Server, resources: FileResources) -> None:
+    server.resource_list(resources.list_files)
+    server.resource_template(TEMPLATE, "file", title="A file or directory", description=READ_FILE_DESCRIPTION)(
+        resources.read_file)
 
 
 def _listing(place: Place, max_bytes: int) -> tuple[str, bool]:

@@ -1,30 +1,46 @@
-"""Wiring: the filesystem server, built from a :class:`Config`. A pure factory: no I/O happens until
-a transport serves it, except opening the allowed directories (their descriptors are kept: every
-file operation starts from them)."""
+"""Wiring: the filesystem server, built from a :class:`Config` and the :class:`Deps` it works on.
+
+:func:`build_server` is a pure factory: it opens nothing and starts nothing. What the server works
+on outside its process (the allowed directories, opened; the file watcher) comes in ``deps``,
+built by :func:`default_deps` unless a test or an embedder passes its own.
+"""
 
 from __future__ import annotations
 
 import functools
 import logging
 import time
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from importlib import metadata
 
 import anyio
 from plainmcp import Server
 
-from . import read_tools, resources, write_tools
 from .access import Access
 from .config import Config
+from .directory_tools import DIRECTORY_TREE, LIST_DIRECTORY, DirectoryTools
 from .paths import AccessPolicy
+from .read_tools import (
+    GET_FILE_INFO,
+    LIST_ALLOWED_DIRECTORIES,
+    READ_MEDIA_FILE,
+    READ_MULTIPLE_FILES,
+    READ_TEXT_FILE,
+    FileTools,
+)
+from .resources import FileIndex, FileResources
+from .resources import register as register_resources
+from .search_tools import SEARCH_CONTENT, SEARCH_FILES, SearchTools
+from .toolkit import add_tool
 from .watch import ChangeFeed, Watcher
+from .write_tools import COPY_FILE, CREATE_DIRECTORY, DELETE_FILE, EDIT_FILE, MOVE_FILE, WRITE_FILE, WriteTools
 from .writing import sweep_temporaries
 
 logger = logging.getLogger(__name__)
 
 NAME = "plainmcp-filesystem"
-VERSION = "0.1.0"
-
+#: ``--help``'s summary.
+DESCRIPTION = "MCP server for files below the given directories: read-only unless --allow-write."
 INSTRUCTIONS = (
     "File access limited to the allowed directories (list_allowed_directories). Paths may be absolute or "
     "relative to the first allowed directory. Read files with read_text_file (use head/tail/startLine/endLine "
@@ -32,65 +48,95 @@ INSTRUCTIONS = (
     "resources (file:// URIs) that can be subscribed to for change notifications."
 )
 
-
-@dataclass(frozen=True, slots=True)
-class Parts:
-    """What :func:`build_server` made besides the server, for tests and embedding."""
-
-    access: Access
-    feed: ChangeFeed
-    watcher: Watcher | None
-
-
 #: A temporary file unchanged this long is left over from a killed server (a write in progress
 #: changes its file all the time).
 STALE_SECONDS = 60.0
 
 
-def _sweeper(policy: AccessPolicy) -> Callable[[Server], Awaitable[None]]:
-    """The background task that removes temporary files killed servers left behind, once, at start."""
+@dataclass(frozen=True, slots=True)
+class Deps:
+    """What the server works on outside its process.
 
-    async def sweep(server: Server) -> None:
-        removed = await anyio.to_thread.run_sync(functools.partial(
-            sweep_temporaries, [place for _, place in policy.places()], older_than=STALE_SECONDS,
-            now=time.time(), max_entries=100_000))
-        if removed:
-            logger.info("removed %d temporary files left behind by an interrupted write", removed)
+    Attributes:
+        policy: the allowed directories, opened: every file operation starts from their descriptors.
+        watcher: reports changes on disk below them while someone listens (None: no watching; the
+            server then announces only its own writes). One watcher serves one server.
+    """
 
-    return sweep
+    policy: AccessPolicy
+    watcher: Watcher | None = None
 
 
-def build_server(config: Config, *, parts: list[Parts] | None = None) -> Server:
-    """The filesystem server. Read tools always; write tools with ``config.allow_write`` (and then a
-    background sweep of temporary files interrupted writes left behind); ``delete_file`` with
-    ``config.allow_delete``; a file watcher with ``config.watch``.
-
-    ``parts``, when given, receives the :class:`Parts` (a list, so the return type stays ``Server``).
+def default_deps(config: Config) -> Deps:
+    """Open ``config.roots`` (kept open while the server lives) and, with ``config.watch``, make a watcher.
 
     Raises:
         ValueError: an allowed directory does not exist or is not a directory.
     """
     policy = AccessPolicy(config.roots)
-    access = Access(policy, use_roots=config.use_roots)
+    watcher = Watcher(policy, debounce_ms=config.debounce_ms) if config.watch else None
+    return Deps(policy, watcher)
+
+
+def build_server(config: Config, deps: Deps | None = None) -> Server:
+    """The filesystem server. Read tools always; write tools with ``config.allow_write`` (and then a
+    background sweep of temporary files interrupted writes left behind); ``delete_file`` with
+    ``config.allow_delete``; the watcher of ``deps`` as a background task, when there is one.
+
+    Raises:
+        ValueError: without ``deps``, from :func:`default_deps`.
+    """
+    deps = deps if deps is not None else default_deps(config)
+    access = Access(deps.policy, use_roots=config.use_roots)
     server = Server(
         NAME,
-        VERSION,
+        metadata.version(NAME),
         title="Filesystem",
         description="Safe file access with content search and live resource subscriptions",
         instructions=INSTRUCTIONS,
         resource_subscriptions=True,
     )
-    server.on_roots_changed = access.roots_changed
-    read_tools.register(server, config, access)
-    index = resources.register(server, config, access)
-    feed = ChangeFeed(server, policy, index)
+    server.roots_changed(access.roots_changed)
+    _register_read_tools(server, config, access)
+    index = FileIndex(deps.policy, config.max_resources)
+    register_resources(server, FileResources(config, access, index))
+    feed = ChangeFeed(server, deps.policy, index, deps.watcher)
     if config.allow_write:
-        write_tools.register(server, config, access, feed.after_write)
-        server.background(_sweeper(policy))
-    watcher = None
-    if config.watch:
-        watcher = Watcher(feed, debounce_ms=config.debounce_ms)
-        server.background(watcher.run)
-    if parts is not None:
-        parts.append(Parts(access, feed, watcher))
+        _register_write_tools(server, config, WriteTools(config, access, feed.after_write))
+        server.background(functools.partial(_sweep, deps.policy))
+    if deps.watcher is not None:
+        server.background(functools.partial(deps.watcher.run, feed=feed))
     return server
+
+
+def _register_read_tools(server: Server, config: Config, access: Access) -> None:
+    files, directories, search = FileTools(config, access), DirectoryTools(config, access), SearchTools(config, access)
+    # In listing order.
+    add_tool(server, READ_TEXT_FILE, files.read_text_file)
+    add_tool(server, READ_MULTIPLE_FILES, files.read_multiple_files)
+    add_tool(server, READ_MEDIA_FILE, files.read_media_file)
+    add_tool(server, LIST_DIRECTORY, directories.list_directory)
+    add_tool(server, DIRECTORY_TREE, directories.directory_tree)
+    add_tool(server, SEARCH_FILES, search.search_files)
+    add_tool(server, SEARCH_CONTENT, search.search_content)
+    add_tool(server, GET_FILE_INFO, files.get_file_info)
+    add_tool(server, LIST_ALLOWED_DIRECTORIES, files.list_allowed_directories)
+
+
+def _register_write_tools(server: Server, config: Config, tools: WriteTools) -> None:
+    add_tool(server, WRITE_FILE, tools.write_file)
+    add_tool(server, EDIT_FILE, tools.edit_file)
+    add_tool(server, CREATE_DIRECTORY, tools.create_directory)
+    add_tool(server, MOVE_FILE, tools.move_file)
+    add_tool(server, COPY_FILE, tools.copy_file)
+    if config.allow_delete:
+        add_tool(server, DELETE_FILE, tools.delete_file)
+
+
+async def _sweep(policy: AccessPolicy, server: Server) -> None:
+    """The background task that removes temporary files killed servers left behind, once, at start."""
+    removed = await anyio.to_thread.run_sync(functools.partial(
+        sweep_temporaries, [place for _, place in policy.places()], older_than=STALE_SECONDS,
+        now=time.time(), max_entries=100_000))
+    if removed:
+        logger.info("removed %d temporary files left behind by an interrupted write", removed)

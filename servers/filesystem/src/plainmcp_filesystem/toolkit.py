@@ -5,20 +5,31 @@ from __future__ import annotations
 import functools
 import logging
 import os
+import stat
 from collections.abc import Awaitable, Callable
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
-from plainmcp import ToolAnnotations, ToolError, ToolResult, content
+from plainmcp import Context, ToolAnnotations, ToolError, ToolResult, content
 
+from . import anchored
 from .editing import EditFailed
 from .paths import AccessError
 from .writing import WriteFailed
+
+if TYPE_CHECKING:
+    from plainmcp import Server
+
+    from .access import Access
+    from .anchored import Place
+    from .config import Config
+    from .paths import AccessPolicy
 
 logger = logging.getLogger(__name__)
 
 READ = ToolAnnotations(read_only=True, destructive=False, idempotent=True, open_world=False)
 
-Handler = Callable[[Any, dict[str, Any]], Awaitable[Any]]
+Handler = Callable[[Context, dict[str, Any]], Awaitable[ToolResult]]
 
 
 def annotations(*, destructive: bool, idempotent: bool) -> ToolAnnotations:
@@ -33,7 +44,7 @@ def guarded(handler: Handler) -> Handler:
     """
 
     @functools.wraps(handler)
-    async def run(ctx: Any, args: dict[str, Any]) -> Any:
+    async def run(ctx: Context, args: dict[str, Any]) -> ToolResult:
         try:
             return await handler(ctx, args)
         except (AccessError, WriteFailed, EditFailed) as problem:
@@ -45,6 +56,50 @@ def guarded(handler: Handler) -> Handler:
             raise ToolError(f"The operation failed: {os.strerror(problem.errno) if problem.errno else 'I/O error'}") from None
 
     return run
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSpec:
+    """How a tool is listed, besides its name and description (the handler's name and docstring)."""
+
+    title: str
+    input_schema: dict[str, Any] | None
+    output_schema: dict[str, Any]
+    annotations: ToolAnnotations
+
+
+def add_tool(server: Server, spec: ToolSpec, handler: Handler) -> None:
+    """Register ``handler`` as the tool ``spec`` describes, its expected failures made tool errors (:func:`guarded`)."""
+    server.tool(title=spec.title, input_schema=spec.input_schema, output_schema=spec.output_schema,
+                annotations=spec.annotations)(guarded(handler))
+
+
+class ToolFamily:
+    """What every family of tools holds: the settings, and the access policy of each request."""
+
+    def __init__(self, config: Config, access: Access) -> None:
+        self.config = config
+        self.access = access
+
+    def limit(self, args: dict[str, Any], key: str, default: int) -> int:
+        """The cap a client asked for with ``key`` (or ``default``), never above ``max_entries_limit``."""
+        return min(int(args.get(key, default)), self.config.max_entries_limit)
+
+    def depth(self, args: dict[str, Any]) -> int:
+        """The ``maxDepth`` a client asked for, never above ``max_depth``."""
+        return min(int(args.get("maxDepth", self.config.max_depth)), self.config.max_depth)
+
+    async def directory(self, ctx: Context, args: dict[str, Any], key: str = "path") -> tuple[AccessPolicy, Place]:
+        """The policy of this request and the directory ``args[key]`` names.
+
+        Raises:
+            ToolError: it is not a directory. AccessError: it is not allowed.
+        """
+        policy = await self.access.policy_for(ctx)
+        place = policy.resolve(args[key])
+        if not stat.S_ISDIR(anchored.lstat(place).st_mode):
+            raise ToolError("Not a directory")
+        return policy, place
 
 
 #: The stdio transport's message limit. A file returned whole goes out as base64: 4/3 of its bytes.

@@ -1,7 +1,7 @@
 """One file watcher per server, feeding resource subscriptions and list changes.
 
-Lifecycle: a background task (``Server.background``) waits until someone listens (any subscriber
-on the server's bus: a legacy session, or a 2026-07-28 listen stream), then watches; when the last
+Lifecycle: a background task (``Server.background``) waits until someone listens
+(``Server.listeners()``: a legacy session, or a 2026-07-28 listen stream), then watches; when the last
 one leaves it stops. Nothing is watched while nobody could be told.
 
 What is watched: every directory below the allowed directories, *each one non-recursively*, as
@@ -57,15 +57,14 @@ def _ancestors(path: str, stop: set[str]) -> Iterable[str]:
 class ChangeFeed:
     """Turns batches of changed paths into notifications; shared by the watcher and the write tools.
 
-    ``watching`` is True while the watcher runs: the write tools then leave publishing to it, so a
-    change is announced once.
+    While ``watcher`` watches, the write tools leave publishing to it, so a change is announced once.
     """
 
-    def __init__(self, server: Server, policy: AccessPolicy, index: FileIndex | None) -> None:
+    def __init__(self, server: Server, policy: AccessPolicy, index: FileIndex | None, watcher: Watcher | None) -> None:
         self.server = server
         self.policy = policy
         self.index = index
-        self.watching = False
+        self.watcher = watcher
 
     async def publish(self, paths: Iterable[str], structural: bool) -> None:
         """Announce a batch: ``paths`` are real paths that changed; ``structural`` if names came or went."""
@@ -73,7 +72,7 @@ class ChangeFeed:
         touched: set[str] = set()
         for path in paths:
             touched.update(_ancestors(path, roots))
-        for uri in sorted(self.server.bus.subscribed_uris()):
+        for uri in sorted(self.server.subscribed_uris()):
             path = file_uri_path(uri)
             if path is None:
                 continue
@@ -92,35 +91,37 @@ class ChangeFeed:
         """Called by the write tools; publishes only when no watcher will."""
         if self.index is not None and structural:
             self.index.invalidate()
-        if not self.watching:
+        if self.watcher is None or not self.watcher.watching:
             await self.publish(paths, structural)
 
 
 class Watcher:
-    """The background task: ``server.background(Watcher(...).run)``."""
+    """Watches the directories of ``policy`` (the operator's) for one server, while someone listens:
+    ``server.background(functools.partial(watcher.run, feed=feed))``.
 
-    def __init__(self, feed: ChangeFeed, *, debounce_ms: int) -> None:
-        self.feed = feed
+    ``watching`` is True while a watch is in place; ``ready`` is set each time one is (tests wait on
+    it before changing files); ``directories`` are the ones watched.
+    """
+
+    def __init__(self, policy: AccessPolicy, *, debounce_ms: int) -> None:
+        self.policy = policy
         self.debounce_ms = debounce_ms
         self.directories: set[str] = set()
-        #: Set each time a watch is in place (tests wait on it before changing files).
+        self.watching = False
         self.ready = anyio.Event()
         self._stop: anyio.Event | None = None
 
-    def _wanted(self) -> bool:
-        return len(self.feed.server.bus) > 0
-
-    async def run(self, server: Server) -> None:
-        bus = server.bus
+    async def run(self, server: Server, *, feed: ChangeFeed) -> None:
+        """Watch while ``server`` has listeners, publishing each batch of changes to ``feed``."""
         while True:
-            while not self._wanted():
-                await bus.wait_changed()
+            while not server.listeners():
+                await server.subscriptions_changed()
             done = anyio.Event()
             async with anyio.create_task_group() as task_group:
-                task_group.start_soon(self._watch, done)
+                task_group.start_soon(self._watch, feed, done)
                 try:
-                    while self._wanted():
-                        await bus.wait_changed()
+                    while server.listeners():
+                        await server.subscriptions_changed()
                 finally:
                     # The watcher's thread sees these within STEP_MS (also when we are cancelled).
                     done.set()
@@ -131,7 +132,7 @@ class Watcher:
     def _scan(self) -> list[str]:
         """The directories to watch: the allowed ones and every directory below (links not followed)."""
         found: list[str] = []
-        for root, place in self.feed.policy.places():
+        for root, place in self.policy.places():
             try:
                 fd = open_directory(place.anchor, place.parts)
             except AccessError:
@@ -148,7 +149,7 @@ class Watcher:
                 os.close(fd)
         return found
 
-    async def _watch(self, done: anyio.Event) -> None:
+    async def _watch(self, feed: ChangeFeed, done: anyio.Event) -> None:
         import watchfiles
 
         try:
@@ -156,7 +157,7 @@ class Watcher:
                 directories = await anyio.to_thread.run_sync(self._scan)
                 self.directories = set(directories)
                 stop = self._stop = anyio.Event()
-                self.feed.watching = True
+                self.watching = True
                 logger.info("watching %d directories", len(directories))
                 self.ready.set()
                 try:
@@ -167,7 +168,7 @@ class Watcher:
                         stop_event=stop, recursive=False, ignore_permission_denied=True,
                     ):
                         structural = any(kind != MODIFIED for kind, _ in changes)
-                        await self.feed.publish([path for _, path in changes], structural)
+                        await feed.publish([path for _, path in changes], structural)
                         if structural and self._directories_changed(changes):
                             break  # rebuild the watch with the new set of directories
                 finally:
@@ -176,7 +177,7 @@ class Watcher:
             # The watcher must never end the serving: without it, subscriptions just go quiet.
             logger.exception("the file watcher failed; subscriptions get no further updates")
         finally:
-            self.feed.watching = False
+            self.watching = False
 
     def _directories_changed(self, changes: set[tuple[int, str]]) -> bool:
         for kind, path in changes:

@@ -4,176 +4,179 @@
 from __future__ import annotations
 
 import functools
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 import anyio
-from plainmcp import ToolError, ToolResult
+from plainmcp import Context, ToolError, ToolResult
 
-from .access import Access
 from .editing import EditOutcome, apply_edits, fenced, unified_diff
 from .reading import read_bytes
-from .toolkit import PATH, annotations, guarded, obj, out, result
+from .toolkit import PATH, ToolFamily, ToolSpec, annotations, obj, out, result
 from .writing import atomic_write, copy, delete, make_directories, move
 
 if TYPE_CHECKING:
-    from collections.abc import Awaitable, Callable
-
-    from plainmcp import Context, Server
-
+    from .access import Access
     from .config import Config
 
+#: ``await changed(real_paths, structural)``: what a write tool calls after it changed files
+#: (``structural`` when names came or went), so subscribers hear of it.
+Changed = Callable[[list[str], bool], Awaitable[None]]
+
+WRITE_FILE = ToolSpec(
+    title="Write a file",
+    input_schema=obj({"path": PATH, "content": {"type": "string", "description": "The whole new content (UTF-8)"}},
+                     ("path", "content")),
+    output_schema=out({"path": {"type": "string"}, "created": {"type": "boolean"}, "bytes": {"type": "integer"}},
+                      ("path", "created", "bytes")),
+    annotations=annotations(destructive=True, idempotent=True),
+)
+
+EDIT_FILE = ToolSpec(
+    title="Edit a file",
+    input_schema=obj({
+        "path": PATH,
+        "edits": {"type": "array", "minItems": 1, "maxItems": 100, "items": obj({
+            "oldText": {"type": "string", "minLength": 1, "description": "Text to replace; must match exactly one place"},
+            "newText": {"type": "string", "description": "Replacement text"},
+        }, ("oldText", "newText"))},
+        "dryRun": {"type": "boolean", "default": False, "description": "Show the diff without writing"},
+    }, ("path", "edits")),
+    output_schema=out({
+        "path": {"type": "string"}, "diff": {"type": "string"}, "applied": {"type": "boolean"},
+        "notes": {"type": "array", "items": {"type": "string"}},
+    }, ("path", "diff", "applied")),
+    annotations=annotations(destructive=True, idempotent=False),
+)
+
+CREATE_DIRECTORY = ToolSpec(
+    title="Create a directory",
+    input_schema=obj({"path": PATH}, ("path",)),
+    output_schema=out({"path": {"type": "string"}, "created": {"type": "boolean"}}, ("path", "created")),
+    annotations=annotations(destructive=False, idempotent=True),
+)
+
+MOVE_FILE = ToolSpec(
+    title="Move or rename",
+    input_schema=obj({"source": PATH, "destination": PATH}, ("source", "destination")),
+    output_schema=out({"source": {"type": "string"}, "destination": {"type": "string"}}, ("source", "destination")),
+    # Not destructive: it refuses to replace anything, so no data is lost.
+    annotations=annotations(destructive=False, idempotent=False),
+)
+
+COPY_FILE = ToolSpec(
+    title="Copy",
+    input_schema=obj({"source": PATH, "destination": PATH}, ("source", "destination")),
+    output_schema=out({
+        "source": {"type": "string"}, "destination": {"type": "string"}, "files": {"type": "integer"},
+        "directories": {"type": "integer"}, "bytes": {"type": "integer"}, "skipped": {"type": "integer"},
+    }, ("source", "destination", "files", "directories", "bytes", "skipped")),
+    annotations=annotations(destructive=False, idempotent=False),
+)
+
+DELETE_FILE = ToolSpec(
+    title="Delete",
+    input_schema=obj({
+        "path": PATH,
+        "recursive": {"type": "boolean", "default": False, "description": "Delete a directory and everything in it"},
+    }, ("path",)),
+    output_schema=out({"path": {"type": "string"}, "deleted": {"type": "string"}}, ("path", "deleted")),
+    annotations=annotations(destructive=True, idempotent=True),
+)
 
 
-def register(server: Server, config: Config, access: Access, changed: Callable[[list[str], bool], Awaitable[None]]) -> None:
-    @server.tool(
-        title="Write a file",
-        input_schema=obj({"path": PATH, "content": {"type": "string", "description": "The whole new content (UTF-8)"}},
-                         ("path", "content")),
-        output_schema=out({"path": {"type": "string"}, "created": {"type": "boolean"}, "bytes": {"type": "integer"}},
-                          ("path", "created", "bytes")),
-        annotations=annotations(destructive=True, idempotent=True),
-    )
-    @guarded
-    async def write_file(ctx: Context, args: dict[str, Any]) -> ToolResult:
+def _edit_and_diff(before: str, edits: list[dict[str, Any]], name: str) -> tuple[EditOutcome, str]:
+    outcome = apply_edits(before, edits)
+    return outcome, unified_diff(before, outcome.text, name)
+
+
+class WriteTools(ToolFamily):
+    """Writing, editing, creating, moving, copying and deleting; each tells ``changed`` what it changed."""
+
+    def __init__(self, config: Config, access: Access, changed: Changed) -> None:
+        super().__init__(config, access)
+        self.changed = changed
+
+    async def write_file(self, ctx: Context, args: dict[str, Any]) -> ToolResult:
         """Create a file or replace its whole content, atomically (a reader never sees half a file).
         The parent directory must exist."""
-        policy = await access.policy_for(ctx)
+        policy = await self.access.policy_for(ctx)
         place = policy.resolve(args["path"], for_write=True, must_exist=False)
         data = args["content"].encode("utf-8")
         created = atomic_write(place, data)
-        await changed([place.real], created)
+        await self.changed([place.real], created)
         shown = policy.display(place)
         verb = "Created" if created else "Replaced"
         return result(f"{verb} {shown} ({len(data)} bytes)", {"path": shown, "created": created, "bytes": len(data)})
 
-    @server.tool(
-        title="Edit a file",
-        input_schema=obj({
-            "path": PATH,
-            "edits": {"type": "array", "minItems": 1, "maxItems": 100, "items": obj({
-                "oldText": {"type": "string", "minLength": 1, "description": "Text to replace; must match exactly one place"},
-                "newText": {"type": "string", "description": "Replacement text"},
-            }, ("oldText", "newText"))},
-            "dryRun": {"type": "boolean", "default": False, "description": "Show the diff without writing"},
-        }, ("path", "edits")),
-        output_schema=out({
-            "path": {"type": "string"}, "diff": {"type": "string"}, "applied": {"type": "boolean"},
-            "notes": {"type": "array", "items": {"type": "string"}},
-        }, ("path", "diff", "applied")),
-        annotations=annotations(destructive=True, idempotent=False),
-    )
-    @guarded
-    async def edit_file(ctx: Context, args: dict[str, Any]) -> ToolResult:
+    async def edit_file(self, ctx: Context, args: dict[str, Any]) -> ToolResult:
         """Replace text in a file. Each edit's oldText must match exactly one place (otherwise the
         result says how many places matched, and on which lines); if it matches nowhere, a match
         ignoring whitespace is tried and reported. Edits apply in order, all or none. Returns a
         unified diff; with dryRun nothing is written."""
-        policy = await access.policy_for(ctx)
+        policy = await self.access.policy_for(ctx)
         place = policy.resolve(args["path"], for_write=True)
-        raw = read_bytes(place, max_bytes=config.max_read_bytes * 8)
+        raw = read_bytes(place, max_bytes=self.config.max_read_bytes * 8)
         try:
             before = raw.decode("utf-8")
         except UnicodeDecodeError:
             raise ToolError("The file is not valid UTF-8 text; edit_file changes UTF-8 files only") from None
         shown = policy.display(place)
-
-        def edit_and_diff() -> tuple[EditOutcome, str]:
-            outcome = apply_edits(before, args["edits"])
-            return outcome, unified_diff(before, outcome.text, shown.lstrip("/"))
-
         # Matching and diffing megabytes of text is pure Python that can take seconds: in a worker
         # thread, the interpreter switches back to the event loop every few milliseconds.
-        outcome, diff = await anyio.to_thread.run_sync(edit_and_diff)
+        outcome, diff = await anyio.to_thread.run_sync(_edit_and_diff, before, args["edits"], shown.lstrip("/"))
         dry = bool(args.get("dryRun"))
         if not dry and outcome.text != before:
             atomic_write(place, outcome.text.encode("utf-8"))
-            await changed([place.real], False)
+            await self.changed([place.real], False)
         notes = "\n".join(outcome.notes)
         head = "Dry run: nothing written.\n" if dry else ""
         text = head + (notes + "\n" if notes else "") + (fenced(diff) if diff else "No changes.")
         return result(text, {"path": shown, "diff": diff, "applied": not dry and outcome.text != before,
                              "notes": outcome.notes})
 
-    @server.tool(
-        title="Create a directory",
-        input_schema=obj({"path": PATH}, ("path",)),
-        output_schema=out({"path": {"type": "string"}, "created": {"type": "boolean"}}, ("path", "created")),
-        annotations=annotations(destructive=False, idempotent=True),
-    )
-    @guarded
-    async def create_directory(ctx: Context, args: dict[str, Any]) -> ToolResult:
+    async def create_directory(self, ctx: Context, args: dict[str, Any]) -> ToolResult:
         """Create a directory and any missing parents; succeeds if it already exists."""
-        policy = await access.policy_for(ctx)
+        policy = await self.access.policy_for(ctx)
         place = policy.resolve(args["path"], must_exist=False)
         created = make_directories(place)
         if created:
-            await changed([place.real], True)
+            await self.changed([place.real], True)
         shown = policy.display(place)
         return result(f"{'Created' if created else 'Already exists:'} {shown}", {"path": shown, "created": created})
 
-    @server.tool(
-        title="Move or rename",
-        input_schema=obj({"source": PATH, "destination": PATH}, ("source", "destination")),
-        output_schema=out({"source": {"type": "string"}, "destination": {"type": "string"}}, ("source", "destination")),
-        # Not destructive: it refuses to replace anything, so no data is lost.
-        annotations=annotations(destructive=False, idempotent=False),
-    )
-    @guarded
-    async def move_file(ctx: Context, args: dict[str, Any]) -> ToolResult:
+    async def move_file(self, ctx: Context, args: dict[str, Any]) -> ToolResult:
         """Move or rename a file, link or directory. Fails if the destination exists (never replaces)."""
-        policy = await access.policy_for(ctx)
+        policy = await self.access.policy_for(ctx)
         source = policy.resolve_entry(args["source"])
         destination = policy.resolve_entry(args["destination"], must_exist=False)
         move(source, destination)
-        await changed([source.real, destination.real], True)
+        await self.changed([source.real, destination.real], True)
         data = {"source": policy.display(source), "destination": policy.display(destination)}
         return result(f"Moved {data['source']} to {data['destination']}", data)
 
-    @server.tool(
-        title="Copy",
-        input_schema=obj({"source": PATH, "destination": PATH}, ("source", "destination")),
-        output_schema=out({
-            "source": {"type": "string"}, "destination": {"type": "string"}, "files": {"type": "integer"},
-            "directories": {"type": "integer"}, "bytes": {"type": "integer"}, "skipped": {"type": "integer"},
-        }, ("source", "destination", "files", "directories", "bytes", "skipped")),
-        annotations=annotations(destructive=False, idempotent=False),
-    )
-    @guarded
-    async def copy_file(ctx: Context, args: dict[str, Any]) -> ToolResult:
+    async def copy_file(self, ctx: Context, args: dict[str, Any]) -> ToolResult:
         """Copy a file, or a directory recursively (links and special files inside are skipped).
         Fails if the destination exists (never replaces)."""
-        policy = await access.policy_for(ctx)
+        policy = await self.access.policy_for(ctx)
         source = policy.resolve(args["source"])
         destination = policy.resolve_entry(args["destination"], must_exist=False)
         # A tree of many thousand entries takes a while: a worker thread keeps the event loop
         # serving, and a cancelled call stops between entries.
         counts = await anyio.to_thread.run_sync(functools.partial(
-            copy, source, destination, max_entries=config.max_entries_limit, check=anyio.from_thread.check_cancelled))
-        await changed([destination.real], True)
+            copy, source, destination, max_entries=self.config.max_entries_limit, check=anyio.from_thread.check_cancelled))
+        await self.changed([destination.real], True)
         data = {"source": policy.display(source), "destination": policy.display(destination), **counts}
         skipped = f", skipped {counts['skipped']} links or special files" if counts["skipped"] else ""
         return result(f"Copied {data['source']} to {data['destination']}: {counts['files']} files, "
                       f"{counts['bytes']} bytes{skipped}", data)
 
-    if not config.allow_delete:
-        return
-
-    @server.tool(
-        title="Delete",
-        input_schema=obj({
-            "path": PATH,
-            "recursive": {"type": "boolean", "default": False, "description": "Delete a directory and everything in it"},
-        }, ("path",)),
-        output_schema=out({"path": {"type": "string"}, "deleted": {"type": "string"}}, ("path", "deleted")),
-        annotations=annotations(destructive=True, idempotent=True),
-    )
-    @guarded
-    async def delete_file(ctx: Context, args: dict[str, Any]) -> ToolResult:
+    async def delete_file(self, ctx: Context, args: dict[str, Any]) -> ToolResult:
         """Delete a file or link (the link, not its target), or a directory: empty, or with
         recursive: true. An allowed directory itself cannot be deleted."""
-        policy = await access.policy_for(ctx)
+        policy = await self.access.policy_for(ctx)
         place = policy.resolve_entry(args["path"])
         kind = await anyio.to_thread.run_sync(functools.partial(delete, place, recursive=bool(args.get("recursive"))))
-        await changed([place.real], True)
+        await self.changed([place.real], True)
         shown = policy.display(place)
         return result(f"Deleted {kind} {shown}", {"path": shown, "deleted": kind})

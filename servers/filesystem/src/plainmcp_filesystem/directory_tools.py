@@ -1,0 +1,229 @@
+"""The tools that show directories: a listing of one, and the tree below one. Always registered."""
+
+from __future__ import annotations
+
+import itertools
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+from plainmcp import Context, ToolResult
+
+from . import anchored
+from .anchored import Place
+from .globs import Excluder
+from .read_tools import iso
+from .sizes import weight
+from .toolkit import EXCLUDES, PATH, READ, Budget, ToolFamily, ToolSpec, big_array, count, obj, out, result
+from .walk import Pacer, walk
+
+LIST_DIRECTORY = ToolSpec(
+    title="List a directory",
+    input_schema=obj({
+        "path": PATH,
+        "sizes": {"type": "boolean", "default": False,
+                  "description": "Also give each file's size and each entry's modification time (one stat per entry)"},
+        "sortBy": {"type": "string", "enum": ["name", "size", "modified"], "default": "name",
+                   "description": "name (A-Z), size (largest first) or modified (newest first); the last two imply sizes"},
+        "includeHidden": {"type": "boolean", "default": True, "description": "Include names starting with '.'"},
+        "maxEntries": count("Return at most this many entries"),
+    }, ("path",)),
+    output_schema=out({
+        "path": {"type": "string"},
+        "directories": big_array("names of subdirectories"),
+        "files": big_array("names of regular files"),
+        "others": {"type": "array", "description": "items: {name, type}: links, FIFOs, sockets, devices"},
+        "sizes": {"type": "object", "description": "with sizes: file name -> size in bytes"},
+        "modified": {"type": "object", "description": "with sizes: name -> modification time (UTC, ISO 8601)"},
+        "totalSize": {"type": "integer", "description": "with sizes: bytes in the files listed"},
+        "truncated": {"type": "boolean"},
+    }, ("path", "directories", "files", "others", "truncated")),
+    annotations=READ,
+)
+
+DIRECTORY_TREE = ToolSpec(
+    title="Directory tree",
+    input_schema=obj({
+        "path": PATH,
+        "maxDepth": count("Levels to descend (1 = only the directory's own entries)"),
+        "excludePatterns": EXCLUDES,
+        "maxEntries": count("Stop after this many entries"),
+    }, ("path",)),
+    output_schema=out({
+        "path": {"type": "string"}, "tree": big_array("{name, type, children?}, nested"), "entries": {"type": "integer"},
+        "truncated": {"type": "boolean"},
+    }, ("path", "tree", "entries", "truncated")),
+    annotations=READ,
+)
+
+
+def _order(sort_by: str, status_of: dict[str, os.stat_result]) -> Any:
+    """The sort key of a listing: None (by name), largest first, or newest first; ties by name."""
+    if sort_by == "size":
+        return lambda name: (-status_of[name].st_size, name)
+    if sort_by == "modified":
+        return lambda name: (-status_of[name].st_mtime, name)
+    return None
+
+
+@dataclass
+class Listing:
+    """What a directory holds, by kind; ``status_of`` with details; ``incomplete`` when the directory
+    had more entries than were read."""
+
+    directories: list[str] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)
+    others: list[tuple[str, str]] = field(default_factory=list)
+    status_of: dict[str, os.stat_result] = field(default_factory=dict)
+    incomplete: bool = False
+
+    def names(self) -> Iterator[str]:
+        """Every name, in the order shown: directories, files, then the others."""
+        return itertools.chain(self.directories, self.files, (name for name, _ in self.others))
+
+    def __len__(self) -> int:
+        return len(self.directories) + len(self.files) + len(self.others)
+
+    def sort(self, sort_by: str) -> None:
+        order = _order(sort_by, self.status_of)
+        self.directories.sort(key=order)
+        self.files.sort(key=order)
+        self.others.sort(key=None if order is None else lambda item: order(item[0]))
+
+    def keep(self, cap: int) -> None:
+        """Keep the first ``cap`` entries: directories, then files, then the others."""
+        self.directories = self.directories[:cap]
+        self.files = self.files[: cap - len(self.directories)]
+        self.others = self.others[: cap - len(self.directories) - len(self.files)]
+
+
+async def read_listing(place: Place, *, hidden: bool, detailed: bool, max_read: int) -> Listing:
+    """The entries of a directory, at most ``max_read`` of them read (memory is bounded before
+    sorting: names past it are not even kept). Without ``detailed`` no entry is stat'ed: names and
+    types come from the directory listing itself (d_type), which keeps a listing of thousands cheap."""
+    listing = Listing()
+    directories, files, others, status_of = listing.directories, listing.files, listing.others, listing.status_of
+    read = 0
+    with anchored.directory(place) as fd, os.scandir(fd) as found:
+        while chunk := list(itertools.islice(found, 4096)):
+            await anyio.sleep(0)  # a checkpoint per chunk: a huge directory stays cancellable
+            if len(chunk) > max_read - read:
+                chunk = chunk[: max_read - read]
+                listing.incomplete = True
+            read += len(chunk)
+            for entry in chunk:
+                name = entry.name
+                if not hidden and name.startswith("."):
+                    continue
+                if detailed:
+                    try:
+                        status_of[name] = entry.stat(follow_symlinks=False)
+                    except OSError:
+                        continue
+                # Files first: most entries are files, and each test is a call.
+                if entry.is_file(follow_symlinks=False):
+                    files.append(name)
+                elif entry.is_dir(follow_symlinks=False):
+                    directories.append(name)
+                else:
+                    others.append((name, "symlink" if entry.is_symlink() else "other"))
+            if listing.incomplete:
+                break
+    return listing
+
+
+def _fitting(listing: Listing, cap: int, *, detailed: bool, max_bytes: int) -> int:
+    """``cap``, lowered so that the result stays within ``max_bytes``."""
+    # A name appears in the structured lists and the text, and with details also as a key of
+    # sizes and of modified.
+    copies, extra = (4, 100) if detailed else (2, 24)
+    total = len(listing)
+    # Names are at most 255 bytes (6 * 255 as JSON escapes): below that bound nothing can be over
+    # budget, so don't count.
+    if total * (copies * 6 * 255 + extra) <= max_bytes or sum(map(weight, listing.names())) * copies + extra * total <= max_bytes:
+        return cap
+    budget = Budget(max_bytes)
+    return min(cap, next(i for i, name in enumerate(listing.names()) if not budget.take(copies * weight(name) + extra)))
+
+
+class DirectoryTools(ToolFamily):
+    """Listings and trees."""
+
+    async def list_directory(self, ctx: Context, args: dict[str, Any]) -> ToolResult:
+        """List a directory: its subdirectories, files and other entries (links, special files) by
+        name; with sizes (or a size/time sort), also each file's size, each entry's modification
+        time and the total size. Names are in the requested order within each group."""
+        config = self.config
+        policy, place = await self.directory(ctx, args)
+        cap = self.limit(args, "maxEntries", config.max_entries)
+        sort_by = args.get("sortBy", "name")
+        detailed = bool(args.get("sizes")) or sort_by != "name"
+        listing = await read_listing(place, hidden=args.get("includeHidden", True), detailed=detailed,
+                                     max_read=config.max_entries_limit)
+        listing.sort(sort_by)
+        total = len(listing)
+        cap = _fitting(listing, cap, detailed=detailed, max_bytes=config.max_result_bytes)
+        truncated = total > cap or listing.incomplete
+        if total > cap:
+            listing.keep(cap)
+        data: dict[str, Any] = {
+            "path": policy.display(place.real), "directories": listing.directories, "files": listing.files,
+            "others": [{"name": name, "type": kind} for name, kind in listing.others], "truncated": truncated,
+        }
+        # The text is `ls -F` style: "name/" for a directory, "name@" for a link, plain for a file.
+        lines = [name + "/" for name in listing.directories]
+        summary = f"\n{len(listing.files)} files, {len(listing.directories)} directories, {len(listing.others)} others"
+        if detailed:
+            sizes = {name: listing.status_of[name].st_size for name in listing.files}
+            data["sizes"] = sizes
+            data["modified"] = {name: iso(listing.status_of[name].st_mtime) for name in listing.names()}
+            data["totalSize"] = sum(sizes.values())
+            lines += [f"{name}  ({sizes[name]} bytes)" for name in listing.files]
+            summary += f", {data['totalSize']} bytes in files"
+        else:
+            lines += listing.files
+        lines += [name + ("@" if kind == "symlink" else "?") for name, kind in listing.others]
+        if listing.incomplete:
+            summary += (f" (the first {min(cap, total)} of the first {total} entries read; the directory holds more "
+                        f"than {config.max_entries_limit}: list it with search_files and a pattern)")
+        elif truncated:
+            summary += f" (the first {cap} of {total} entries)"
+        lines.append(summary)
+        return result("\n".join(lines), data)
+
+    async def directory_tree(self, ctx: Context, args: dict[str, Any]) -> ToolResult:
+        """The tree below a directory as nested {name, type, children} entries (links are shown,
+        never followed), with a depth limit, exclude patterns and an entry cap."""
+        policy, place = await self.directory(ctx, args)
+        cap = self.limit(args, "maxEntries", self.config.max_entries)
+        exclude = Excluder(args.get("excludePatterns", ()))
+        pacer = Pacer(ctx, "entries walked")
+        tree: list[dict[str, Any]] = []
+        stack: list[list[dict[str, Any]]] = [tree]
+        lines: list[str] = []
+        truncated = False
+        budget = Budget(self.config.max_result_bytes)
+        with anchored.directory(place) as fd:
+            for entry in walk(fd, max_depth=self.depth(args), exclude=exclude):
+                await pacer.step()
+                # A node weighs its name twice (structured and text) plus the JSON around it.
+                if pacer.count > cap or not budget.take(2 * weight(entry.name) + 2 * entry.depth + 36):
+                    truncated = True
+                    break
+                del stack[entry.depth:]
+                node: dict[str, Any] = {"name": entry.name, "type": entry.kind}
+                stack[-1].append(node)
+                if entry.kind == "directory":
+                    node["children"] = []
+                    stack.append(node["children"])
+                    lines.append("  " * (entry.depth - 1) + entry.name + "/")
+                else:
+                    lines.append("  " * (entry.depth - 1) + entry.name + ("@" if entry.kind == "symlink" else ""))
+        entries = pacer.count - 1 if truncated else pacer.count
+        if truncated:
+            lines.append(f"[truncated after {entries} entries (entry or size cap); lower maxDepth, add "
+                         "excludePatterns or list a subdirectory]")
+        return result("\n".join(lines) or "(empty)",
+                      {"path": policy.display(place), "tree": tree, "entries": entries, "truncated": truncated})

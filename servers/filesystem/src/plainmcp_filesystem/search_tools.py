@@ -1,0 +1,129 @@
+"""The tools that search: files by name, and lines by content. Always registered."""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any
+
+import anyio
+from plainmcp import Context, ToolError, ToolResult
+
+from .globs import MAX_PATTERN_CHARS, Excluder, compile_glob
+from .search import ContentSearch, GrepRequest, SearchTimeout, compile_query, search_contents, search_names
+from .toolkit import EXCLUDES, PATH, READ, ToolFamily, ToolSpec, big_array, count, obj, out, result, string_list
+from .walk import Pacer
+
+if TYPE_CHECKING:
+    from .access import Access
+    from .config import Config
+
+#: Regular-expression searches running at once, each in its own process (more wait their turn).
+SEARCH_WORKERS = 2
+
+SEARCH_FILES = ToolSpec(
+    title="Find files by name",
+    input_schema=obj({
+        "path": PATH,
+        "pattern": {"type": "string", "minLength": 1, "maxLength": MAX_PATTERN_CHARS, "description":
+                    "Glob: '*.py' matches names at any depth; 'src/**/test_*.py' matches paths relative to path"},
+        "excludePatterns": EXCLUDES,
+        "maxResults": count("Stop after this many matches"),
+    }, ("path", "pattern")),
+    output_schema=out({"matches": big_array("absolute paths"), "truncated": {"type": "boolean"}},
+                      ("matches", "truncated")),
+    annotations=READ,
+)
+
+SEARCH_CONTENT = ToolSpec(
+    title="Search file contents",
+    input_schema=obj({
+        "path": PATH,
+        "query": {"type": "string", "minLength": 1, "maxLength": 1000, "description": "Text or regular expression"},
+        "regex": {"type": "boolean", "default": False, "description": "Treat query as a Python regular expression"},
+        "caseSensitive": {"type": "boolean", "default": False},
+        "contextLines": count("Lines of context before and after each match", minimum=0, maximum=10),
+        "include": string_list("Only files matching one of these globs ('*.py')", max_length=1000),
+        "excludePatterns": EXCLUDES,
+        "maxResults": count("Stop after this many matching lines"),
+    }, ("path", "query")),
+    output_schema=out({
+        "matches": big_array("{path, line, text, before?, after?}"),
+        "filesSearched": {"type": "integer"}, "filesMatched": {"type": "integer"},
+        "skippedBinary": {"type": "integer"}, "skippedLarge": {"type": "integer"},
+        "truncated": {"type": "boolean"},
+    }, ("matches", "truncated")),
+    annotations=READ,
+)
+
+
+def _join(shown: str, relative: str) -> str:
+    return os.path.join(shown, *relative.split("/")) if relative else shown
+
+
+def _grep_lines(found: ContentSearch) -> list[str]:
+    """The matches as grep prints them (``path:line:text``, context as ``path-line-text``), then a summary."""
+    lines: list[str] = []
+    for match in found.matches:
+        for offset, before in enumerate(match.get("before", ())):
+            lines.append(f"{match['path']}-{match['line'] - len(match['before']) + offset}-{before}")
+        lines.append(f"{match['path']}:{match['line']}:{match['text']}")
+        for offset, after in enumerate(match.get("after", ())):
+            lines.append(f"{match['path']}-{match['line'] + 1 + offset}-{after}")
+    summary = (f"{len(found.matches)} matching lines in {found.files_matched} of {found.files_searched} files searched"
+               f"; skipped {found.skipped_binary} binary and {found.skipped_large} large files")
+    if found.truncated:
+        summary += "; stopped at maxResults"
+    lines.append(summary)
+    return lines
+
+
+class SearchTools(ToolFamily):
+    """Searches; at most :data:`SEARCH_WORKERS` regular-expression workers of one server run at once."""
+
+    def __init__(self, config: Config, access: Access) -> None:
+        super().__init__(config, access)
+        self.workers = anyio.CapacityLimiter(SEARCH_WORKERS)
+
+    async def search_files(self, ctx: Context, args: dict[str, Any]) -> ToolResult:
+        """Find files and directories whose names match a glob pattern (names only; to search inside
+        files use search_content)."""
+        policy, place = await self.directory(ctx, args)
+        shown = policy.display(place)
+        found, truncated = await search_names(
+            place, len(shown), compile_glob(args["pattern"]), exclude=Excluder(args.get("excludePatterns", ())),
+            max_depth=self.config.max_depth, max_results=self.limit(args, "maxResults", 1000),
+            max_bytes=self.config.max_result_bytes, pacer=Pacer(ctx, "entries searched"),
+        )
+        matches = [_join(shown, relative) for relative, _ in found]
+        text = "\n".join(matches) if matches else "No matches found"
+        if truncated:
+            text += "\n[more matches exist; raise maxResults or narrow the pattern]"
+        return result(text, {"matches": matches, "truncated": truncated})
+
+    async def search_content(self, ctx: Context, args: dict[str, Any]) -> ToolResult:
+        """Search inside text files for a string or regular expression; returns matching lines with
+        optional context. Binary files and files over the size cap are skipped (and counted)."""
+        config = self.config
+        policy, place = await self.directory(ctx, args)
+        shown = policy.display(place)
+        regex = bool(args.get("regex"))
+        pattern = compile_query(args["query"], regex=regex, case_sensitive=bool(args.get("caseSensitive")))
+        include, exclude = tuple(args.get("include", ())), tuple(args.get("excludePatterns", ()))
+        for patterns in (include, exclude):
+            Excluder(patterns)  # a bad pattern is refused here (ValueError: a tool error), before any work
+        request = GrepRequest(
+            pattern.pattern, pattern.flags, include, exclude, context=int(args.get("contextLines", 0)),
+            max_depth=config.max_depth, max_results=self.limit(args, "maxResults", 100),
+            max_file_bytes=config.max_search_file_bytes, max_bytes=config.max_result_bytes, shown_length=len(shown),
+        )
+        try:
+            found = await search_contents(place, request, regex=regex, pacer=Pacer(ctx, "entries searched"),
+                                          timeout=config.search_timeout, workers=self.workers)
+        except SearchTimeout as problem:
+            raise ToolError(str(problem)) from None
+        for match in found.matches:
+            match["path"] = _join(shown, match["path"])
+        return result("\n".join(_grep_lines(found)), {
+            "matches": found.matches, "filesSearched": found.files_searched, "filesMatched": found.files_matched,
+            "skippedBinary": found.skipped_binary, "skippedLarge": found.skipped_large, "truncated": found.truncated,
+        })
