@@ -221,6 +221,13 @@ async def test_regex_searches_at_once_share_two_workers(make_server: Callable[..
     assert grep_workers() == []
 
 
+async def test_regex_search_deadline_is_the_search_timeout_option(crafted: Tree) -> None:
+    async with connect_stdio(command(crafted.root, "--search-timeout", "1.5")) as client:
+        result = await client.call_tool("search_content", {"path": ".", "query": "(a+)+$", "regex": True})
+    # The default deadline is 10 s: the message names the one the command line set.
+    assert result["isError"] and "longer than 1.5 s" in text_of(result)
+
+
 # ---------------------------------------------------------------- Medium: sizes, huge files, kills
 
 
