@@ -54,7 +54,11 @@ def default_deps(config: Config) -> Deps:
 
 
 def build_server(config: Config, deps: Deps | None = None) -> Server:
-    """The prompt server for ``config``, over ``deps`` (by default :func:`default_deps`)."""
+    """The prompt server for ``config``, over ``deps`` (by default :func:`default_deps`).
+
+    The library is read once the server is served: inside ``server.running()``, which stdio, the
+    HTTP app's lifespan and ``connect_in_memory`` enter (an application mounting the HTTP app
+    without passing lifespan events on enters ``app.running()`` itself)."""
     deps = deps or default_deps(config)
     server = Server(
         NAME,
