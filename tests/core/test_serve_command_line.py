@@ -147,3 +147,11 @@ def test_closed_set_words_match_in_any_case(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setenv("PLAINMCP_DEMO_LOG_LEVEL", "DEBUG")
     args = parser().parse_args(["--transport", "HTTP", "--log-format", "Json"])
     assert (args.log_level, args.transport, args.log_format) == ("debug", "http", "json")
+
+
+def test_startup_error_is_public_and_not_a_value_error() -> None:
+    """A server's __main__ tells the two apart: a ValueError is a usage error (exit 2), a StartupError exit 1."""
+    import plainmcp
+
+    assert "StartupError" in plainmcp.__all__
+    assert not issubclass(plainmcp.StartupError, ValueError)

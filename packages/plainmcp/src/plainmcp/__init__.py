@@ -29,6 +29,7 @@ _EXPORTS: dict[str, str] = {
     "ResourceTemplate": "resources",
     "Server": "server",
     "ServerExited": "spawned",
+    "StartupError": "command_line",
     "Tool": "tools",
     "ToolAnnotations": "tools",
     "ToolError": "tools",
@@ -65,6 +66,7 @@ __all__ = [
     "ResourceTemplate",
     "Server",
     "ServerExited",
+    "StartupError",
     "Tool",
     "ToolAnnotations",
     "ToolError",
@@ -100,7 +102,15 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:
     from . import content, demo, inputs
     from .client import Client, connect_stdio, open_client
-    from .command_line import env_list_option, env_option, env_switch, serve, server_arguments, setup_logging
+    from .command_line import (
+        StartupError,
+        env_list_option,
+        env_option,
+        env_switch,
+        serve,
+        server_arguments,
+        setup_logging,
+    )
     from .context import Context
     from .errors import ErrorCode, MCPError
     from .prompts import Prompt, PromptArgument

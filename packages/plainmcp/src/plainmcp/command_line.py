@@ -74,6 +74,12 @@ class _Switch(argparse.Action):
         setattr(namespace, self.dest, True)
 
 
+class StartupError(Exception):
+    """The options are valid but the world does not fit them: a file that is not a database, a directory
+    that cannot be read. A server's ``__main__`` reports it in one line and exits with 1 (a wrong option
+    value is a ``ValueError`` instead: a usage error, exit 2)."""
+
+
 class ServerArgumentParser(argparse.ArgumentParser):
     """An ``ArgumentParser`` whose on/off switches (:func:`env_switch`) also accept ``--flag=value``,
     and whose usage errors are one line."""
