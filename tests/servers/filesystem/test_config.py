@@ -32,7 +32,10 @@ def test_config_search_timeout_must_be_a_finite_positive_number(tmp_path: Path, 
 
 
 def test_config_skips_missing_directories_and_refuses_when_none_is_left(tmp_path: Path) -> None:
-    assert parsed([str(tmp_path / "missing"), str(tmp_path)]).roots == (str(tmp_path),)
+    (tmp_path / "file.txt").write_text("not a directory")
+    (tmp_path / "dangling").symlink_to(tmp_path / "nowhere")
+    unusable = [str(tmp_path / name) for name in ("missing", "file.txt", "dangling")]
+    assert parsed([*unusable, str(tmp_path)]).roots == (str(tmp_path),)
     with pytest.raises(ValueError, match="name at least one existing directory"):
         parsed([str(tmp_path / "missing")])
 

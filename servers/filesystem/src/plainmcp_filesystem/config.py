@@ -10,6 +10,8 @@ from dataclasses import dataclass
 
 from plainmcp import env_option, env_switch
 
+from .paths import AccessPolicy
+
 ENV_PREFIX = "PLAINMCP_FILESYSTEM"
 #: The allowed directories from the environment, separated like PATH (``:``; ``;`` on Windows).
 DIRECTORIES_ENV = f"{ENV_PREFIX}_DIRECTORIES"
@@ -110,8 +112,9 @@ class Config:
     def from_args(cls, args: argparse.Namespace) -> Config:
         """The configuration the command line (and the environment) asks for.
 
-        Directories that do not exist are skipped with a warning, so one missing directory of
-        several does not stop the server.
+        Directories that do not exist or cannot be opened are skipped with a warning, so one
+        missing directory of several does not stop the server. Each is opened the way the server
+        will open it (then closed again), so what passes here also opens at start.
 
         Raises:
             ValueError: no usable directory, or a value :meth:`__post_init__` refuses.
@@ -119,10 +122,12 @@ class Config:
         directories = list(args.directories) or [d for d in os.environ.get(DIRECTORIES_ENV, "").split(os.pathsep) if d]
         usable = []
         for directory in directories:
-            if os.path.isdir(os.path.expanduser(directory)):
-                usable.append(directory)
-            else:
+            try:
+                AccessPolicy([directory])
+            except ValueError:
                 logger.warning("skipping %s: not an accessible directory", directory)
+            else:
+                usable.append(directory)
         if not usable:
             raise ValueError("name at least one existing directory (plainmcp-filesystem DIR [DIR...])")
         return cls(
