@@ -1,7 +1,9 @@
 """Keeping the library current while the server is served: the first scan, then watchfiles.
 
 :class:`LibraryUpkeep` is the server's background task. It reads the library as serving starts
-(before any request is taken), then, unless watching is off, watches the directories. Changes are debounced by watchfiles itself: after the first change it waits until the files have
+(before any request is taken), then, unless watching is off, watches the directories.
+
+Changes are debounced by watchfiles itself: after the first change it waits until the files have
 been quiet for ``debounce_ms`` (an editor's save is several writes), then the library is rescanned
 once; the catalog publishes only if what is served changed. Once the watcher is running (its first
 idle period), one rescan catches anything edited between the first scan and the watcher's start,
