@@ -152,3 +152,69 @@ def test_when_every_slot_is_busy_new_connections_go_to_the_reserve_then_are_refu
 )
 def test_a_peer_is_an_ipv4_address_or_an_ipv6_slash_64(host, peer):
     assert peer_key(host) == peer
+
+
+class FakeTransport:
+    """Just enough of an asyncio transport for uvicorn's protocol, from a peer of our choosing."""
+
+    def __init__(self, peer: str) -> None:
+        self.peer = peer
+        self.closed = False
+        self.written = b""
+
+    def get_extra_info(self, name: str, default: Any = None) -> Any:
+        return {"peername": (self.peer, 40000), "sockname": ("127.0.0.1", 8000)}.get(name, default)
+
+    def is_closing(self) -> bool:
+        return self.closed
+
+    def close(self) -> None:
+        self.closed = True
+
+    def abort(self) -> None:
+        self.closed = True
+
+    def write(self, data: bytes) -> None:
+        self.written += data
+
+    def pause_reading(self) -> None:
+        pass
+
+    def resume_reading(self) -> None:
+        pass
+
+
+def test_a_connection_whose_head_is_complete_is_never_given_up_even_before_its_request_starts():
+    # Between the parser completing a head and the application's task first running, the
+    # connection is serving: giving it up then would drop a request the client has fully sent.
+    import asyncio
+
+    import uvicorn
+    from plainmcp.connection_guard import guarded_protocol
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+    from uvicorn.server import ServerState
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        await send({"type": "http.response.start", "status": 204, "headers": []})
+        await send({"type": "http.response.body", "body": b""})
+
+    async def main() -> None:
+        guard = ConnectionGuard(1, max_per_peer=1)
+        config = uvicorn.Config(app, log_config=None, lifespan="off")
+        state = ServerState()
+        protocol_class = guarded_protocol(guard, H11Protocol)
+        first, second = FakeTransport("10.0.0.1"), FakeTransport("10.0.0.2")
+        serving = protocol_class(config=config, server_state=state, app_state={}, _loop=asyncio.get_running_loop())
+        serving.connection_made(first)
+        serving.data_received(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")  # complete; its task not yet run
+        newcomer = protocol_class(config=config, server_state=state, app_state={}, _loop=asyncio.get_running_loop())
+        newcomer.connection_made(second)
+        assert not first.closed  # the full request is served, not given up
+        assert guard.reserve == 1  # every slot serving: the newcomer may only ask for /health
+        await asyncio.sleep(0.05)
+        assert first.written.startswith(b"HTTP/1.1 204 ")
+        for transport, protocol in ((first, serving), (second, newcomer)):
+            transport.close()
+            protocol.connection_lost(None)
+
+    asyncio.run(main())

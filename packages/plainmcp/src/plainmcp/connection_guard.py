@@ -172,6 +172,7 @@ def guarded_protocol(guard: ConnectionGuard, base: type[asyncio.Protocol] | None
             self._head_timer: asyncio.TimerHandle | None = None
             self._head_bytes = 0
             self._serving = 0
+            self._head_done = False  # a head is complete and its request not yet started
 
         def connection_made(self, transport: Any) -> None:
             super().connection_made(transport)
@@ -192,12 +193,23 @@ def guarded_protocol(guard: ConnectionGuard, base: type[asyncio.Protocol] | None
             super().connection_lost(exc)
 
         def data_received(self, data: bytes) -> None:
-            if not self._serving:
-                # Part of the next request head: the deadline runs from its first byte.
-                if self._head_timer is None:
-                    self._arm()
-                self._head_bytes += len(data)
+            if self._serving or self._head_done:
+                super().data_received(data)
+                return
+            # Part of the next request head: the deadline runs from its first byte.
+            if self._head_timer is None:
+                self._arm()
+            self._head_bytes += len(data)
+            cycle = self.cycle
             super().data_received(data)
+            if self.cycle is not cycle:
+                # The parser completed a head (uvicorn starts a new request cycle for each): from
+                # now on the connection is serving, even before the application's task has run,
+                # so it can no longer be given up to a newcomer.
+                self._disarm()
+                self._head_done = True
+                if self._place == "slot":
+                    guard.busy(self)
 
         def _arm(self) -> None:
             self._head_bytes = 0
@@ -210,7 +222,7 @@ def guarded_protocol(guard: ConnectionGuard, base: type[asyncio.Protocol] | None
 
         def _head_timed_out(self) -> None:
             self._head_timer = None
-            if self._serving or self.transport.is_closing():
+            if self._serving or self._head_done or self.transport.is_closing():
                 return
             if self._head_bytes:
                 self.transport.write(_TIMEOUT_408)
@@ -224,6 +236,7 @@ def guarded_protocol(guard: ConnectionGuard, base: type[asyncio.Protocol] | None
 
         async def _serve(self, scope: Any, receive: Any, send: Any) -> None:
             self._disarm()
+            self._head_done = False
             self._serving += 1
             if self._place == "slot":
                 guard.busy(self)
