@@ -9,7 +9,7 @@ from typing import Any
 
 import httpx
 from plainmcp_weather import standin_data as data
-from plainmcp_weather.config import WeatherConfig
+from plainmcp_weather.config import Config
 
 BASE = "http://upstream.test"
 #: Bound for any single wait in these tests.
@@ -23,11 +23,11 @@ def place(name: str, admin1: str) -> dict[str, Any]:
     return dict(found)
 
 
-def config(**overrides: Any) -> WeatherConfig:
+def config(**overrides: Any) -> Config:
     """Every upstream at the mock host; no backoff worth waiting for."""
     settings: dict[str, Any] = {"geocoding_url": BASE, "forecast_url": BASE, "nws_url": BASE, "backoff": 0.0}
     settings.update(overrides)
-    return WeatherConfig(**settings)
+    return Config(**settings)
 
 
 class Clock:

@@ -9,8 +9,7 @@ import httpx
 import pytest
 from plainmcp.testing import connect_in_memory
 from plainmcp_weather.resilience import OPEN, CircuitBreaker, RetryPolicy
-from plainmcp_weather.server import build_server
-from plainmcp_weather.service import Deps
+from plainmcp_weather.server import Deps, build_server
 from plainmcp_weather.standin import StandIn
 from plainmcp_weather.upstream import MAX_REDIRECTS, Unavailable, Upstream
 
@@ -143,7 +142,7 @@ async def test_the_cap_is_configurable_and_applies_to_bodies_built_in_process_to
     with pytest.raises(Unavailable, match="larger than this server accepts"):
         await small.get_json("http://upstream.test/v1/forecast")
     assert small.attempts == 1  # not retried
-    with pytest.raises(ValueError, match="max_response_bytes"):
+    with pytest.raises(ValueError, match="--max-response-bytes must be at least 1024"):
         config(max_response_bytes=100)
 
 

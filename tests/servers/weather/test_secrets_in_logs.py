@@ -11,8 +11,7 @@ import pytest
 from plainmcp import connect_stdio
 from plainmcp.testing import connect_in_memory
 from plainmcp_weather.redaction import THIRD_PARTY_LOGGERS, RedactSecrets, redact_url
-from plainmcp_weather.server import build_server
-from plainmcp_weather.service import Deps
+from plainmcp_weather.server import Deps, build_server
 from plainmcp_weather.standin import StandIn
 
 from .support import QUICK, SERVER_MODULE, config

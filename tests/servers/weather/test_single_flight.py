@@ -11,8 +11,8 @@ import anyio
 import pytest
 from plainmcp.testing import connect_in_memory
 from plainmcp_weather.flight import SingleFlight
-from plainmcp_weather.server import build_server
-from plainmcp_weather.service import Deps
+from plainmcp_weather.server import Deps, build_server
+from plainmcp_weather.service import WeatherService
 from plainmcp_weather.standin import StandIn
 from plainmcp_weather.units import units_for
 
@@ -31,9 +31,9 @@ def standin():
         yield running
 
 
-def weather_server(standin: StandIn, **overrides):
-    settings = {"geocoding_url": standin.url, "forecast_url": standin.url, "nws_url": standin.url}
-    return build_server(config(**settings, **overrides), Deps())
+def on(standin: StandIn, **overrides):
+    """A config whose three upstreams are the stand-in."""
+    return config(geocoding_url=standin.url, forecast_url=standin.url, nws_url=standin.url, **overrides)
 
 
 async def call_all(client, count: int, arguments: dict | None = None) -> list[dict]:
@@ -52,13 +52,15 @@ async def call_all(client, count: int, arguments: dict | None = None) -> list[di
 async def test_twenty_concurrent_calls_for_one_place_send_one_forecast_request(standin):
     for path in ("/v1/search", "/v1/forecast"):  # all twenty arrive while each request is out
         standin.fault(path, "slow", times=-1, delay=0.4)
-    server = weather_server(standin, cache_size=0)  # no cache: only the merging can save requests
+    server = build_server(on(standin, cache_size=0), Deps())  # no cache: only the merging can save requests
     async with connect_in_memory(server) as client:
         results = await call_all(client, CALLERS, {"location": "Tokyo"})
-    assert standin.count("/v1/search") == 1 and standin.count("/v1/forecast") == 1
+        assert standin.count("/v1/search") == 1 and standin.count("/v1/forecast") == 1
+        # The flights ended with their calls: a later call is not answered from a finished one.
+        await call_all(client, 1, {"location": "Tokyo"})
+    assert standin.count("/v1/search") == 2 and standin.count("/v1/forecast") == 2
     assert len(results) == CALLERS and not any(result.get("isError") for result in results)
     assert len({str(result["structuredContent"]["current"]) for result in results}) == 1
-    assert len(server.weather.flights) == 0
 
 
 async def test_a_failing_fetch_reaches_every_waiter_with_one_request():
@@ -81,7 +83,7 @@ async def wait_for_requests(standin: StandIn, count: int) -> None:
 
 async def test_cancelled_leader_hands_the_fetch_to_the_next_waiter(standin):
     standin.fault("/v1/forecast", "slow", times=-1, delay=0.4)
-    service = weather_server(standin).weather
+    service = WeatherService(on(standin))
     units = units_for("metric")
     answers: list = []
     leader = anyio.CancelScope()
@@ -102,6 +104,7 @@ async def test_cancelled_leader_hands_the_fetch_to_the_next_waiter(standin):
             task_group.start_soon(follow)
             await anyio.sleep(0.05)  # both wait on the leader's flight
             leader.cancel()
+    await service.aclose()
     assert len(answers) == 2 and answers[0].value == answers[1].value
     assert standin.count("/v1/forecast") == 2  # the leader's (abandoned), then one for both followers
     assert len(service.flights) == 0
@@ -109,7 +112,7 @@ async def test_cancelled_leader_hands_the_fetch_to_the_next_waiter(standin):
 
 async def test_cancelled_waiter_leaves_the_others_their_answer(standin):
     standin.fault("/v1/forecast", "slow", times=-1, delay=0.4)
-    service = weather_server(standin).weather
+    service = WeatherService(on(standin))
     units = units_for("metric")
     answers: list = []
     scopes = [anyio.CancelScope() for _ in range(3)]
@@ -126,8 +129,10 @@ async def test_cancelled_waiter_leaves_the_others_their_answer(standin):
             task_group.start_soon(caller, scopes[2])
             await anyio.sleep(0.05)
             scopes[1].cancel()
+    await service.aclose()
     assert len(answers) == 2
     assert standin.count("/v1/forecast") == 1
+    assert len(service.flights) == 0
 
 
 async def test_single_flight_lets_the_next_caller_lead_after_the_leader_is_cancelled():

@@ -7,9 +7,8 @@ from contextlib import asynccontextmanager
 import httpx
 import pytest
 from plainmcp.testing import connect_in_memory
-from plainmcp_weather.config import COMMERCIAL_FORECAST_URL, WeatherConfig
-from plainmcp_weather.server import build_server
-from plainmcp_weather.service import Deps
+from plainmcp_weather.config import COMMERCIAL_FORECAST_URL, Config
+from plainmcp_weather.server import Deps, build_server
 
 from .support import Clock, Recorder, config
 
@@ -26,7 +25,6 @@ async def weather(recorder: Recorder | None = None, clock: Clock | None = None, 
     async with connect_in_memory(server) as client:
         client.recorder = recorder
         client.clock = clock
-        client.weather = server.weather
         yield client
 
 
@@ -139,9 +137,9 @@ async def test_cache_shares_normalized_names_and_repeats():
     async with weather() as client:
         await client.call_tool("get_current_weather", {"location": " Paris "})
         second = await client.call_tool("get_current_weather", {"location": "paris"})
+    # The second call's place and weather both came from the cache: the upstreams were asked once.
     assert client.recorder.count("/v1/search") == 1
     assert client.recorder.count("/v1/forecast") == 1
-    assert client.weather.cache.hits == 2
     assert second["structuredContent"]["stale"] is False
 
 
@@ -171,7 +169,6 @@ async def test_stale_answer_is_served_when_the_upstream_is_down():
     assert stale["structuredContent"]["current"] == fresh["structuredContent"]["current"]
     assert stale["structuredContent"]["retrieved_at"] == "2026-09-10T00:26:40Z"
     assert "Stale: the service is unavailable now" in text_of(stale)
-    assert client.weather.cache.stale_hits == 1
 
 
 async def test_stale_answer_is_not_served_past_its_window():
@@ -208,10 +205,44 @@ async def test_open_circuit_is_an_error_that_says_when_to_retry():
         for _ in range(2):
             await client.call_tool("get_forecast", {"latitude": 1, "longitude": 1})
         result = await client.call_tool("get_forecast", {"latitude": 2, "longitude": 2})
+        found = await client.call_tool("search_locations", {"name": "Tokyo"})
     assert result["isError"] is True and "paused for about 30 more seconds" in text_of(result)
-    assert client.recorder.count("/v1/forecast") == 2
-    assert client.weather.breakers["forecast"].state == "open"
-    assert client.weather.breakers["geocoding"].state == "closed"  # one breaker per upstream
+    assert client.recorder.count("/v1/forecast") == 2  # the open circuit sent nothing
+    # One breaker per upstream: geocoding is still asked while the forecast's circuit is open.
+    assert not found.get("isError") and client.recorder.count("/v1/search") == 1
+
+
+async def test_open_circuit_lets_one_probe_through_after_its_cooldown():
+    async with weather(retries=0, breaker_threshold=1, breaker_cooldown=30) as client:
+        client.recorder.failures.append(("/v1/forecast", failing(503)))
+        await client.call_tool("get_forecast", {"latitude": 1, "longitude": 1})
+        client.recorder.failures.clear()
+        paused = await client.call_tool("get_forecast", {"latitude": 1, "longitude": 1})
+        client.clock.now += 31
+        probed = await client.call_tool("get_forecast", {"latitude": 1, "longitude": 1})
+    assert paused["isError"] is True and "paused" in text_of(paused)
+    assert not probed.get("isError") and client.recorder.count("/v1/forecast") == 2
+
+
+class ClosingTransport(httpx.MockTransport):
+    """The recorded answers, and whether the client above closed its transport."""
+
+    def __init__(self, recorder: Recorder) -> None:
+        super().__init__(recorder)
+        self.closed = 0
+
+    async def aclose(self) -> None:
+        self.closed += 1
+
+
+async def test_http_client_is_opened_on_the_first_call_and_closed_when_serving_ends():
+    recorder = Recorder()
+    transport = ClosingTransport(recorder)
+    server = build_server(config(), Deps(transport=transport))
+    async with connect_in_memory(server) as client:
+        result = await client.call_tool("get_current_weather", {"location": "Tokyo"})
+        assert not result.get("isError") and transport.closed == 0
+    assert transport.closed == 1
 
 
 @pytest.mark.parametrize(
@@ -285,17 +316,34 @@ async def test_api_key_is_sent_to_open_meteo_and_switches_default_hosts():
     async with weather(api_key="k-123") as client:
         await client.call_tool("get_current_weather", {"location": "Tokyo"})
     assert all(request.url.params["apikey"] == "k-123" for request in client.recorder.requests)
-    assert WeatherConfig(api_key="k").forecast_url == COMMERCIAL_FORECAST_URL
-    assert WeatherConfig().forecast_url == "https://api.open-meteo.com"
+    assert Config(api_key="k").forecast_url == COMMERCIAL_FORECAST_URL
+    assert Config().forecast_url == "https://api.open-meteo.com"
 
 
 async def test_config_refuses_bad_settings():
     with pytest.raises(ValueError, match="http"):
-        WeatherConfig(forecast_url="ftp://x")
+        Config(forecast_url="ftp://x")
     with pytest.raises(ValueError, match="User-Agent|user_agent"):
-        WeatherConfig(user_agent=" ")
+        Config(user_agent=" ")
     with pytest.raises(ValueError):
-        WeatherConfig(breaker_threshold=0)
+        Config(breaker_threshold=0)
+
+
+@pytest.mark.parametrize(
+    ("settings", "option"),
+    [
+        ({"timeout": float("nan")}, "--timeout"),  # NaN passed every comparison: no deadline at all
+        ({"timeout": float("inf")}, "--timeout"),  # no deadline: a dripped body would be read for ever
+        ({"stale_for": float("nan")}, "--stale-for"),
+        ({"backoff": -1.0}, "--backoff"),
+        ({"max_response_bytes": 10}, "--max-response-bytes"),
+        ({"retries": -1}, "--retries"),
+        ({"nws_url": "file:///etc"}, "--nws-url"),
+    ],
+)
+async def test_config_refusal_names_the_option(settings, option):
+    with pytest.raises(ValueError, match=f"^{option} "):
+        Config(**settings)
 
 
 async def test_clients_before_structured_content_still_get_the_summary():

@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import argparse
+import math
 from dataclasses import dataclass
 from typing import Any
 
+from plainmcp import env_option
+
 from . import __version__
+
+#: Every option's environment variable is this prefix and the option's name (``PLAINMCP_WEATHER_TIMEOUT``).
+ENV_PREFIX = "PLAINMCP_WEATHER"
 
 GEOCODING_URL = "https://geocoding-api.open-meteo.com"
 FORECAST_URL = "https://api.open-meteo.com"
@@ -21,70 +28,120 @@ USER_AGENT = f"plainmcp-weather/{__version__} (+https://pypi.org/project/plainmc
 
 
 @dataclass(frozen=True, slots=True)
-class WeatherConfig:
+class Config:
     """Every setting, with its default. Times are in seconds.
 
     ``geocoding_url``, ``forecast_url`` and ``nws_url`` are base URLs: the API paths
     (``/v1/search``, ``/v1/forecast``, ``/points/...``, ``/alerts/active``) are appended, so one
     local stand-in can play all three. With ``api_key`` and the default Open-Meteo URLs, the
     commercial hosts are used instead.
+
+    Raises:
+        ValueError: a value out of range, a base URL that is not http(s), an empty User-Agent; the
+            message names the command-line option.
     """
 
-    geocoding_url: str = GEOCODING_URL
-    forecast_url: str = FORECAST_URL
-    nws_url: str = NWS_URL
-    api_key: str | None = None
-    user_agent: str = USER_AGENT
-    language: str = "en"
-    timeout: float = 10.0
-    retries: int = 2
-    backoff: float = 0.5
-    max_backoff: float = 8.0
-    max_retry_after: float = 10.0
-    breaker_threshold: int = 5
-    breaker_cooldown: float = 30.0
-    cache_size: int = 1024
-    geocoding_ttl: float = 86400.0
-    current_ttl: float = 600.0
-    forecast_ttl: float = 3600.0
-    alerts_ttl: float = 300.0
-    stale_for: float = 3600.0
-    max_response_bytes: int = MAX_RESPONSE_BYTES
+    geocoding_url: str = GEOCODING_URL  #: Open-Meteo geocoding (``/v1/search``)
+    forecast_url: str = FORECAST_URL  #: Open-Meteo forecast (``/v1/forecast``)
+    nws_url: str = NWS_URL  #: the National Weather Service (``/points/...``, ``/alerts/active``)
+    api_key: str | None = None  #: Open-Meteo commercial key, sent as ``apikey`` (never logged)
+    user_agent: str = USER_AGENT  #: sent to every upstream; the NWS wants a name and a contact
+    language: str = "en"  #: language of place names
+    timeout: float = 10.0  #: one upstream attempt, all of it (connect, redirects, whole body)
+    retries: int = 2  #: retries after a timeout, 429 or 5xx (never after another 4xx)
+    backoff: float = 0.5  #: before the first retry; doubled each time, full jitter
+    max_backoff: float = 8.0  #: cap of one backoff
+    max_retry_after: float = 10.0  #: a longer ``Retry-After`` is not waited out: the call fails at once
+    breaker_threshold: int = 5  #: consecutive failed attempts that open an upstream's circuit
+    breaker_cooldown: float = 30.0  #: an open circuit refuses calls this long, then lets one probe through
+    cache_size: int = 1024  #: entries at most; 0 disables the cache
+    geocoding_ttl: float = 86400.0  #: freshness of a place lookup (and of an NWS point)
+    current_ttl: float = 600.0  #: freshness of current weather
+    forecast_ttl: float = 3600.0  #: freshness of a forecast
+    alerts_ttl: float = 300.0  #: freshness of alerts
+    stale_for: float = 3600.0  #: past its TTL, an answer may still be served (marked stale) while the upstream is down
+    max_response_bytes: int = MAX_RESPONSE_BYTES  #: largest upstream body read, after decoding
 
     def __post_init__(self) -> None:
-        numbers = {
-            "timeout": self.timeout, "backoff": self.backoff, "max_backoff": self.max_backoff,
-            "max_retry_after": self.max_retry_after, "breaker_cooldown": self.breaker_cooldown,
-            "geocoding_ttl": self.geocoding_ttl, "current_ttl": self.current_ttl,
-            "forecast_ttl": self.forecast_ttl, "alerts_ttl": self.alerts_ttl, "stale_for": self.stale_for,
-        }
-        for name, value in numbers.items():
-            if value < 0:
-                raise ValueError(f"{name} must be >= 0")
-        if self.timeout <= 0:
-            raise ValueError("timeout must be > 0")
+        seconds = ("timeout", "backoff", "max_backoff", "max_retry_after", "breaker_cooldown", "geocoding_ttl",
+                   "current_ttl", "forecast_ttl", "alerts_ttl", "stale_for")
+        for name in seconds:
+            value = getattr(self, name)
+            if math.isnan(value) or value < 0:
+                raise ValueError(f"{_flag(name)} must be a number >= 0")
+        if self.timeout <= 0 or math.isinf(self.timeout):
+            raise ValueError("--timeout must be a number of seconds > 0")
         if self.max_response_bytes < 1024:
-            raise ValueError("max_response_bytes must be at least 1024")
-        if self.retries < 0 or self.cache_size < 0:
-            raise ValueError("retries and cache_size must be >= 0")
+            raise ValueError("--max-response-bytes must be at least 1024")
+        for name in ("retries", "cache_size"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{_flag(name)} must be >= 0")
         if self.breaker_threshold < 1:
-            raise ValueError("breaker_threshold must be >= 1")
+            raise ValueError("--breaker-threshold must be >= 1")
         for name in ("geocoding_url", "forecast_url", "nws_url"):
             url = getattr(self, name)
             if not url.startswith(("http://", "https://")):
-                raise ValueError(f"{name} must be an http:// or https:// URL")
+                raise ValueError(f"{_flag(name)} must be an http:// or https:// URL")
             object.__setattr__(self, name, url.rstrip("/"))
         if not self.user_agent.strip():
-            raise ValueError("user_agent must not be empty: the NWS refuses requests without one")
+            raise ValueError("--user-agent must not be empty: the NWS refuses requests without a User-Agent")
         if self.api_key:
             if self.geocoding_url == GEOCODING_URL:
                 object.__setattr__(self, "geocoding_url", COMMERCIAL_GEOCODING_URL)
             if self.forecast_url == FORECAST_URL:
                 object.__setattr__(self, "forecast_url", COMMERCIAL_FORECAST_URL)
 
+    @staticmethod
+    def add_arguments(parser: argparse.ArgumentParser) -> None:
+        """Add the weather server's own options (each with its ``PLAINMCP_WEATHER_...`` variable) to
+        ``parser``, one made by :func:`plainmcp.server_arguments`."""
+        defaults = Config()
+        upstream = parser.add_argument_group("upstream APIs")
+        _option(upstream, "--geocoding-url", default=GEOCODING_URL,
+                help="base URL of the Open-Meteo geocoding API (/v1/search is appended)")
+        _option(upstream, "--forecast-url", default=FORECAST_URL,
+                help="base URL of the Open-Meteo forecast API (/v1/forecast is appended); a self-hosted Open-Meteo works")
+        _option(upstream, "--nws-url", default=NWS_URL, help="base URL of the National Weather Service API")
+        _option(upstream, "--open-meteo-api-key", default="",
+                help="Open-Meteo commercial API key (switches the default URLs to the customer- hosts); "
+                "prefer the environment variable: a command line is visible to other users")
+        _option(upstream, "--user-agent", default=USER_AGENT,
+                help="User-Agent sent upstream; the NWS asks for an application name and a contact address")
+        _option(upstream, "--language", default=defaults.language, help="language of place names (lower-case code)")
+
+        resilience = parser.add_argument_group("resilience")
+        _option(resilience, "--timeout", type=float, default=defaults.timeout,
+                help="seconds per upstream attempt, the whole body included")
+        _option(resilience, "--max-response-bytes", type=int, default=defaults.max_response_bytes,
+                help="largest upstream body read (after decompression); a larger one is an error, never held whole")
+        _option(resilience, "--retries", type=int, default=defaults.retries,
+                help="retries after a timeout, 429, 500, 502, 503 or 504 (never after another 4xx)")
+        _option(resilience, "--backoff", type=float, default=defaults.backoff,
+                help="seconds of backoff before the first retry (doubled for each next one, with full jitter)")
+        _option(resilience, "--max-backoff", type=float, default=defaults.max_backoff, help="cap of one backoff, seconds")
+        _option(resilience, "--max-retry-after", type=float, default=defaults.max_retry_after,
+                help="a longer Retry-After is not waited out: the call fails at once")
+        _option(resilience, "--breaker-threshold", type=int, default=defaults.breaker_threshold,
+                help="consecutive failed attempts that open an upstream's circuit")
+        _option(resilience, "--breaker-cooldown", type=float, default=defaults.breaker_cooldown,
+                help="seconds an open circuit refuses calls before one probe is let through")
+
+        cache = parser.add_argument_group("cache")
+        _option(cache, "--cache-size", type=int, default=defaults.cache_size, help="entries at most (0 disables the cache)")
+        _option(cache, "--geocoding-ttl", type=float, default=defaults.geocoding_ttl, help="seconds a place lookup stays fresh")
+        _option(cache, "--current-ttl", type=float, default=defaults.current_ttl, help="seconds current weather stays fresh")
+        _option(cache, "--forecast-ttl", type=float, default=defaults.forecast_ttl, help="seconds a forecast stays fresh")
+        _option(cache, "--alerts-ttl", type=float, default=defaults.alerts_ttl, help="seconds alerts stay fresh")
+        _option(cache, "--stale-for", type=float, default=defaults.stale_for,
+                help="seconds past its TTL an answer may still be served, marked stale, while the upstream is down")
+
     @classmethod
-    def from_args(cls, args: Any) -> WeatherConfig:
-        """From the parsed command line of :mod:`plainmcp_weather.__main__`."""
+    def from_args(cls, args: argparse.Namespace) -> Config:
+        """From a command line parsed with :meth:`add_arguments`'s options.
+
+        Raises:
+            ValueError: a value the settings refuse (see ``__post_init__``); the message names it.
+        """
         return cls(
             geocoding_url=args.geocoding_url,
             forecast_url=args.forecast_url,
@@ -105,6 +162,15 @@ class WeatherConfig:
             forecast_ttl=float(args.forecast_ttl),
             alerts_ttl=float(args.alerts_ttl),
             stale_for=float(args.stale_for),
-            # The command line may not offer it (yet): the default then.
-            max_response_bytes=int(getattr(args, "max_response_bytes", MAX_RESPONSE_BYTES)),
+            max_response_bytes=int(args.max_response_bytes),
         )
+
+
+def _flag(field: str) -> str:
+    """The command-line option that sets ``field`` (``max_backoff`` is ``--max-backoff``)."""
+    return "--open-meteo-api-key" if field == "api_key" else "--" + field.replace("_", "-")
+
+
+def _option(group: Any, flag: str, **kwargs: Any) -> None:
+    """``flag`` in ``group``, its default read from ``PLAINMCP_WEATHER_<FLAG>`` when that is set."""
+    env_option(group, flag, f"{ENV_PREFIX}_{flag.removeprefix('--').replace('-', '_').upper()}", **kwargs)

@@ -1,17 +1,25 @@
-"""Wiring: the weather :class:`plainmcp.Server` over a :class:`~plainmcp_weather.service.WeatherService`."""
+"""Wiring: the weather :class:`plainmcp.Server`, its tools answering through a :class:`WeatherService`."""
 
 from __future__ import annotations
 
-from typing import Any
+import random
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
+import anyio
 from plainmcp import Server
 
 from . import __version__, tools
-from .config import WeatherConfig
-from .service import Deps, WeatherService
+from .config import Config
+from .service import WeatherService
+
+if TYPE_CHECKING:
+    import httpx
 
 NAME = "plainmcp-weather"
-
+DESCRIPTION = "Worldwide weather from Open-Meteo and US alerts from the National Weather Service"
 INSTRUCTIONS = (
     "Weather for any place on Earth (Open-Meteo) and active US alerts (National Weather Service). "
     "Pass a place name, qualified when ambiguous (\"Paris, France\", \"Portland, OR\"), or latitude and "
@@ -20,33 +28,41 @@ INSTRUCTIONS = (
 )
 
 
-def build_server(config: WeatherConfig | None = None, deps: Deps | None = None) -> Server:
+@dataclass(frozen=True, slots=True)
+class Deps:
+    """What the server talks to outside the process: the network and time.
+
+    ``transport`` replaces the network under the server's own httpx client (tests pass an
+    ``httpx.MockTransport``); everything above it stays real: the API key added in the transport,
+    redirects kept on their upstream, the body cap, the per-attempt deadline. None is the network
+    itself (a proxy from ``HTTP(S)_PROXY`` honoured), built on the first call, so that starting the
+    server neither imports httpx nor opens anything. ``clock`` is monotonic (TTLs, breakers),
+    ``wall`` the Unix time answers report, ``sleep`` waits out a backoff, ``rand`` jitters it.
+    """
+
+    transport: httpx.AsyncBaseTransport | None = None
+    clock: Callable[[], float] = time.monotonic
+    wall: Callable[[], float] = time.time
+    sleep: Callable[[float], Awaitable[Any]] = anyio.sleep
+    rand: Callable[[], float] = random.random
+
+
+def default_deps(config: Config) -> Deps:
+    """The real network and clocks (the same whatever ``config`` says: the URLs, key and limits are
+    applied above the transport, by the service)."""
+    return Deps()
+
+
+def build_server(config: Config, deps: Deps | None = None) -> Server:
     """The weather server. A pure factory: no network, no client is opened until a tool is called.
 
-    ``deps`` replaces the outside world in tests: the httpx client (one over ``httpx.MockTransport``),
-    the clocks, ``sleep`` and the jitter source.
+    The HTTP client opened then is closed when serving ends (a background task).
     """
-    config = config or WeatherConfig()
-    service = WeatherService(config, deps)
-    server = Server(
-        NAME,
-        __version__,
-        title="Weather",
-        description="Worldwide weather from Open-Meteo and US alerts from the National Weather Service",
-        instructions=INSTRUCTIONS,
+    deps = deps or default_deps(config)
+    service = WeatherService(
+        config, transport=deps.transport, clock=deps.clock, wall=deps.wall, sleep=deps.sleep, rand=deps.rand
     )
-    server.weather = service  # type: ignore[attr-defined]  # for tests and embedding: counters, breakers, cache
-    tools.register(server, service)
-
-    @server.background
-    async def close_client(server: Any) -> None:
-        """Close the HTTP client (if one was opened) when serving ends."""
-        import anyio
-
-        try:
-            await anyio.sleep_forever()
-        finally:
-            with anyio.CancelScope(shield=True):
-                await service.aclose()
-
+    server = Server(NAME, __version__, title="Weather", description=DESCRIPTION, instructions=INSTRUCTIONS)
+    tools.register(server, tools.WeatherTools(service))
+    server.background(service.close_after_serving)
     return server

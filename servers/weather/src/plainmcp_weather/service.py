@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from .cache import TTLCache, cache_key
-from .config import WeatherConfig
+from .config import Config
 from .flight import SingleFlight
 from .nws import ACCEPT, NWS
 from .openmeteo import QUALIFIED_COUNT, OpenMeteo
@@ -29,11 +29,19 @@ from .upstream import Unavailable, Upstream
 
 if TYPE_CHECKING:
     import httpx
+    from plainmcp import Server
 
 logger = logging.getLogger(__name__)
 
 #: Other same-name places listed next to the one chosen.
 MAX_ALTERNATIVES = 5
+#: The upstreams: ``(name, label in messages, extra headers, whether requests carry the API key)``; each
+#: has its own circuit breaker, and its base URL is the setting ``<name>_url``.
+UPSTREAMS = (
+    ("geocoding", "Open-Meteo geocoding", {}, True),
+    ("forecast", "Open-Meteo forecast", {}, True),
+    ("nws", "National Weather Service", {"Accept": ACCEPT}, False),
+)
 
 
 class NoSuchPlace(LookupError):
@@ -63,23 +71,7 @@ class Resolved:
     answer: Answer
 
 
-@dataclass(slots=True)
-class Deps:
-    """What :func:`plainmcp_weather.server.build_server` may be given instead of the real things.
-
-    ``transport`` replaces the network under the server's own httpx client (tests pass an
-    ``httpx.MockTransport``); everything above it (the key added in the transport, redirects, the
-    body cap, the deadline) stays real.
-    """
-
-    transport: httpx.AsyncBaseTransport | None = None
-    clock: Callable[[], float] = time.monotonic
-    wall: Callable[[], float] = time.time
-    sleep: Callable[[float], Awaitable[Any]] = anyio.sleep
-    rand: Callable[[], float] = random.random
-
-
-def new_client(config: WeatherConfig, transport: httpx.AsyncBaseTransport | None = None) -> httpx.AsyncClient:
+def new_client(config: Config, transport: httpx.AsyncBaseTransport | None = None) -> httpx.AsyncClient:
     """The HTTP client: no connection pool bigger than we need, proxies from the environment
     honoured, and the API key (if any) added in the transport, below httpx's request log.
 
@@ -96,37 +88,42 @@ def new_client(config: WeatherConfig, transport: httpx.AsyncBaseTransport | None
 class WeatherService:
     """Geocoding, weather and alerts, each cached under its own TTL. See the module docstring."""
 
-    def __init__(self, config: WeatherConfig, deps: Deps | None = None) -> None:
-        deps = deps or Deps()
+    def __init__(
+        self,
+        config: Config,
+        *,
+        transport: httpx.AsyncBaseTransport | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        wall: Callable[[], float] = time.time,
+        sleep: Callable[[float], Awaitable[Any]] = anyio.sleep,
+        rand: Callable[[], float] = random.random,
+    ) -> None:
+        """``transport``: the network under the HTTP client (None: the real one, built on first use);
+        ``clock`` (monotonic), ``wall`` (Unix time), ``sleep`` and ``rand`` (backoff jitter):
+        injectable for tests, as :class:`plainmcp_weather.server.Deps` describes."""
         self.config = config
-        self._wall = deps.wall
-        self._transport = deps.transport
+        self._wall = wall
+        self._transport = transport
         self._client: httpx.AsyncClient | None = None
         # While a client with a key is open, httpx's and httpcore's log lines are scrubbed of it.
         self._redact = RedactSecrets([config.api_key] if config.api_key else [])
         self.flights = SingleFlight()
-        self.cache = TTLCache(config.cache_size, stale_for=config.stale_for, clock=deps.clock, wall=deps.wall)
-        policy = RetryPolicy(config.retries, config.backoff, config.max_backoff, config.max_retry_after)
+        self.cache = TTLCache(config.cache_size, stale_for=config.stale_for, clock=clock, wall=wall)
         self.breakers = {
-            name: CircuitBreaker(name, config.breaker_threshold, config.breaker_cooldown, deps.clock)
-            for name in ("geocoding", "forecast", "nws")
+            name: CircuitBreaker(name, config.breaker_threshold, config.breaker_cooldown, clock)
+            for name, *_ in UPSTREAMS
         }
-
+        policy = RetryPolicy(config.retries, config.backoff, config.max_backoff, config.max_retry_after)
+        client = _LazyClient(self)
         parse_limiter = anyio.CapacityLimiter(1)  # large bodies are parsed one at a time, server-wide
-
-        def upstream(name: str, label: str, base_url: str, headers: dict[str, str] | None = None,
-                     secrets: bool = False) -> Upstream:
-            return Upstream(
-                label, _LazyClient(self), base_url=base_url, policy=policy, breaker=self.breakers[name],
-                timeout=config.timeout, max_bytes=config.max_response_bytes,
-                headers={"User-Agent": config.user_agent, **(headers or {})}, secrets=secrets,
-                parse_limiter=parse_limiter, sleep=deps.sleep, rand=deps.rand,
-            )
-
         self.upstreams = {
-            "geocoding": upstream("geocoding", "Open-Meteo geocoding", config.geocoding_url, secrets=True),
-            "forecast": upstream("forecast", "Open-Meteo forecast", config.forecast_url, secrets=True),
-            "nws": upstream("nws", "National Weather Service", config.nws_url, {"Accept": ACCEPT}),
+            name: Upstream(
+                label, client, base_url=getattr(config, f"{name}_url"), policy=policy, breaker=self.breakers[name],
+                timeout=config.timeout, max_bytes=config.max_response_bytes,
+                headers={"User-Agent": config.user_agent, **headers}, secrets=secrets,
+                parse_limiter=parse_limiter, sleep=sleep, rand=rand,
+            )
+            for name, label, headers, secrets in UPSTREAMS
         }
         self.open_meteo = OpenMeteo(
             self.upstreams["geocoding"], self.upstreams["forecast"], geocoding_url=config.geocoding_url,
@@ -144,12 +141,22 @@ class WeatherService:
         return self._client
 
     async def aclose(self) -> None:
+        """Close the HTTP client, if one was opened (a later call opens a new one)."""
         if self._client is not None:
             try:
                 await self._client.aclose()
             finally:
                 self._redact.detach()
                 self._client = None
+
+    async def close_after_serving(self, server: Server) -> None:
+        """A :meth:`plainmcp.Server.background` task: nothing to do while ``server`` is served, then
+        close the HTTP client (if one was opened) when serving ends."""
+        try:
+            await anyio.sleep_forever()
+        finally:
+            with anyio.CancelScope(shield=True):
+                await self.aclose()
 
     # --------------------------------------------------------------------------------- caching
 

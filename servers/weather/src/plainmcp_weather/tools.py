@@ -1,5 +1,7 @@
 """The four tools: argument checks, the service calls, structured results and their short summaries.
 
+The handlers are the methods of :class:`WeatherTools` (they share one :class:`WeatherService`), the
+schemas are :mod:`.schemas`' constants, and :func:`register` adds them, one line per tool.
 Every failure the model can act on becomes a :class:`plainmcp.ToolError` here, in :func:`_failures`:
 no place, outside NWS coverage, an upstream refusing, failing, timing out or paused by its breaker.
 """
@@ -12,7 +14,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
 
-from plainmcp import Server, ToolAnnotations, ToolError, ToolResult, content
+from plainmcp import Context, Server, ToolAnnotations, ToolError, ToolResult, content
 
 from . import schemas
 from .nws import ATTRIBUTION as NWS_ATTRIBUTION
@@ -126,16 +128,14 @@ def _number(value: Any, unit: str, digits: int = 1) -> str:
     return f"{value:.{digits}f} {unit}".rstrip()
 
 
-def register(server: Server, service: WeatherService) -> None:
-    """Add the four tools to ``server``, answering through ``service``."""
+class WeatherTools:
+    """The tools' handlers, answering through one :class:`WeatherService` (its cache, breakers and
+    single flight are what the four share). Each method's docstring is its tool's description."""
 
-    def tool(name: str, title: str, input_schema: dict[str, Any], output_schema: dict[str, Any]
-             ) -> Callable[[Callable[..., Awaitable[Any]]], Any]:
-        return server.tool(name, title=title, input_schema=input_schema, output_schema=output_schema,
-                           annotations=ToolAnnotations(title=title, read_only=True, idempotent=True, open_world=True))
+    def __init__(self, service: WeatherService) -> None:
+        self.service = service
 
-    @tool("search_locations", "Search locations", schemas.SEARCH_INPUT, schemas.SEARCH_OUTPUT)
-    async def search_locations(ctx: Any, args: dict[str, Any]) -> ToolResult:
+    async def search_locations(self, ctx: Context, args: dict[str, Any]) -> ToolResult:
         """Find places by name, anywhere on Earth (Open-Meteo geocoding), most populous first.
 
         A qualifier after a comma narrows the search: "Paris, France", "Portland, OR", "Springfield, Illinois".
@@ -148,7 +148,7 @@ def register(server: Server, service: WeatherService) -> None:
         count = int(args.get("count", 5))
         country = args.get("country")
         with _failures():
-            answer = await service.search(query, count, country.upper() if country else None)
+            answer = await self.service.search(query, count, country.upper() if country else None)
         results = [_public(place) for place in answer.value]
         structured = {"query": query.text, "results": results, **_freshness(answer), "attribution": ATTRIBUTION}
         if results:
@@ -159,17 +159,16 @@ def register(server: Server, service: WeatherService) -> None:
             lines = [f"No place matches {query.text!r}. Check the spelling or drop the qualifier."]
         return ToolResult([content.text("\n".join(lines) + _stale_note(structured) + f"\n{ATTRIBUTION}")], structured)
 
-    @tool("get_current_weather", "Current weather", schemas.CURRENT_INPUT, schemas.CURRENT_OUTPUT)
-    async def get_current_weather(ctx: Any, args: dict[str, Any]) -> ToolResult:
+    async def get_current_weather(self, ctx: Context, args: dict[str, Any]) -> ToolResult:
         """Current weather for a place name ("Paris, France") or coordinates, anywhere on Earth.
 
         The result says which place was used (check it is the one meant) and lists other places
         with the same name.
         """
         units = units_for(args.get("units", "metric"), args.get("wind_speed_unit"))
-        location, alternatives, answers = await _place(service, args)
+        location, alternatives, answers = await _place(self.service, args)
         with _failures():
-            answer = await service.weather(location["latitude"], location["longitude"], units, current=True)
+            answer = await self.service.weather(location["latitude"], location["longitude"], units, current=True)
         data = answer.value
         fields = _freshness(*answers, answer)
         structured = {"location": location, "alternatives": alternatives, "grid": data["grid"],
@@ -187,8 +186,7 @@ def register(server: Server, service: WeatherService) -> None:
         note = _alternatives_note(alternatives) + _stale_note(fields)
         return ToolResult([content.text(summary + note + f"\n{ATTRIBUTION}")], structured)
 
-    @tool("get_forecast", "Weather forecast", schemas.FORECAST_INPUT, schemas.FORECAST_OUTPUT)
-    async def get_forecast(ctx: Any, args: dict[str, Any]) -> ToolResult:
+    async def get_forecast(self, ctx: Context, args: dict[str, Any]) -> ToolResult:
         """Daily forecast for 1-16 days (7 by default) for a place name or coordinates, anywhere on Earth.
 
         With hourly=true, hourly values for the first 48 hours (local time from midnight today) too.
@@ -199,9 +197,10 @@ def register(server: Server, service: WeatherService) -> None:
             raise ToolError(f"days must be a whole number from 1 to {schemas.MAX_DAYS}.")
         hourly = bool(args.get("hourly", False))
         units = units_for(args.get("units", "metric"), args.get("wind_speed_unit"))
-        location, alternatives, answers = await _place(service, args)
+        location, alternatives, answers = await _place(self.service, args)
         with _failures():
-            answer = await service.weather(location["latitude"], location["longitude"], units, days=days, hourly=hourly)
+            answer = await self.service.weather(
+                location["latitude"], location["longitude"], units, days=days, hourly=hourly)
         data = answer.value
         fields = _freshness(*answers, answer)
         structured: dict[str, Any] = {
@@ -211,23 +210,14 @@ def register(server: Server, service: WeatherService) -> None:
         if hourly:
             structured["hourly"] = data.get("hourly", [])
         structured.update(fields, attribution=ATTRIBUTION)
-        temperature, rain = data["units"]["temperature"], data["units"]["precipitation"]
-        lines = [f"{days}-day forecast for {_where_text(location)}:"]
-        for day in data["daily"]:
-            chance = day.get("precipitation_probability_max")
-            lines.append(
-                f"{day['time']}: {day['conditions']}, {_number(day.get('temperature_min'), '')} to "
-                f"{_number(day.get('temperature_max'), temperature)}, precipitation "
-                f"{_number(day.get('precipitation_sum'), rain)}" + (f" ({chance:.0f}% chance)" if chance is not None else "")
-            )
+        lines = [f"{days}-day forecast for {_where_text(location)}:", *_daily_lines(data)]
         if alternatives:
             lines.append(_alternatives_note(alternatives).strip())
         if hourly:
             lines.append(f"Hourly values for the first {MAX_HOURS} hours are in the structured result.")
         return ToolResult([content.text("\n".join(lines) + _stale_note(fields) + f"\n{ATTRIBUTION}")], structured)
 
-    @tool("get_alerts", "US weather alerts", schemas.ALERTS_INPUT, schemas.ALERTS_OUTPUT)
-    async def get_alerts(ctx: Any, args: dict[str, Any]) -> ToolResult:
+    async def get_alerts(self, ctx: Context, args: dict[str, Any]) -> ToolResult:
         """Active weather alerts (warnings, watches, advisories) from the US National Weather Service.
 
         Give a US state or territory (code "CA" or name "California"), or the latitude and longitude of
@@ -237,33 +227,12 @@ def register(server: Server, service: WeatherService) -> None:
         state = args.get("state")
         if (point is None) == (state is None):
             raise ToolError("Give either a US state (\"CA\" or \"California\") or latitude and longitude.")
-        answers: list[Answer] = []
         with _failures():
-            if state is not None:
-                code = state_code(state)
-                if code is None:
-                    raise ToolError(
-                        f"{state!r} is not a US state or territory. The NWS issues alerts only for the US; use a "
-                        "two-letter code such as CA, or the state's name."
-                    )
-                answer = await service.alerts(area=code)
-                where = code
+            if point is None:  # then a state was given
+                code, where, answers = await self._alerts_for_state(state)
             else:
-                latitude, longitude = point  # type: ignore[misc]
-                try:
-                    located = await service.point(latitude, longitude)
-                except OutsideCoverage:
-                    raise ToolError(
-                        f"({latitude:.4f}, {longitude:.4f}) is outside the area of the US National Weather Service, "
-                        "which issues alerts only for the United States and its territories. There is no alert "
-                        "source for other countries here; get_forecast shows the expected weather anywhere."
-                    ) from None
-                answers.append(located)
-                code = located.value.get("state")
-                answer = await service.alerts(latitude=latitude, longitude=longitude)
-                where = f"({latitude:.4f}, {longitude:.4f})" + (f" in {code}" if code else "")
-        answers.append(answer)
-        data = answer.value
+                code, where, answers = await self._alerts_for_point(*point)
+        data = answers[-1].value
         fields = _freshness(*answers)
         structured = {
             "state": code,
@@ -279,3 +248,67 @@ def register(server: Server, service: WeatherService) -> None:
         else:
             lines = [f"No active weather alerts for {where}."]
         return ToolResult([content.text("\n".join(lines) + _stale_note(fields) + f"\n{NWS_ATTRIBUTION}")], structured)
+
+    async def _alerts_for_state(self, state: str) -> tuple[str, str, list[Answer]]:
+        """``(state code, where, [alerts answer])`` for a state's code or name.
+
+        Raises:
+            ToolError: not a US state or territory.
+        """
+        code = state_code(state)
+        if code is None:
+            raise ToolError(
+                f"{state!r} is not a US state or territory. The NWS issues alerts only for the US; use a "
+                "two-letter code such as CA, or the state's name."
+            )
+        return code, code, [await self.service.alerts(area=code)]
+
+    async def _alerts_for_point(self, latitude: float, longitude: float) -> tuple[str | None, str, list[Answer]]:
+        """``(state code or None, where, [point answer, alerts answer])`` for a point in the US.
+
+        Raises:
+            ToolError: the point is outside the NWS's area.
+        """
+        try:
+            located = await self.service.point(latitude, longitude)
+        except OutsideCoverage:
+            raise ToolError(
+                f"({latitude:.4f}, {longitude:.4f}) is outside the area of the US National Weather Service, "
+                "which issues alerts only for the United States and its territories. There is no alert "
+                "source for other countries here; get_forecast shows the expected weather anywhere."
+            ) from None
+        code = located.value.get("state")
+        answer = await self.service.alerts(latitude=latitude, longitude=longitude)
+        where = f"({latitude:.4f}, {longitude:.4f})" + (f" in {code}" if code else "")
+        return code, where, [located, answer]
+
+
+def _daily_lines(data: dict[str, Any]) -> list[str]:
+    """One line per forecast day: conditions, temperature range, precipitation and its chance."""
+    temperature, rain = data["units"]["temperature"], data["units"]["precipitation"]
+    lines = []
+    for day in data["daily"]:
+        chance = day.get("precipitation_probability_max")
+        lines.append(
+            f"{day['time']}: {day['conditions']}, {_number(day.get('temperature_min'), '')} to "
+            f"{_number(day.get('temperature_max'), temperature)}, precipitation "
+            f"{_number(day.get('precipitation_sum'), rain)}" + (f" ({chance:.0f}% chance)" if chance is not None else "")
+        )
+    return lines
+
+
+def register(server: Server, tools: WeatherTools) -> None:
+    """Add the four tools to ``server``, each answered by its method of ``tools``."""
+    _add(server, tools.search_locations, "Search locations", schemas.SEARCH_INPUT, schemas.SEARCH_OUTPUT)
+    _add(server, tools.get_current_weather, "Current weather", schemas.CURRENT_INPUT, schemas.CURRENT_OUTPUT)
+    _add(server, tools.get_forecast, "Weather forecast", schemas.FORECAST_INPUT, schemas.FORECAST_OUTPUT)
+    _add(server, tools.get_alerts, "US weather alerts", schemas.ALERTS_INPUT, schemas.ALERTS_OUTPUT)
+
+
+def _add(server: Server, handler: Callable[..., Awaitable[ToolResult]], title: str, input_schema: dict[str, Any],
+         output_schema: dict[str, Any]) -> None:
+    """``handler`` as the tool of its name. All four tools only read, answer the same when repeated, and
+    reach outside the process (the upstream APIs): their annotations say so."""
+    annotations = ToolAnnotations(title=title, read_only=True, idempotent=True, open_world=True)
+    server.tool(handler.__name__, title=title, input_schema=input_schema, output_schema=output_schema,
+                annotations=annotations)(handler)
