@@ -83,6 +83,11 @@ def test_odd_ids_are_answered_not_crashed_on(served, http, session, request_id):
     assert pong.status_code == 200 and pong.json() == {"jsonrpc": "2.0", "id": request_id, "result": {}}
     unknown = http.post(served.url, content=hostile(rpc(request_id, "no/such" + LONE)), headers=session)
     assert error_of(unknown)["code"] == -32601
+    # 2026-07-28: a header mismatch is answered with the request's id too.
+    body = modern_body(request_id, "tools/call", {"name": "test_simple_text", "arguments": {}})
+    mismatch = http.post(served.url, content=hostile(body), headers={**modern_headers(body), "Mcp-Name": "other"})
+    assert mismatch.status_code == 400 and mismatch.json()["id"] == request_id
+    assert mismatch.json()["error"]["code"] == -32020
     # The gateway echoes the id of a call whose tool does not exist.
     gateway = http.post(f"{served.base_url}/mcp/call", content=hostile(rpc(request_id, "nothing" + LONE)), headers=JSON)
     assert gateway.status_code < 500 and gateway.json()["id"] == request_id
