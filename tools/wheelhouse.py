@@ -7,8 +7,10 @@
 The packaging tests (tests/packaging) install the servers exactly as the READMEs say, with pipx, uvx and pip,
 but offline: pip and uv look only here (PIP_NO_INDEX, UV_OFFLINE, find-links). So the wheelhouse holds the
 runtime dependencies of every package in the repository, the build backend with its own dependencies, and
-pip/setuptools/wheel for pipx's pip backend. The list is read from the pyproject.toml files, so adding a
-dependency there is enough; a stamp file records the list (and the Python it was resolved for) so a change
+pip/setuptools/wheel for pipx's pip backend. tests/devenv/test_hatch.py builds the development environment
+with `hatch run`, offline too, so the environment's tools are here as well, with `editables` (hatchling's
+editable installs need it). The list is read from the pyproject.toml files, so adding a dependency there is
+enough; a stamp file records the list (and the Python it was resolved for) so a change
 downloads again.
 """
 
@@ -27,8 +29,9 @@ ROOT = workspace.ROOT
 WHEELHOUSE = ROOT / ".ci-cache" / "wheelhouse"
 STAMP = WHEELHOUSE / ".plainmcp-wheelhouse"
 OURS = "plainmcp"  # the core and every plainmcp-<name> server come from the checkout or dist/, never from here
-# pipx's pip backend installs pip into its shared venv; build front ends may want setuptools/wheel.
-INSTALLERS = ["pip", "setuptools", "wheel"]
+# pipx's pip backend installs pip into its shared venv; build front ends may want setuptools/wheel; hatchling
+# builds editable installs with editables.
+INSTALLERS = ["pip", "setuptools", "wheel", "editables"]
 
 
 class WheelhouseError(RuntimeError):
@@ -51,8 +54,9 @@ def _name(spec: str) -> str:
 
 
 def requirements() -> list[str]:
-    """Every third-party requirement of every package (runtime, extras, build), plus the installers."""
-    found: set[str] = set(INSTALLERS)
+    """Every third-party requirement of every package (runtime, extras, build) and of the development environment,
+    plus the installers."""
+    found: set[str] = set(INSTALLERS) | set(workspace.load(ROOT).tools)
     for path in projects():
         config = tomllib.loads(path.read_text())
         project = config.get("project", {})
