@@ -16,13 +16,15 @@ from __future__ import annotations
 import argparse
 import sys
 
-from . import call, config, demo, inspect, tap
 from .run import EXIT_CODES, USAGE
 from .targets import split_command_tail
 
 
 def parser() -> argparse.ArgumentParser:
+    # Imported here, not at the top: ``python -m plainmcp.cli.scene`` (a demo scene, in a server's
+    # Python) imports this package, and needs none of the commands.
     from .. import __version__
+    from . import call, config, demo, inspect, tap
 
     top = argparse.ArgumentParser(
         prog="plainmcp",

@@ -2,9 +2,9 @@
 
 The core names no server. The scenes are the servers' own: each registers one under the
 ``plainmcp.scenes`` entry-point group, :mod:`.discover` finds the installed ones (this environment,
-PATH, pipx's and uv's venvs) and each plays in the server's own interpreter
-(``<server python> -m plainmcp.cli.scene NAME``), its output streamed as it comes. The notes
-example is the core's, and plays first, in this process (:mod:`.scenes`).
+PATH, pipx's and uv's venvs) and each plays in the server's own interpreter: in this process when
+that is this Python, else ``<server python> -m plainmcp.cli.scene NAME``, its output streamed as it
+comes. The notes example is the core's, and plays first, in this process (:mod:`.scenes`).
 
 A server asked for and found nowhere is not silently left out: its scene is replaced by a note with
 the install line, and the demo exits with 1 unless ``--skip-missing`` says that is fine. When the
@@ -75,7 +75,7 @@ def main(args: argparse.Namespace) -> int:
     failed, missing = [], []
     for name in wanted:
         if name in found:
-            ok = _play_elsewhere(found[name])
+            ok = _play_server(found[name])
         elif name == NOTES:
             ok = _play_notes()
         else:
@@ -120,11 +120,22 @@ def _play_notes() -> bool:
     return play("notes example", lambda _stage: demo_notes(sys.executable), None)
 
 
-def _play_elsewhere(installed: Installed) -> bool:
-    """Play a server's scene in the server's own interpreter, its stdout going straight to ours."""
-    from .scene import PLAYED, SCENE_FAILED
+def _play_server(installed: Installed) -> bool:
+    """Play a server's scene in the server's own interpreter: this one when the server is installed
+    here (no second interpreter to start), else a child process whose stdout goes straight to ours."""
+    from .scene import PLAYED, SCENE_FAILED, describe, load, play
 
     name, found = installed.scene, installed.found
+    if found.python == sys.executable:
+        from ..demo import Stage
+
+        try:
+            scene = load(name)
+        except Exception as error:  # a broken installation: its entry point does not import
+            _header(installed)
+            print(f"  {name} scene failed: it does not load: {describe(error)}")
+            return False
+        return play(name, scene, Stage(name, found.command, installed.using()))
     if found.python is None:
         _header(installed)
         print(f"  {name} scene failed: cannot tell which Python runs {found.command[0]}, so its scene cannot play")

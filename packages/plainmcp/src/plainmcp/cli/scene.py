@@ -42,30 +42,27 @@ def describe(error: BaseException) -> str:
     return str(error) or type(error).__name__
 
 
-def keep_server_stderr(lines: int = 5) -> Any:
-    """The spawned servers' stderr lines, kept (not shown) to explain a scene that fails."""
+def play(name: str, scene: Callable[[Any], Awaitable[None]], stage: Any) -> bool:
+    """Play ``scene`` on ``stage``; on failure print why (and the server's last words on stderr, kept
+    meanwhile instead of shown) and return False."""
+    import anyio
+
     from .targets import ServerStderr
 
-    kept = ServerStderr(lines=lines)
+    kept = ServerStderr(lines=5)
     server_log = logging.getLogger("plainmcp.stdio.server")
     server_log.setLevel(logging.INFO)
     server_log.propagate = False
     server_log.addHandler(kept)
-    return kept
-
-
-def play(name: str, scene: Callable[[Any], Awaitable[None]], stage: Any) -> bool:
-    """Play ``scene`` on ``stage``; on failure print why (and the server's last words) and return False."""
-    import anyio
-
-    stderr = keep_server_stderr()
     try:
         anyio.run(scene, stage)
     except Exception as error:  # the demo goes on with the next scene; this one says what broke
         print(f"  {name} scene failed: {describe(error)}")
-        if stderr.lines:
-            print(f"  the server's last words on stderr: {stderr.lines[-1]}")
+        if kept.lines:
+            print(f"  the server's last words on stderr: {kept.lines[-1]}")
         return False
+    finally:
+        server_log.removeHandler(kept)
     return True
 
 
