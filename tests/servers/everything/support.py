@@ -121,8 +121,9 @@ async def connect(era: str, recorder: Recorder | None = None, server: Any = None
     recorder = recorder or Recorder()
     capabilities = {key: options.pop(key) for key in ("sampling", "elicitation", "roots") if key in options}
     client_options = {**recorder.client_options(**capabilities), **options}
+    server = server or build_server(Config())
     with anyio.fail_after(30):
-        async with connect_in_memory(server or build_server(Config()), protocol_version=era, **client_options) as client:
+        async with connect_in_memory(server, protocol_version=era, **client_options) as client:
             yield client
 
 
@@ -169,6 +170,7 @@ def png_size(data_b64: str) -> tuple[int, int]:
 def wav_parameters(data_b64: str) -> Any:
     with wave.open(io.BytesIO(base64.b64decode(data_b64, validate=True))) as audio:
         return audio.getparams()
+
 
 #: Every tool of the fixture, in listing order (also used by the interop tests).
 TOOLS = [

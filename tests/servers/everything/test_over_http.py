@@ -72,7 +72,9 @@ def http_connect(way: Way, url: str) -> Any:
     and checks that the client really speaks the transport ``way`` names."""
 
     @asynccontextmanager
-    async def connect(era: str, recorder: Recorder | None = None, server: Any = None, **options: Any) -> AsyncIterator[Any]:
+    async def connect(
+        era: str, recorder: Recorder | None = None, server: Any = None, **options: Any
+    ) -> AsyncIterator[Any]:
         assert server is None, "over HTTP the server is the running process"
         assert (era == MODERN) == (way.era == MODERN), f"a {era} client does not belong to {way}"
         recorder = recorder or Recorder()
@@ -262,7 +264,9 @@ def _expand(function: Any) -> list[tuple[str, dict[str, Any]]]:
             row = (value,) if single else tuple(value)
             part = "-".join(_param_id(name, item, index) for name, item in zip(names, row, strict=True))
             for prefix, arguments in combinations:
-                expanded.append((f"{prefix}-{part}" if prefix else part, {**arguments, **dict(zip(names, row, strict=True))}))
+                expanded.append(
+                    (f"{prefix}-{part}" if prefix else part, {**arguments, **dict(zip(names, row, strict=True))})
+                )
         combinations = expanded
     return combinations
 
@@ -315,7 +319,9 @@ def test_every_in_memory_test_is_rerun_or_excluded():
     for module in (*RERUN, *EXCLUDED):
         names = {name for name, value in vars(module).items() if name.startswith("test_") and inspect.isfunction(value)}
         listed = set(RERUN.get(module, {})) | set(EXCLUDED.get(module, {}))
-        assert names == listed, f"{module.__name__}: not classified {sorted(names - listed)}, gone {sorted(listed - names)}"
+        assert names == listed, (
+            f"{module.__name__}: not classified {sorted(names - listed)}, gone {sorted(listed - names)}"
+        )
     for module, functions in RERUN.items():
         for name, (eras, _) in functions.items():
             parameters = inspect.signature(getattr(module, name)).parameters
@@ -479,7 +485,10 @@ async def test_changes_reach_clients_of_every_transport():
                 assert await call(sse, "test_trigger_prompt_change") == "Added prompt test_dynamic_prompt"
                 await streamable_recorder.wait_for("notifications/prompts/list_changed", count=2)
                 second = await subscription.next(timeout=QUICK)
-                assert await call(modern, "test_trigger_resource_update") == "Updated test://watched-resource to revision 1"
+                assert (
+                    await call(modern, "test_trigger_resource_update")
+                    == "Updated test://watched-resource to revision 1"
+                )
                 update = await subscription.next(timeout=QUICK)
                 await sse_recorder.wait_for("notifications/resources/updated")
                 # A barrier for the streamable client, which did not subscribe to the resource.
@@ -489,8 +498,13 @@ async def test_changes_reach_clients_of_every_transport():
     tag = {"_meta": {SUBSCRIPTION_ID: subscription.id}}
     assert (first.method, first.params) == ("notifications/prompts/list_changed", tag)
     assert (second.method, second.params) == ("notifications/prompts/list_changed", tag)
-    assert (update.method, update.params) == ("notifications/resources/updated", {"uri": "test://watched-resource", **tag})
-    assert streamable_recorder.methods() == ["notifications/prompts/list_changed"] * 2 + ["notifications/tools/list_changed"]
+    assert (update.method, update.params) == (
+        "notifications/resources/updated",
+        {"uri": "test://watched-resource", **tag},
+    )
+    assert streamable_recorder.methods() == ["notifications/prompts/list_changed"] * 2 + [
+        "notifications/tools/list_changed"
+    ]
     assert sse_recorder.methods() == [
         "notifications/prompts/list_changed",
         "notifications/prompts/list_changed",
@@ -514,7 +528,9 @@ async def test_progress_and_logs_arrive_in_order_before_the_result(way, servers)
                 if way.era == LEGACY:
                     await client.set_logging_level("info")
                 started = time.monotonic()
-                await client.call_tool("test_tool_with_progress", {}, on_progress=lambda value, *_: events.append(value))
+                await client.call_tool(
+                    "test_tool_with_progress", {}, on_progress=lambda value, *_: events.append(value)
+                )
                 events.append("progress result")
                 await client.call_tool("test_tool_with_logging", {})
                 events.append("logging result")
