@@ -63,11 +63,12 @@ def toy_source(tmp_path_factory) -> Path:
     return project
 
 
-def toy_venv(path: Path, toy_source: Path) -> Path:
-    """A venv with the toy server installed as pip would (script, dist-info); returns its script."""
+def toy_venv(path: Path, toy_source: Path, core: bool = True) -> Path:
+    """A venv with the toy server installed as pip would (script, dist-info), and the core unless not
+    ``core``; returns its script."""
     from .installs import CORE, SITE
 
-    python = make_venv(path, [SITE, CORE, toy_source / "src"])
+    python = make_venv(path, [SITE, *([CORE] if core else []), toy_source / "src"])
     script = console_script(path / "bin" / "plainmcp-toy", python, "plainmcp_toy")
     dist_info(next((path / "lib").glob("python*/site-packages")), toy_source / "pyproject.toml")
     return script
@@ -96,6 +97,17 @@ def test_demo_failing_scene_says_why_and_the_next_scene_still_plays(core_python,
     assert "Failed scenes: broken" in ran.err
     assert "add_note, search_notes" in ran.out  # the scene after it played
     assert ran.out.index("broken scene failed") < ran.out.index("== notes server, which")  # in the order asked
+
+
+def test_demo_server_python_without_the_scene_runner_is_a_failed_scene(core_python, toy_source, tmp_path) -> None:
+    # A server venv whose Python cannot run this core's scene runner (here: no core at all, say a broken venv).
+    toy_venv(tmp_path / "uv-tools" / "plainmcp-toy", toy_source, core=False)
+    ran = run_cli(core_python, "demo", "toy", env=bare_env(tmp_path, UV_TOOL_DIR=str(tmp_path / "uv-tools")))
+    assert ran.code == 1
+    assert "== toy server\n  using plainmcp-toy from uv tool:" in ran.out
+    assert "  toy scene failed: " in ran.out
+    assert "No module named 'plainmcp'" in ran.out  # the child's last stderr line says why
+    assert "Failed scenes: toy" in ran.err
 
 
 def test_demo_finds_a_scene_through_a_script_on_path_before_pipx(core_python, toy_source, tmp_path) -> None:

@@ -1,4 +1,5 @@
-"""Where a plainmcp server is installed: the places ``plainmcp demo`` and ``plainmcp config`` look.
+"""Where a plainmcp server is installed: the places ``plainmcp config`` looks for the one it is named
+(``plainmcp demo``, which names none, enumerates the same places: :mod:`.discover`).
 
 A user installs each server on its own, usually with pipx, so the server is rarely in the Python that
 runs ``plainmcp``. The places, in the order they are tried (the first one wins):
@@ -43,8 +44,8 @@ class Found:
     Attributes:
         server: the short name (``<name>`` of ``plainmcp-<name>``).
         command: the command line that starts it, absolute (``/home/me/.local/bin/plainmcp-<name>``).
-        python: an interpreter that can import the server's package (to run its helper modules,
-            such as the weather stand-in), or None when it cannot be told.
+        python: an interpreter that can import the server's package (to play its demo scene), or
+            None when it cannot be told.
         source: where it was found: ``this environment``, ``PATH``, ``pipx`` or ``uv tool``.
         looked: the places looked in, this one last.
     """
