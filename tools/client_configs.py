@@ -58,8 +58,15 @@ def snippet(plainmcp: Path, server: str, client: str) -> str:
     """
     with tempfile.TemporaryDirectory(prefix="plainmcp-client-configs-") as scratch:
         env = {**os.environ, "HOME": scratch}
-        command = [str(plainmcp), "config", f"plainmcp-{server}", "--client", client, "--",
-                   *EXAMPLE_ARGS.get(server, [])]
+        command = [
+            str(plainmcp),
+            "config",
+            f"plainmcp-{server}",
+            "--client",
+            client,
+            "--",
+            *EXAMPLE_ARGS.get(server, []),
+        ]
         result = subprocess.run(command, cwd=scratch, env=env, capture_output=True, text=True)
         if result.returncode != 0:
             raise ConfigsError(f"{' '.join(command[1:])} failed ({result.returncode}):\n{result.stderr}")
@@ -78,8 +85,9 @@ def snippet(plainmcp: Path, server: str, client: str) -> str:
 
 def generate(plainmcp: Path) -> dict[Path, str]:
     """Every file of shared/client-configs, relative to it, with its text."""
-    return {Path(client) / f"{server}.json": snippet(plainmcp, server, client)
-            for client in CLIENTS for server in servers()}
+    return {
+        Path(client) / f"{server}.json": snippet(plainmcp, server, client) for client in CLIENTS for server in servers()
+    }
 
 
 def differences(expected: dict[Path, str], out: Path = OUT) -> list[str]:

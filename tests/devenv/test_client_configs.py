@@ -34,7 +34,8 @@ def test_every_server_has_an_example_for_every_client_and_nothing_else():
 def test_client_config_is_what_plainmcp_config_prints(client, server):
     path = configs.OUT / client / f"{server}.json"
     assert path.read_text() == configs.snippet(PLAINMCP, server, client), (
-        f"{path.relative_to(ROOT)} is stale: python3 dev.py client-configs regenerates it")
+        f"{path.relative_to(ROOT)} is stale: python3 dev.py client-configs regenerates it"
+    )
 
 
 def _entry(config: dict, client: str) -> dict:

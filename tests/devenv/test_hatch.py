@@ -22,8 +22,9 @@ DATA = ROOT / ".ci-cache" / "hatch"
 def hatch(*args: str, scratch: Path) -> subprocess.CompletedProcess[str]:
     env = {**offline_env(scratch, wheelhouse()), "HATCH_DATA_DIR": str(DATA), "UV_CACHE_DIR": str(DATA / "uv-cache")}
     del env["UV_PYTHON"]  # it would make hatch's `uv pip install` fill that Python instead of hatch's environment
-    return subprocess.run([str(HATCH), *args], cwd=ROOT, env=env, stdin=subprocess.DEVNULL, capture_output=True,
-                          text=True, timeout=600)
+    return subprocess.run(
+        [str(HATCH), *args], cwd=ROOT, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=600
+    )
 
 
 def test_hatch_run_test_runs_pytest_in_the_workspace_environment(tmp_path):
@@ -38,5 +39,7 @@ def test_hatch_run_test_runs_pytest_in_the_workspace_environment(tmp_path):
         "    assert os.environ['PLAINMCP_RELEASE'] == '1'\n"
     )
     result = hatch("run", "test", str(probe), "-q", scratch=tmp_path)
-    assert result.returncode == 0, f"hatch run test exited {result.returncode}:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
+    assert result.returncode == 0, (
+        f"hatch run test exited {result.returncode}:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
+    )
     assert "1 passed" in result.stdout

@@ -28,10 +28,13 @@ def editables(command: list[str]) -> set[Path]:
 
 
 def test_dev_py_installs_every_package_of_the_tree_as_the_hatch_workspace_members():
-    tracked = subprocess.run(["git", "ls-files", "*pyproject.toml"], cwd=ROOT, capture_output=True, text=True,
-                             check=True).stdout.split()
+    tracked = subprocess.run(
+        ["git", "ls-files", "*pyproject.toml"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.split()
     packages = {(ROOT / path).parent for path in tracked if path != "pyproject.toml"}
-    members = {path.parent for glob in hatch_env()["workspace"]["members"] for path in ROOT.glob(f"{glob}/pyproject.toml")}
+    members = {
+        path.parent for glob in hatch_env()["workspace"]["members"] for path in ROOT.glob(f"{glob}/pyproject.toml")
+    }
     command, _ = dev.install_plan(workspace.load(ROOT), "python")
     assert editables(command) == members == packages
 
@@ -39,7 +42,7 @@ def test_dev_py_installs_every_package_of_the_tree_as_the_hatch_workspace_member
 def test_dev_py_installs_the_hatch_dependencies_with_the_hatch_env_vars(monkeypatch):
     monkeypatch.delenv("PLAINMCP_RELEASE", raising=False)
     command, env = dev.install_plan(workspace.load(ROOT), "python")
-    tools = [arg for arg in command[command.index("--disable-pip-version-check") + 1:] if arg != "-e"]
+    tools = [arg for arg in command[command.index("--disable-pip-version-check") + 1 :] if arg != "-e"]
     assert tools[: len(hatch_env()["dependencies"])] == hatch_env()["dependencies"]
     assert set(tools) - set(hatch_env()["dependencies"]) == {str(path) for path in editables(command)}
     expected = {name: str(value) for name, value in hatch_env()["env-vars"].items()}
