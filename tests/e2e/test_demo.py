@@ -1,6 +1,9 @@
 """The README's first command ends in `plainmcp demo`: it must run and show real answers from every
-installed server (each scene is checked on its own, from one run of the demo). Finding servers
-installed elsewhere (pipx, uv, PATH) and a missing server's exit code: tests/cli/test_demo_locate.py."""
+installed server (each scene is checked on its own, from one run of the demo). The scenes are the
+servers' own (``plainmcp.scenes`` entry points, in servers/*/src/plainmcp_*/scene.py); here every server
+is installed in the demo's own environment, so each plays in its process. Finding servers installed
+elsewhere (pipx, uv, PATH), playing them in their own Python, and a missing server's exit code:
+tests/cli/test_demo_locate.py and tests/cli/test_demo_discovery.py."""
 
 from __future__ import annotations
 
@@ -35,6 +38,13 @@ def test_demo_every_server_scene_says_which_installation_it_runs(demo) -> None:
         needs(server)
         assert f"  using plainmcp-{server} from this environment: {bin_dir / f'plainmcp-{server}'}" in demo.stdout
     assert "not installed" not in demo.stdout
+
+
+def test_demo_plays_the_core_example_first_then_the_servers_by_scene_name(demo) -> None:
+    titles = [line for line in demo.stdout.splitlines() if line.startswith("== ")]
+    assert titles[0].startswith("== notes example server")
+    servers = [title.split()[1] for title in titles[1:]]
+    assert servers == sorted(servers) == ["everything", "filesystem", "prompts", "sqlite", "weather"]
 
 
 def test_demo_notes_example_scene(demo) -> None:
