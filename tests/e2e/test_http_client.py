@@ -30,7 +30,7 @@ import uvicorn
 from plainmcp import MCPError, Server
 from plainmcp.http_app import MCPApp
 from plainmcp.http_client import connect_http
-from plainmcp_everything import build_server
+from plainmcp_everything import Config, build_server
 
 from tests.interop.http_server import HOST, running_server
 
@@ -325,7 +325,7 @@ async def test_initialized_reaches_the_server_before_the_first_request(path):
     """Each message is its own POST, so the client must not post its first request before the server has
     taken notifications/initialized: until then the session is not ready, and what the server publishes
     in between (a list change here) is not sent to it."""
-    app = DelayInitialized(MCPApp(build_server()))
+    app = DelayInitialized(MCPApp(build_server(Config())))
     notifications: list[str] = []
     with serving(app) as base:
         with anyio.fail_after(CONNECTION):
@@ -382,7 +382,7 @@ async def test_auto_with_an_sse_url_speaks_http_sse_without_probing(sent):
 async def test_auto_falls_back_to_http_sse_at_the_same_url(sent):
     """A server that serves HTTP+SSE at a URL not ending in /sse: the first POST gets 405 (no JSON-RPC
     error), so the client opens the SSE stream at that same URL."""
-    app = Recording(MCPApp(build_server(), streamable=False, sse_path="/events"))
+    app = Recording(MCPApp(build_server(Config()), streamable=False, sse_path="/events"))
     with serving(app) as base:
         with anyio.fail_after(CONNECTION):
             async with connect_http(f"{base}/events", protocol_version=LEGACY) as client:
@@ -426,7 +426,7 @@ async def test_explicit_streamable_does_not_fall_back(sent):
 
 
 async def test_explicit_sse_is_used_whatever_the_url(sent):
-    app = Recording(MCPApp(build_server(), streamable=False, sse_path="/events"))
+    app = Recording(MCPApp(build_server(Config()), streamable=False, sse_path="/events"))
     with serving(app) as base:
         with anyio.fail_after(CONNECTION):
             async with connect_http(f"{base}/events", transport="sse") as client:
@@ -511,7 +511,7 @@ CUSTOM = {"Authorization": "Bearer s3cret-token", "X-Request-Source": "plainmcp-
 async def test_custom_headers_are_sent_on_every_request(era, path):
     """Every request the client makes carries the caller's headers: posts, the session's GET stream, the
     resuming GET, the answer to a server request, the DELETE; and the SSE stream and its posts."""
-    app = Recording(MCPApp(build_server(), retry_ms=50))
+    app = Recording(MCPApp(build_server(Config()), retry_ms=50))
     with serving(app) as base:
         with anyio.fail_after(CONNECTION):
             async with connect_http(
