@@ -48,8 +48,10 @@ class StdioServer:
     # ------------------------------------------------------------------------------------ requests
 
     def initialize(self) -> dict[str, Any]:
-        result = self.request("initialize", {"protocolVersion": LEGACY, "capabilities": {},
-                                             "clientInfo": {"name": "attack-test", "version": "1"}})
+        result = self.request(
+            "initialize",
+            {"protocolVersion": LEGACY, "capabilities": {}, "clientInfo": {"name": "attack-test", "version": "1"}},
+        )
         self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
         return result
 
@@ -60,7 +62,9 @@ class StdioServer:
         assert "result" in response, response
         return response["result"]
 
-    def call(self, method: str, params: dict[str, Any] | None = None, timeout: float = ANSWER_TIMEOUT) -> dict[str, Any]:
+    def call(
+        self, method: str, params: dict[str, Any] | None = None, timeout: float = ANSWER_TIMEOUT
+    ) -> dict[str, Any]:
         self._next_id += 1
         request_id = self._next_id
         message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}

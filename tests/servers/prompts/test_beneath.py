@@ -90,7 +90,11 @@ def test_walk_lists_files_and_links_and_never_enters_a_folder_link(root):
     errors: list[str] = []
     entries = list(beneath.walk(str(root), 8, lambda path, error: errors.append(path)))
     assert [(e.path, e.link) for e in entries] == [
-        ("a/b/file.txt", False), ("a/b/p.md", False), ("folder-out", True), ("link.md", True)]
+        ("a/b/file.txt", False),
+        ("a/b/p.md", False),
+        ("folder-out", True),
+        ("link.md", True),
+    ]
     assert errors == []
 
 

@@ -11,8 +11,20 @@ from .support import parse
 
 
 def test_flags_build_the_config(tmp_path):
-    args = parse(["--dir", str(tmp_path / "a"), "--dir", str(tmp_path / "b"), "--no-bundled",
-                  "--no-watch", "--debounce-ms", "40", "--history", "0"])
+    args = parse(
+        [
+            "--dir",
+            str(tmp_path / "a"),
+            "--dir",
+            str(tmp_path / "b"),
+            "--no-bundled",
+            "--no-watch",
+            "--debounce-ms",
+            "40",
+            "--history",
+            "0",
+        ]
+    )
     config = Config.from_args(args)
     assert config.dirs == (str(tmp_path / "a"), str(tmp_path / "b"))
     assert (config.bundled, config.watch, config.debounce_ms, config.history) == (False, False, 40, 0)
@@ -44,12 +56,15 @@ def test_switches_from_the_environment_take_words(monkeypatch):
     assert Config.from_args(parse(["--no-watch"])).watch is False
 
 
-@pytest.mark.parametrize(("argv", "message"), [
-    (["--max-files", "0"], "--max-files must be at least 1 (got 0)"),
-    (["--max-file-bytes", "0"], "--max-file-bytes must be at least 1 (got 0)"),
-    (["--debounce-ms", "0"], "--debounce-ms must be at least 1 (got 0)"),
-    (["--history", "-1"], "--history must be at least 0 (got -1)"),
-])
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--max-files", "0"], "--max-files must be at least 1 (got 0)"),
+        (["--max-file-bytes", "0"], "--max-file-bytes must be at least 1 (got 0)"),
+        (["--debounce-ms", "0"], "--debounce-ms must be at least 1 (got 0)"),
+        (["--history", "-1"], "--history must be at least 0 (got -1)"),
+    ],
+)
 def test_a_value_out_of_range_is_refused_naming_its_option(argv, message):
     with pytest.raises(ValueError) as caught:
         Config.from_args(parse(argv))

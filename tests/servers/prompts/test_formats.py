@@ -46,7 +46,12 @@ def test_plainmcp_reads_every_front_matter_field():
         """)
     assert warnings == []
     assert (spec.name, spec.title, spec.description, spec.tags, spec.format) == (
-        "review-it", "Review it", "Reviews things", ("code", "review"), "plainmcp")
+        "review-it",
+        "Review it",
+        "Reviews things",
+        ("code", "review"),
+        "plainmcp",
+    )
     assert spec.arguments == (
         ArgumentSpec("code"),
         ArgumentSpec("tone", "How to say it", "Tone", False, "kind", ("kind", "blunt")),
@@ -134,7 +139,8 @@ def test_plainmcp_empty_body_is_an_error():
 
 
 def test_claude_command_with_arguments_placeholder_has_one_optional_argument():
-    spec, warnings = load("""
+    spec, warnings = load(
+        """
         ---
         description: Fix an issue
         argument-hint: issue number and notes
@@ -142,11 +148,16 @@ def test_claude_command_with_arguments_placeholder_has_one_optional_argument():
         model: claude-sonnet
         ---
         Fix issue $ARGUMENTS following our conventions.
-        """, path="fix-issue.md")
+        """,
+        path="fix-issue.md",
+    )
     assert warnings == []
     assert spec.format == "claude-code" and spec.name == "fix-issue" and spec.description == "Fix an issue"
     assert spec.arguments == (ArgumentSpec("arguments", description="issue number and notes"),)
-    assert rendered(spec, arguments="123 urgent")[0]["content"]["text"] == "Fix issue 123 urgent following our conventions."
+    assert (
+        rendered(spec, arguments="123 urgent")[0]["content"]["text"]
+        == "Fix issue 123 urgent following our conventions."
+    )
     assert rendered(spec)[0]["content"]["text"] == "Fix issue  following our conventions."
 
 
@@ -188,7 +199,8 @@ def test_claude_body_is_one_user_message_even_with_role_headings():
 
 
 def test_vscode_prompt_file_inputs_are_required_arguments():
-    spec, warnings = load("""
+    spec, warnings = load(
+        """
         ---
         mode: agent
         model: GPT-4o
@@ -197,7 +209,9 @@ def test_vscode_prompt_file_inputs_are_required_arguments():
         ---
         Create a form named ${input:formName:MyForm} with ${input:fields}. Use ${input:formName} twice.
         Selected: ${selection}
-        """, path=".github/prompts/create-form.prompt.md")
+        """,
+        path=".github/prompts/create-form.prompt.md",
+    )
     assert warnings == []
     assert spec.format == "vscode" and spec.name == "create-form" and spec.description == "Generate a form"
     assert spec.arguments == (ArgumentSpec("formName", "MyForm", required=True), ArgumentSpec("fields", required=True))
@@ -219,9 +233,14 @@ def test_role_headings_are_found_from_block_structure_alone():
     # Inline rules (links, emphasis, brackets) can be made to cost far more than the text is long;
     # turns depend on blocks only, so they are never run.
     assert "inline" not in messages._MARKDOWN.get_active_rules()["core"]
-    spec, _ = load("Intro [" + "[" * 5_000 + "\n\n## User\n**Hi** [x](y)\n\n```\n## Assistant\n```\n\n# Assistant:\nOk\n")
+    spec, _ = load(
+        "Intro [" + "[" * 5_000 + "\n\n## User\n**Hi** [x](y)\n\n```\n## Assistant\n```\n\n# Assistant:\nOk\n"
+    )
     assert [(m.role, m.segments[0].text.split()[0][:6]) for m in spec.messages] == [
-        ("user", "Intro"), ("user", "**Hi**"), ("assistant", "Ok")]
+        ("user", "Intro"),
+        ("user", "**Hi**"),
+        ("assistant", "Ok"),
+    ]
 
 
 def test_a_body_without_a_possible_role_heading_is_one_turn_without_parsing(monkeypatch):

@@ -25,8 +25,10 @@ def test_aliases_beyond_the_limit_are_refused_at_the_first_one_too_many():
 
 
 def test_aliases_within_the_limits_still_share_a_list():
-    doc = parse("---\nshared: &levels [low, high]\narguments:\n  - {name: a, values: *levels}\n"
-                "  - {name: b, values: *levels}\n---\nBody")
+    doc = parse(
+        "---\nshared: &levels [low, high]\narguments:\n  - {name: a, values: *levels}\n"
+        "  - {name: b, values: *levels}\n---\nBody"
+    )
     assert doc.meta["arguments"][1]["values"] == ["low", "high"]
 
 

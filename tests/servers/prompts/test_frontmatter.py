@@ -71,7 +71,9 @@ def test_document_line_finds_nested_keys_and_list_items():
 
 
 def test_document_line_survives_alias_bombs():
-    bomb = "---\na: &a [x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a]\n" \
-           "c: &c [*b, *b, *b, *b, *b, *b, *b, *b]\nd: [*c, *c, *c, *c, *c, *c, *c, *c]\n---\n"
+    bomb = (
+        "---\na: &a [x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a]\n"
+        "c: &c [*b, *b, *b, *b, *b, *b, *b, *b]\nd: [*c, *c, *c, *c, *c, *c, *c, *c]\n---\n"
+    )
     doc = parse(bomb)
     assert doc.line("d") == 5  # found without walking the 8**4 paths the aliases describe

@@ -179,7 +179,11 @@ def test_embed_is_read_relative_to_the_embedding_file(lib_dirs):
     library.scan()
     spec = library.prompts["review"]
     embedded = library.read_embed(spec, Embed("../snippets/style.txt", 3))
-    assert (embedded.uri, embedded.text, embedded.mime_type) == ("prompts://file/snippets/style.txt", "Be brief.", "text/plain")
+    assert (embedded.uri, embedded.text, embedded.mime_type) == (
+        "prompts://file/snippets/style.txt",
+        "Be brief.",
+        "text/plain",
+    )
     assert library.embedded == {(str(first), "snippets/style.txt"): digest("Be brief.")}
 
 

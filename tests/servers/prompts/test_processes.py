@@ -105,7 +105,8 @@ async def test_stdio_legacy_sdk_client_gets_list_changed_and_the_new_prompt(tmp_
             listed = await conn.session.list_prompts()
             result = await conn.session.get_prompt("greet", {"who": "Ada"})
             completion = await conn.session.complete(
-                {"type": "ref/prompt", "name": "greet"}, {"name": "tone", "value": "f"})
+                {"type": "ref/prompt", "name": "greet"}, {"name": "tone", "value": "f"}
+            )
     assert [p.name for p in listed.prompts] == ["greet"]
     assert result.messages[0].content.text == "Say hello to Ada, warmly."
     assert completion.completion.values == ["formal"]

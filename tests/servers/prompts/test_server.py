@@ -22,7 +22,10 @@ def library(tmp_path):
     write(tmp_path, "greet.md", GREETING)
     write(tmp_path, "plain.md", "# Plain\n\nNo arguments here.\n")
     write(tmp_path, "snippets/style.txt", "Be brief.")
-    write(tmp_path, "chat.md", """
+    write(
+        tmp_path,
+        "chat.md",
+        """
         ---
         description: A conversation
         arguments: [topic]
@@ -37,7 +40,8 @@ def library(tmp_path):
 
         ## User
         Everything.
-        """)
+        """,
+    )
     return tmp_path
 
 
@@ -78,8 +82,13 @@ async def test_prompts_get_multi_turn_with_an_embedded_resource(library):
         result = await client.get_prompt("chat", {"topic": "owls"})
     assert result["messages"] == [
         {"role": "user", "content": {"type": "text", "text": "Tell me about owls."}},
-        {"role": "user", "content": {"type": "resource", "resource": {
-            "uri": "prompts://file/snippets/style.txt", "mimeType": "text/plain", "text": "Be brief."}}},
+        {
+            "role": "user",
+            "content": {
+                "type": "resource",
+                "resource": {"uri": "prompts://file/snippets/style.txt", "mimeType": "text/plain", "text": "Be brief."},
+            },
+        },
         {"role": "assistant", "content": {"type": "text", "text": "What about owls?"}},
         {"role": "user", "content": {"type": "text", "text": "Everything."}},
     ]
@@ -92,7 +101,11 @@ async def test_prompts_get_multi_turn_with_an_embedded_resource(library):
     [
         ("greet", None, "Missing required argument for prompt 'greet': who"),
         ("greet", {"who": ""}, "Missing required argument for prompt 'greet': who"),
-        ("greet", {"who": "Ada", "tone": "rude"}, "Argument 'tone' of prompt 'greet' must be one of: warm, formal (got 'rude')"),
+        (
+            "greet",
+            {"who": "Ada", "tone": "rude"},
+            "Argument 'tone' of prompt 'greet' must be one of: warm, formal (got 'rude')",
+        ),
         ("greet", {"who": "Ada", "mood": "x"}, "Prompt 'greet' has no argument 'mood'; it takes: who, tone"),
         ("nope", None, "Unknown prompt: nope"),
     ],
@@ -112,8 +125,10 @@ async def test_prompts_get_embed_gone_is_an_error_without_host_paths(library):
         with pytest.raises(MCPError) as caught:
             await client.get_prompt("chat", {"topic": "x"})
     assert caught.value.code == -32603
-    assert caught.value.message == ("Prompt 'chat' cannot be rendered: embedded file 'snippets/style.txt' does not "
-                                    "exist or is not a readable regular file")
+    assert caught.value.message == (
+        "Prompt 'chat' cannot be rendered: embedded file 'snippets/style.txt' does not "
+        "exist or is not a readable regular file"
+    )
     assert str(library) not in caught.value.message
 
 
@@ -150,11 +165,16 @@ async def test_each_prompt_source_is_a_resource(library, era):
         read = await client.read_resource("prompts://source/greet")
         with pytest.raises(MCPError) as caught:
             await client.read_resource("prompts://source/nope")
-    assert [r["uri"] for r in resources] == ["prompts://source/chat", "prompts://source/greet", "prompts://source/plain"]
+    assert [r["uri"] for r in resources] == [
+        "prompts://source/chat",
+        "prompts://source/greet",
+        "prompts://source/plain",
+    ]
     assert resources[1]["mimeType"] == "text/markdown"
     assert resources[1]["description"] == "The source of prompt 'greet': plainmcp file greet.md"
-    assert read["contents"] == [{"uri": "prompts://source/greet", "mimeType": "text/markdown",
-                                 "text": (library / "greet.md").read_text()}]
+    assert read["contents"] == [
+        {"uri": "prompts://source/greet", "mimeType": "text/markdown", "text": (library / "greet.md").read_text()}
+    ]
     assert caught.value.code == (-32602 if era == MODERN else -32002)
 
 
@@ -168,10 +188,15 @@ async def test_list_prompts_tool_filters_by_tag_and_query(tmp_path):
         by_query = await client.call_tool("list_prompts", {"query": "REVIEW"})
     assert [p["name"] for p in everything["structuredContent"]["prompts"]] == ["a", "b"]
     assert [p["name"] for p in by_tag["structuredContent"]["prompts"]] == ["a"]
-    assert by_query["structuredContent"]["prompts"] == [{
-        "name": "b", "description": "Review things", "tags": ["code"], "format": "plainmcp",
-        "arguments": [{"name": "x", "required": True}],
-    }]
+    assert by_query["structuredContent"]["prompts"] == [
+        {
+            "name": "b",
+            "description": "Review things",
+            "tags": ["code"],
+            "format": "plainmcp",
+            "arguments": [{"name": "x", "required": True}],
+        }
+    ]
     assert by_query["content"][0]["text"] == "1 prompt:\n- b(x): Review things"
 
 
@@ -182,7 +207,9 @@ async def test_render_prompt_tool_gives_the_same_messages_as_prompts_get(library
         via_tool = await client.call_tool("render_prompt", {"name": "chat", "arguments": {"topic": "owls"}})
     assert not via_tool.get("isError")
     assert via_tool["structuredContent"]["messages"] == via_prompt["messages"]
-    assert via_tool["content"][0]["text"].startswith("## User\n\nTell me about owls.\n\nprompts://file/snippets/style.txt:")
+    assert via_tool["content"][0]["text"].startswith(
+        "## User\n\nTell me about owls.\n\nprompts://file/snippets/style.txt:"
+    )
 
 
 @pytest.mark.anyio
@@ -191,7 +218,10 @@ async def test_render_prompt_tool_gives_the_same_messages_as_prompts_get(library
     [
         ({"name": "nope"}, "No prompt named 'nope'. Call list_prompts to see the names."),
         ({"name": "greet"}, "Missing required argument for prompt 'greet': who"),
-        ({"name": "greet", "arguments": {"who": "A", "tone": "x"}}, "Argument 'tone' of prompt 'greet' must be one of: warm, formal (got 'x')"),
+        (
+            {"name": "greet", "arguments": {"who": "A", "tone": "x"}},
+            "Argument 'tone' of prompt 'greet' must be one of: warm, formal (got 'x')",
+        ),
     ],
 )
 async def test_render_prompt_tool_failures_are_tool_errors(library, arguments, message):

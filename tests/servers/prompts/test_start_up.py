@@ -25,8 +25,10 @@ def test_a_first_request_waiting_in_the_input_already_sees_every_prompt(tmp_path
     write(tmp_path, "greet.md", GREETING)
     write(tmp_path, "plain.md", "Plain text")
     # 2026-07-28: no handshake, so the very first message asks for the prompts, before the server runs.
-    done = run([*stdio_command(tmp_path), "--no-watch"],
-               {"jsonrpc": "2.0", "id": 1, "method": "prompts/list", "params": {"_meta": MODERN_META}})
+    done = run(
+        [*stdio_command(tmp_path), "--no-watch"],
+        {"jsonrpc": "2.0", "id": 1, "method": "prompts/list", "params": {"_meta": MODERN_META}},
+    )
     assert done.returncode == 0, done.stderr
     answer = json.loads(done.stdout.splitlines()[0])
     assert [prompt["name"] for prompt in answer["result"]["prompts"]] == ["greet", "plain"]
@@ -35,8 +37,10 @@ def test_a_first_request_waiting_in_the_input_already_sees_every_prompt(tmp_path
 def test_the_first_scans_warnings_are_logged_in_the_chosen_format(tmp_path):
     write(tmp_path, "greet.md", GREETING)
     write(tmp_path, "broken.md", "---\narguments: [who\n---\nBroken {{who}}")
-    done = run([*stdio_command(tmp_path), "--no-watch", "--log-format", "json"],
-               {"jsonrpc": "2.0", "id": 1, "method": "prompts/list", "params": {"_meta": MODERN_META}})
+    done = run(
+        [*stdio_command(tmp_path), "--no-watch", "--log-format", "json"],
+        {"jsonrpc": "2.0", "id": 1, "method": "prompts/list", "params": {"_meta": MODERN_META}},
+    )
     assert done.returncode == 0, done.stderr
     entries = [json.loads(line) for line in done.stderr.splitlines()]  # every line is JSON
     about_broken = [entry for entry in entries if "broken.md" in entry["message"]]

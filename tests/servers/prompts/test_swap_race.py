@@ -58,8 +58,11 @@ def swapping(library, tmp_path):
     started: list[subprocess.Popen[str]] = []
 
     def start() -> None:
-        swapper = subprocess.Popen([sys.executable, "-c", SWAPPER, str(library), str(library.parent / "outside"),
-                                    str(stop)], stdout=subprocess.PIPE, text=True)
+        swapper = subprocess.Popen(
+            [sys.executable, "-c", SWAPPER, str(library), str(library.parent / "outside"), str(stop)],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
         started.append(swapper)
         assert swapper.stdout is not None
         assert swapper.stdout.readline() == "swapping\n"

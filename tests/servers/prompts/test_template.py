@@ -11,7 +11,12 @@ from plainmcp_prompts.template import compile_native, render
 
 def test_compile_native_splits_text_slots_and_embeds():
     assert compile_native("a {{ x }} b {{> snippets/s.txt }} c", 1) == (
-        Text("a "), Slot("x"), Text(" b "), Embed("snippets/s.txt", 1), Text(" c"))
+        Text("a "),
+        Slot("x"),
+        Text(" b "),
+        Embed("snippets/s.txt", 1),
+        Text(" c"),
+    )
 
 
 def test_compile_native_backslash_braces_are_literal():
@@ -54,7 +59,11 @@ def test_render_a_value_cannot_add_a_turn():
 def test_split_turns_by_role_headings_of_any_level_and_case():
     turns = split_turns("Intro\n\n## User\nAsk\n\n# assistant:\nAnswer\n\n### USER\nAgain\n", 5)
     assert [(t.role, t.text.strip(), t.line) for t in turns] == [
-        ("user", "Intro", 5), ("user", "Ask", 8), ("assistant", "Answer", 11), ("user", "Again", 14)]
+        ("user", "Intro", 5),
+        ("user", "Ask", 8),
+        ("assistant", "Answer", 11),
+        ("user", "Again", 14),
+    ]
 
 
 def test_split_turns_ignores_headings_in_code_blocks_quotes_and_lists():

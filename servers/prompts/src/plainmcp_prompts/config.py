@@ -40,8 +40,12 @@ class Config:
     max_file_bytes: int = 256 * 1024
 
     def __post_init__(self) -> None:
-        for option, value, least in (("--debounce-ms", self.debounce_ms, 1), ("--history", self.history, 0),
-                                     ("--max-files", self.max_files, 1), ("--max-file-bytes", self.max_file_bytes, 1)):
+        for option, value, least in (
+            ("--debounce-ms", self.debounce_ms, 1),
+            ("--history", self.history, 0),
+            ("--max-files", self.max_files, 1),
+            ("--max-file-bytes", self.max_file_bytes, 1),
+        ):
             if value < least:
                 raise ValueError(f"{option} must be at least {least} (got {value})")
 
@@ -53,19 +57,51 @@ class Config:
     @staticmethod
     def add_arguments(parser: argparse.ArgumentParser) -> None:
         """Add this server's options (each with its ``PLAINMCP_PROMPTS_*`` variable) to ``parser``."""
-        env_list_option(parser, "--dir", f"{ENV_PREFIX}_DIRS", separator=os.pathsep, dest="dir", metavar="DIR",
-                        help="a prompt directory (repeatable; later ones override earlier ones by name)")
+        env_list_option(
+            parser,
+            "--dir",
+            f"{ENV_PREFIX}_DIRS",
+            separator=os.pathsep,
+            dest="dir",
+            metavar="DIR",
+            help="a prompt directory (repeatable; later ones override earlier ones by name)",
+        )
         env_switch(parser, "--no-bundled", f"{ENV_PREFIX}_NO_BUNDLED", help="do not serve the bundled library")
-        env_switch(parser, "--no-watch", f"{ENV_PREFIX}_NO_WATCH",
-                   help="read the directories once; do not reload on changes")
-        env_option(parser, "--debounce-ms", f"{ENV_PREFIX}_DEBOUNCE_MS", type=int, default=150,
-                   help="quiet time after a file change before the library is reloaded")
-        env_option(parser, "--history", f"{ENV_PREFIX}_HISTORY", type=int, default=20,
-                   help="argument values remembered per argument for completion (0: remember nothing)")
-        env_option(parser, "--max-files", f"{ENV_PREFIX}_MAX_FILES", type=int, default=2000,
-                   help="prompt files read per directory")
-        env_option(parser, "--max-file-bytes", f"{ENV_PREFIX}_MAX_FILE_BYTES", type=int, default=256 * 1024,
-                   help="larger prompt files are skipped")
+        env_switch(
+            parser, "--no-watch", f"{ENV_PREFIX}_NO_WATCH", help="read the directories once; do not reload on changes"
+        )
+        env_option(
+            parser,
+            "--debounce-ms",
+            f"{ENV_PREFIX}_DEBOUNCE_MS",
+            type=int,
+            default=150,
+            help="quiet time after a file change before the library is reloaded",
+        )
+        env_option(
+            parser,
+            "--history",
+            f"{ENV_PREFIX}_HISTORY",
+            type=int,
+            default=20,
+            help="argument values remembered per argument for completion (0: remember nothing)",
+        )
+        env_option(
+            parser,
+            "--max-files",
+            f"{ENV_PREFIX}_MAX_FILES",
+            type=int,
+            default=2000,
+            help="prompt files read per directory",
+        )
+        env_option(
+            parser,
+            "--max-file-bytes",
+            f"{ENV_PREFIX}_MAX_FILE_BYTES",
+            type=int,
+            default=256 * 1024,
+            help="larger prompt files are skipped",
+        )
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> Config:

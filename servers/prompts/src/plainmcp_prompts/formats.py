@@ -108,9 +108,7 @@ def _name(meta: dict[str, Any], path: str, kind: str, doc: Document) -> str:
     name = meta.get("name")
     if name is not None:
         if not isinstance(name, str) or not PROMPT_NAME.fullmatch(name):
-            raise FormatError(
-                f"name {quote(name)} must be 1-64 characters from A-Z a-z 0-9 _ . -", doc.line("name")
-            )
+            raise FormatError(f"name {quote(name)} must be 1-64 characters from A-Z a-z 0-9 _ . -", doc.line("name"))
         return name
     filename = path.rsplit("/", 1)[-1]
     stem = filename[: -len(VSCODE_SUFFIX)] if kind == "vscode" and filename.endswith(VSCODE_SUFFIX) else filename
@@ -158,15 +156,19 @@ def _scalar(value: Any) -> str | None:
 # ------------------------------------------------------------------------------------- plainmcp
 
 
-def _plainmcp_body(meta: dict[str, Any], doc: Document, warn: Warn) -> tuple[tuple[MessageTemplate, ...], tuple[ArgumentSpec, ...]]:
+def _plainmcp_body(
+    meta: dict[str, Any], doc: Document, warn: Warn
+) -> tuple[tuple[MessageTemplate, ...], tuple[ArgumentSpec, ...]]:
     messages = tuple(
         MessageTemplate(section.role, template.compile_native(section.text, section.line))
         for section in split_turns(doc.body, doc.body_line)
     )
     embeds = [segment for message in messages for segment in message.segments if isinstance(segment, Embed)]
     if len(embeds) > template.MAX_EMBEDS:
-        raise FormatError(f"more than {template.MAX_EMBEDS} embedded files ({{{{> ...}}}}) in one prompt",
-                          embeds[template.MAX_EMBEDS].line)
+        raise FormatError(
+            f"more than {template.MAX_EMBEDS} embedded files ({{{{> ...}}}}) in one prompt",
+            embeds[template.MAX_EMBEDS].line,
+        )
     used = template.slot_names(messages)
     if "arguments" not in meta:
         return messages, tuple(ArgumentSpec(name, required=True) for name in used)

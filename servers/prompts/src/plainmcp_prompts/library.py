@@ -108,8 +108,14 @@ class Library:
                     continue
                 first = in_root.get(spec.name)
                 if first is not None:
-                    problems.append(Problem(path, None, f"prompt name {spec.name!r} is already used by "
-                                            f"{os.path.join(root, first.path)}; this file is ignored"))
+                    problems.append(
+                        Problem(
+                            path,
+                            None,
+                            f"prompt name {spec.name!r} is already used by "
+                            f"{os.path.join(root, first.path)}; this file is ignored",
+                        )
+                    )
                     continue
                 in_root[spec.name] = spec
             merged.update(in_root)
@@ -131,12 +137,14 @@ class Library:
         """The ``*.md`` files below ``root`` (paths below it, ``/``-separated), sorted, within the bounds."""
 
         def unreadable(relative: str, error: OSError) -> None:
-            problems.append(Problem(os.path.join(root, relative), None,
-                                    f"the folder cannot be read ({_reason(error)}); skipped"))
+            problems.append(
+                Problem(os.path.join(root, relative), None, f"the folder cannot be read ({_reason(error)}); skipped")
+            )
 
         try:
-            found = [entry.path for entry in beneath.walk(root, self.max_depth, unreadable)
-                     if entry.path.endswith(".md")]
+            found = [
+                entry.path for entry in beneath.walk(root, self.max_depth, unreadable) if entry.path.endswith(".md")
+            ]
         except FileNotFoundError:
             problems.append(Problem(root, None, "the directory does not exist; no prompts are read from it"))
             return []
@@ -144,18 +152,30 @@ class Library:
             problems.append(Problem(root, None, "not a directory; no prompts are read from it"))
             return []
         except OSError as error:
-            problems.append(Problem(root, None, f"the directory cannot be read ({_reason(error)}); "
-                                    "no prompts are read from it"))
+            problems.append(
+                Problem(root, None, f"the directory cannot be read ({_reason(error)}); no prompts are read from it")
+            )
             return []
         found.sort()
         if len(found) > self.max_files:
-            problems.append(Problem(root, None, f"more than {self.max_files} prompt files; only the first "
-                                    f"{self.max_files} in path order are read"))
+            problems.append(
+                Problem(
+                    root,
+                    None,
+                    f"more than {self.max_files} prompt files; only the first {self.max_files} in path order are read",
+                )
+            )
             found = found[: self.max_files]
         return found
 
-    def _load(self, root: str, relative: str, problems: list[Problem], embedded: dict[tuple[str, str], str],
-              digests: dict[tuple[int, ...], str]) -> PromptSpec | None:
+    def _load(
+        self,
+        root: str,
+        relative: str,
+        problems: list[Problem],
+        embedded: dict[tuple[str, str], str],
+        digests: dict[tuple[int, ...], str],
+    ) -> PromptSpec | None:
         path = os.path.join(root, relative)
         try:
             fd: int | None = beneath.open_below(root, relative)[0]
@@ -217,12 +237,18 @@ class Library:
             return _Outcome(None, error, ())
         except Exception as error:  # a bug must cost this file only, never the library
             logger.debug("loading %s failed", os.path.join(root, relative), exc_info=True)
-            return _Outcome(None, FormatError(f"the file could not be loaded: unexpected {type(error).__name__} "
-                                              "(details with --log-level debug)"), ())
+            return _Outcome(
+                None,
+                FormatError(
+                    f"the file could not be loaded: unexpected {type(error).__name__} (details with --log-level debug)"
+                ),
+                (),
+            )
         return _Outcome(spec, None, tuple(warnings))
 
-    def _read_embeds(self, spec: PromptSpec, embedded: dict[tuple[str, str], str],
-                     digests: dict[tuple[int, ...], str]) -> FormatError | None:
+    def _read_embeds(
+        self, spec: PromptSpec, embedded: dict[tuple[str, str], str], digests: dict[tuple[int, ...], str]
+    ) -> FormatError | None:
         """Check every file ``spec`` embeds, its digest into ``embedded`` (read only if that version
         of the file was not read before); the first failure, with its line."""
         for embed in _embeds(spec):

@@ -25,8 +25,9 @@ ROLES = {"user": "user", "assistant": "assistant"}
 # rule "inline" parses the text inside blocks; a heading's text is its inline token's ``content``.
 _MARKDOWN = MarkdownIt("commonmark").disable("inline")
 # Every line that may be (part of) a role heading: an ATX heading, or the text of a setext one.
-_CANDIDATE = re.compile(r"^[ \t>*+\-0-9.)]*(?:#{1,6}[ \t]+)?(?:user|assistant)[ \t]*:?[ \t#]*$",
-                        re.IGNORECASE | re.MULTILINE)
+_CANDIDATE = re.compile(
+    r"^[ \t>*+\-0-9.)]*(?:#{1,6}[ \t]+)?(?:user|assistant)[ \t]*:?[ \t#]*$", re.IGNORECASE | re.MULTILINE
+)
 
 
 @dataclass(frozen=True, slots=True)

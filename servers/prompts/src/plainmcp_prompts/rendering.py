@@ -34,9 +34,11 @@ def check_values(spec: PromptSpec, arguments: Mapping[str, Any] | None) -> dict[
     unknown = [name for name in given if spec.argument(name) is None]
     if unknown:
         takes = ", ".join(a.name for a in spec.arguments) or "no arguments"
-        raise _invalid(f"Prompt {spec.name!r} has no argument {clip(', '.join(map(quote, unknown)), 200)}; "
-                       f"it takes: {clip(takes, 200)}",
-                       {"unknown": unknown})
+        raise _invalid(
+            f"Prompt {spec.name!r} has no argument {clip(', '.join(map(quote, unknown)), 200)}; "
+            f"it takes: {clip(takes, 200)}",
+            {"unknown": unknown},
+        )
     values: dict[str, str] = {}
     missing: list[str] = []
     for argument in spec.arguments:
@@ -44,8 +46,9 @@ def check_values(spec: PromptSpec, arguments: Mapping[str, Any] | None) -> dict[
         if value is not None and not isinstance(value, str):
             raise _invalid(f"Argument {argument.name!r} of prompt {spec.name!r} must be a string")
         if value is not None and len(value) > MAX_VALUE_CHARS:
-            raise _invalid(f"Argument {argument.name!r} of prompt {spec.name!r} is longer than "
-                           f"{MAX_VALUE_CHARS} characters")
+            raise _invalid(
+                f"Argument {argument.name!r} of prompt {spec.name!r} is longer than {MAX_VALUE_CHARS} characters"
+            )
         if not value:
             if argument.required:
                 missing.append(argument.name)
@@ -79,7 +82,9 @@ async def render_prompt(
         try:
             return library.read_embed(spec, embed)
         except FormatError as error:
-            raise MCPError(ErrorCode.INTERNAL_ERROR, f"Prompt {spec.name!r} cannot be rendered: {error.message}") from None
+            raise MCPError(
+                ErrorCode.INTERNAL_ERROR, f"Prompt {spec.name!r} cannot be rendered: {error.message}"
+            ) from None
 
     has_embeds = any(isinstance(s, Embed) for message in spec.messages for s in message.segments)
     try:
@@ -88,8 +93,10 @@ async def render_prompt(
         else:
             messages = render(spec.messages, values, read)
     except TooLarge:
-        raise _invalid(f"Prompt {spec.name!r} rendered with these arguments would be larger than "
-                       f"{MAX_RENDER_CHARS} characters; shorten the arguments") from None
+        raise _invalid(
+            f"Prompt {spec.name!r} rendered with these arguments would be larger than "
+            f"{MAX_RENDER_CHARS} characters; shorten the arguments"
+        ) from None
     history.remember(spec.name, {name: value for name, value in (arguments or {}).items() if value})
     return {"description": spec.description, "messages": messages}
 

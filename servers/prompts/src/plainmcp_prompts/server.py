@@ -21,8 +21,7 @@ from .library import Library
 from .watch import LibraryUpkeep
 
 NAME = "plainmcp-prompts"
-DESCRIPTION = ("Serve a prompt library kept as Markdown files: MCP prompts with arguments, completion and "
-               "live reload.")
+DESCRIPTION = "Serve a prompt library kept as Markdown files: MCP prompts with arguments, completion and live reload."
 INSTRUCTIONS = (
     "A library of prompts kept as Markdown files. Use them as MCP prompts (prompts/list, prompts/get), "
     "or through the tools list_prompts and render_prompt. Each prompt's source is the resource "
@@ -73,8 +72,9 @@ def build_server(config: Config, deps: Deps | None = None) -> Server:
     )
     catalog = Catalog(server, deps.library, deps.history)
     tools.register(server, tools.LibraryTools(catalog))
-    server.background(LibraryUpkeep(catalog, watch=config.watch, debounce_ms=config.debounce_ms,
-                                    caught_up=deps.caught_up))
+    server.background(
+        LibraryUpkeep(catalog, watch=config.watch, debounce_ms=config.debounce_ms, caught_up=deps.caught_up)
+    )
     return server
 
 

@@ -109,8 +109,11 @@ def claude_positions(text: str, first_line: int = 1) -> tuple[int, bool]:
             whole = True
         elif len(index) > 2 or int(index) > MAX_POSITIONAL:  # length first: int() of 5,000 digits fails
             line = first_line + text.count("\n", 0, match.start())
-            raise FormatError(f"{quote(match.group(0), 12)} is beyond ${MAX_POSITIONAL}, the highest positional "
-                              "argument a command may use", line)
+            raise FormatError(
+                f"{quote(match.group(0), 12)} is beyond ${MAX_POSITIONAL}, the highest positional "
+                "argument a command may use",
+                line,
+            )
         else:
             highest = max(highest, int(index))
     return highest, whole

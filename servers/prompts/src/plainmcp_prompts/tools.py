@@ -69,8 +69,10 @@ LIST_INPUT = {
     "type": "object",
     "properties": {
         "tag": {"type": "string", "description": "Only prompts with this tag"},
-        "query": {"type": "string", "description": "Only prompts whose name, title or description "
-                  "contains this text (ignoring case)"},
+        "query": {
+            "type": "string",
+            "description": "Only prompts whose name, title or description contains this text (ignoring case)",
+        },
     },
     "additionalProperties": False,
 }
@@ -107,7 +109,9 @@ class LibraryTools:
             spec.to_listing()
             for spec in self.catalog.specs.values()
             if (tag is None or tag in spec.tags)
-            and (not query or any(query in (text or "").casefold() for text in (spec.name, spec.title, spec.description)))
+            and (
+                not query or any(query in (text or "").casefold() for text in (spec.name, spec.title, spec.description))
+            )
         ]
         lines = [f"{len(listing)} prompt{'s' if len(listing) != 1 else ''}:"] + [_describe(entry) for entry in listing]
         return ToolResult(content=[content.text("\n".join(lines))], structured={"prompts": listing})
@@ -118,7 +122,9 @@ class LibraryTools:
         if spec is None:
             raise ToolError(f"No prompt named {quote(args['name'])}. Call list_prompts to see the names.")
         try:
-            result = await rendering.render_prompt(self.catalog.library, self.catalog.history, spec, args.get("arguments"))
+            result = await rendering.render_prompt(
+                self.catalog.library, self.catalog.history, spec, args.get("arguments")
+            )
         except MCPError as error:
             raise ToolError(error.message) from None
         return ToolResult(content=[content.text(as_text(result["messages"]))], structured=result)
@@ -127,14 +133,13 @@ class LibraryTools:
 def register(server: Server, tools: LibraryTools) -> None:
     """Register the tools of ``tools`` on ``server``."""
     server.tool(input_schema=LIST_INPUT, output_schema=LIST_OUTPUT, annotations=LIST_ANNOTATIONS)(tools.list_prompts)
-    server.tool(input_schema=RENDER_INPUT, output_schema=RENDER_OUTPUT,
-                annotations=RENDER_ANNOTATIONS)(tools.render_prompt)
+    server.tool(input_schema=RENDER_INPUT, output_schema=RENDER_OUTPUT, annotations=RENDER_ANNOTATIONS)(
+        tools.render_prompt
+    )
 
 
 def _describe(entry: dict[str, Any]) -> str:
-    arguments = ", ".join(
-        argument["name"] + ("" if argument["required"] else "?") for argument in entry["arguments"]
-    )
+    arguments = ", ".join(argument["name"] + ("" if argument["required"] else "?") for argument in entry["arguments"])
     return f"- {entry['name']}({arguments}): {entry['description']}"
 
 

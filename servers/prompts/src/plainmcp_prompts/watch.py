@@ -67,8 +67,9 @@ async def watch_library(catalog: Catalog, debounce_ms: int, caught_up: Callable[
     try:
         await _watch(catalog, dirs, debounce_ms, caught_up)
     except OSError as error:
-        logger.warning("cannot watch the prompt directories (%s); rescanning every %g s instead",
-                       _reason(error), POLL_SECONDS)
+        logger.warning(
+            "cannot watch the prompt directories (%s); rescanning every %g s instead", _reason(error), POLL_SECONDS
+        )
         await _poll(catalog, caught_up)
 
 
