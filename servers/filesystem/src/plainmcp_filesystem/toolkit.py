@@ -32,7 +32,8 @@ READ = ToolAnnotations(read_only=True, destructive=False, idempotent=True, open_
 Handler = Callable[[Context, dict[str, Any]], Awaitable[ToolResult]]
 
 
-def annotations(*, destructive: bool, idempotent: bool) -> ToolAnnotations:
+def writes(*, destructive: bool, idempotent: bool) -> ToolAnnotations:
+    """The annotations of a tool that changes files (never open-world: it stays inside the allowed directories)."""
     return ToolAnnotations(read_only=False, destructive=destructive, idempotent=idempotent, open_world=False)
 
 

@@ -73,11 +73,11 @@ class ChangeFeed:
         for path in paths:
             touched.update(_ancestors(path, roots))
         for uri in sorted(self.server.subscribed_uris()):
-            path = file_uri_path(uri)
-            if path is None:
+            subscribed = file_uri_path(uri)
+            if subscribed is None:
                 continue
             try:
-                real = self.policy.resolve(path, must_exist=False).real
+                real = self.policy.resolve(subscribed, must_exist=False).real
             except AccessError:
                 continue
             if real in touched:
@@ -179,7 +179,7 @@ class Watcher:
         finally:
             self.watching = False
 
-    def _directories_changed(self, changes: set[tuple[int, str]]) -> bool:
+    def _directories_changed(self, changes: Iterable[tuple[int, str]]) -> bool:
         for kind, path in changes:
             if kind == DELETED and path in self.directories:
                 return True

@@ -12,7 +12,7 @@ from plainmcp import Context, ToolError, ToolResult
 
 from .editing import EditOutcome, apply_edits, fenced, unified_diff
 from .reading import read_bytes
-from .toolkit import PATH, ToolFamily, ToolSpec, annotations, obj, out, result
+from .toolkit import PATH, ToolFamily, ToolSpec, obj, out, result, writes
 from .writing import atomic_write, copy, delete, make_directories, move
 
 if TYPE_CHECKING:
@@ -29,7 +29,7 @@ WRITE_FILE = ToolSpec(
                      ("path", "content")),
     output_schema=out({"path": {"type": "string"}, "created": {"type": "boolean"}, "bytes": {"type": "integer"}},
                       ("path", "created", "bytes")),
-    annotations=annotations(destructive=True, idempotent=True),
+    annotations=writes(destructive=True, idempotent=True),
 )
 
 EDIT_FILE = ToolSpec(
@@ -46,14 +46,14 @@ EDIT_FILE = ToolSpec(
         "path": {"type": "string"}, "diff": {"type": "string"}, "applied": {"type": "boolean"},
         "notes": {"type": "array", "items": {"type": "string"}},
     }, ("path", "diff", "applied")),
-    annotations=annotations(destructive=True, idempotent=False),
+    annotations=writes(destructive=True, idempotent=False),
 )
 
 CREATE_DIRECTORY = ToolSpec(
     title="Create a directory",
     input_schema=obj({"path": PATH}, ("path",)),
     output_schema=out({"path": {"type": "string"}, "created": {"type": "boolean"}}, ("path", "created")),
-    annotations=annotations(destructive=False, idempotent=True),
+    annotations=writes(destructive=False, idempotent=True),
 )
 
 MOVE_FILE = ToolSpec(
@@ -61,7 +61,7 @@ MOVE_FILE = ToolSpec(
     input_schema=obj({"source": PATH, "destination": PATH}, ("source", "destination")),
     output_schema=out({"source": {"type": "string"}, "destination": {"type": "string"}}, ("source", "destination")),
     # Not destructive: it refuses to replace anything, so no data is lost.
-    annotations=annotations(destructive=False, idempotent=False),
+    annotations=writes(destructive=False, idempotent=False),
 )
 
 COPY_FILE = ToolSpec(
@@ -71,7 +71,7 @@ COPY_FILE = ToolSpec(
         "source": {"type": "string"}, "destination": {"type": "string"}, "files": {"type": "integer"},
         "directories": {"type": "integer"}, "bytes": {"type": "integer"}, "skipped": {"type": "integer"},
     }, ("source", "destination", "files", "directories", "bytes", "skipped")),
-    annotations=annotations(destructive=False, idempotent=False),
+    annotations=writes(destructive=False, idempotent=False),
 )
 
 DELETE_FILE = ToolSpec(
@@ -81,7 +81,7 @@ DELETE_FILE = ToolSpec(
         "recursive": {"type": "boolean", "default": False, "description": "Delete a directory and everything in it"},
     }, ("path",)),
     output_schema=out({"path": {"type": "string"}, "deleted": {"type": "string"}}, ("path", "deleted")),
-    annotations=annotations(destructive=True, idempotent=True),
+    annotations=writes(destructive=True, idempotent=True),
 )
 
 
