@@ -8,7 +8,7 @@ answers while an upstream is down. Embed it with ``build_server(Config(...))``.
 
 import importlib.metadata
 
-__version__ = importlib.metadata.version("plainmcp-weather")
+__version__: str = importlib.metadata.version("plainmcp-weather")
 
 # After __version__: config.py (the default User-Agent) and server.py (serverInfo) read it.
 from .config import Config

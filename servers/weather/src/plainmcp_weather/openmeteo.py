@@ -7,7 +7,7 @@ depend on Open-Meteo's variable naming. An answer missing what we asked for rais
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeGuard
 
 from .units import Units
 from .upstream import Unavailable, Upstream
@@ -76,7 +76,7 @@ def place_from(raw: Any) -> dict[str, Any] | None:
     return place
 
 
-def _is_number(value: Any) -> bool:
+def _is_number(value: Any) -> TypeGuard[int | float]:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 

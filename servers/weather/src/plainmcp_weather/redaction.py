@@ -87,7 +87,8 @@ def environment_transport(limits: httpx.Limits) -> httpx.AsyncBaseTransport:
     class ByEnvironment(httpx.AsyncBaseTransport):
         async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
             proxy = proxied.get(request.url.scheme) or proxied.get("all")
-            if proxy is None or urllib.request.proxy_bypass_environment(request.url.host):
+            # proxy_bypass_environment is in the standard library, not in its stubs (typeshed).
+            if proxy is None or urllib.request.proxy_bypass_environment(request.url.host):  # type: ignore[attr-defined]
                 return await direct.handle_async_request(request)
             return await proxy.handle_async_request(request)
 

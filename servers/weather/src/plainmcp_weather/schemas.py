@@ -79,7 +79,7 @@ ALERTS_INPUT = {
     "additionalProperties": False,
 }
 
-PLACE = {
+PLACE: dict[str, Any] = {
     "type": "object",
     "properties": {
         "name": {"type": "string"},

@@ -37,7 +37,7 @@ logger = logging.getLogger(__name__)
 MAX_ALTERNATIVES = 5
 #: The upstreams: ``(name, label in messages, extra headers, whether requests carry the API key)``; each
 #: has its own circuit breaker, and its base URL is the setting ``<name>_url``.
-UPSTREAMS = (
+UPSTREAMS: tuple[tuple[str, str, dict[str, str], bool], ...] = (
     ("geocoding", "Open-Meteo geocoding", {}, True),
     ("forecast", "Open-Meteo forecast", {}, True),
     ("nws", "National Weather Service", {"Accept": ACCEPT}, False),
@@ -160,7 +160,7 @@ class WeatherService:
 
     # --------------------------------------------------------------------------------- caching
 
-    async def _cached(self, key: Hashable, ttl: float, fetch: Callable[[], Awaitable[Any]]) -> Answer:
+    async def _cached(self, key: tuple[Hashable, ...], ttl: float, fetch: Callable[[], Awaitable[Any]]) -> Answer:
         """The fresh cached answer for ``key``, or ``fetch()`` (shared by every concurrent caller for
         the same key: the upstream sees one request), or a stale one when the upstream is unavailable."""
         hit = self.cache.get(key)

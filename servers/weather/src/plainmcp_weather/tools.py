@@ -225,13 +225,14 @@ class WeatherTools:
         """
         point = _coordinates(args)
         state = args.get("state")
-        if (point is None) == (state is None):
-            raise ToolError("Give either a US state (\"CA\" or \"California\") or latitude and longitude.")
+        code: str | None
         with _failures():
-            if point is None:  # then a state was given
+            if state is not None and point is None:
                 code, where, answers = await self._alerts_for_state(state)
-            else:
+            elif point is not None and state is None:
                 code, where, answers = await self._alerts_for_point(*point)
+            else:
+                raise ToolError("Give either a US state (\"CA\" or \"California\") or latitude and longitude.")
         data = answers[-1].value
         fields = _freshness(*answers)
         structured = {
