@@ -1,18 +1,22 @@
-"""The server's settings: one frozen value built from the command line (or the environment)."""
+"""The server's settings: one frozen value built from the command line (or the environment, or a test)."""
 
 from __future__ import annotations
 
 import argparse
+import logging
+import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
-from .engine import check_file
+from plainmcp import StartupError, env_option, env_switch
 
+from .engine import MAX_VALUE_BYTES, check_file
+
+ENV_PREFIX = "PLAINMCP_SQLITE"
 #: The bundled demo database, served (read-only) when no ``--db`` is given.
 SAMPLE_DB = Path(__file__).parent / "sample" / "sample.db"
 
-_TRUE = {"1", "true", "yes", "on"}
-_FALSE = {"0", "false", "no", "off", ""}
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,8 +30,12 @@ class Config:
         max_rows: the most rows one result may hold (``max_rows`` of a call is capped to it).
         default_rows: rows returned when a call does not say.
         max_cell_chars: characters of a text cell (bytes of a blob) before it is cut.
-        max_result_bytes: approximate size of one result; rows past it are left out (truncated).
+        max_result_bytes: approximate size of one result, rows past it left out (truncated); also
+            the longest value a statement may build or read (at most ``engine.MAX_VALUE_BYTES``).
         watch: watch the file for changes while clients are subscribed.
+
+    Raises:
+        ValueError: a value out of range, or ``allow_write`` without ``db`` (the message names the option).
     """
 
     db: Path | None = None
@@ -42,7 +50,7 @@ class Config:
     def __post_init__(self) -> None:
         if self.db is None and self.allow_write:
             raise ValueError("--allow-write needs --db: the bundled sample database is read-only")
-        if not 0 < self.timeout <= 3600:
+        if not 0 < self.timeout <= 3600:  # also refuses NaN, which compares false with everything
             raise ValueError("--timeout must be between 0 and 3600 seconds")
         if self.max_rows < 1 or self.default_rows < 1 or self.max_cell_chars < 16 or self.max_result_bytes < 1024:
             raise ValueError("--max-rows must be >= 1, --max-cell-chars >= 16, --max-result-bytes >= 1024")
@@ -60,35 +68,73 @@ class Config:
     def rows_by_default(self) -> int:
         return min(self.default_rows, self.max_rows)
 
+    @staticmethod
+    def add_arguments(parser: argparse.ArgumentParser) -> None:
+        """Add the server's own options (each with its ``PLAINMCP_SQLITE_*`` variable) to ``parser``."""
+        group = parser.add_argument_group("database")  # a group takes options as a parser does
+        env_option(group, "--db", f"{ENV_PREFIX}_DB", metavar="PATH", default=None,
+                   help="the SQLite database file (default: the bundled sample database, read-only)")
+        env_switch(group, "--allow-write", f"{ENV_PREFIX}_ALLOW_WRITE",
+                   help="offer the execute tool, which changes the database (creates the file if missing); "
+                   "query stays read-only")
+        env_option(group, "--timeout", f"{ENV_PREFIX}_TIMEOUT", type=float, default=5.0, metavar="SECONDS",
+                   help="deadline of one statement; past it the statement is stopped (default 5)")
+        env_option(group, "--max-rows", f"{ENV_PREFIX}_MAX_ROWS", type=int, default=1000,
+                   help="most rows one result may hold (default 1000)")
+        env_option(group, "--default-rows", f"{ENV_PREFIX}_DEFAULT_ROWS", type=int, default=100,
+                   help="rows a query returns when it does not ask (default 100)")
+        env_option(group, "--max-cell-chars", f"{ENV_PREFIX}_MAX_CELL_CHARS", type=int, default=2000,
+                   help="characters of a text cell (bytes of a blob) before it is cut (default 2000)")
+        env_option(group, "--max-result-bytes", f"{ENV_PREFIX}_MAX_RESULT_BYTES", type=int, default=1_000_000,
+                   help="approximate size of one result, later rows left out; also the longest value "
+                   f"(text or blob) a statement may build or read, at most {MAX_VALUE_BYTES} (default 1000000)")
+        env_switch(group, "--no-watch", f"{ENV_PREFIX}_NO_WATCH",
+                   help="do not watch the file for changes (subscriptions then get no updates)")
+
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> Config:
-        """Raises ValueError naming the option that is wrong, including a ``--db`` that exists
-        but is not a SQLite database this server can open (see :func:`engine.check_file`), so
-        that start-up fails with one line instead of the first call."""
+        """The configuration the parsed options ask for, once the file fits it: a ``--db`` must be a
+        SQLite database this server can open (read, or written with ``--allow-write``, which creates
+        a missing file as an empty database). Checked here so that start-up fails with one line
+        instead of the first call.
+
+        Raises:
+            ValueError: a wrong option value (a usage error).
+            StartupError: valid options the file does not fit (one line naming the option).
+        """
         config = cls(
             db=Path(args.db).expanduser() if args.db else None,
-            allow_write=flag(args.allow_write, "--allow-write"),
-            timeout=float(args.timeout),
-            max_rows=int(args.max_rows),
-            default_rows=int(args.default_rows),
-            max_cell_chars=int(args.max_cell_chars),
-            max_result_bytes=int(args.max_result_bytes),
-            watch=not flag(args.no_watch, "--no-watch"),
+            allow_write=args.allow_write,
+            timeout=args.timeout,
+            max_rows=args.max_rows,
+            default_rows=args.default_rows,
+            max_cell_chars=args.max_cell_chars,
+            max_result_bytes=args.max_result_bytes,
+            watch=not args.no_watch,
         )
-        if config.db is not None:
-            problem = check_file(config.db, "write" if config.allow_write else "read")
-            if problem is not None:
-                raise ValueError(problem)
+        _prepare_file(config)
         return config
 
 
-def flag(value: str | bool | None, name: str) -> bool:
-    """A switch given as a flag (True) or as an environment value (``1``/``true``/``0``/...)."""
-    if isinstance(value, bool) or value is None:
-        return bool(value)
-    lowered = value.strip().lower()
-    if lowered in _TRUE:
-        return True
-    if lowered in _FALSE:
-        return False
-    raise ValueError(f"{name}: expected true or false, not {value!r}")
+def _prepare_file(config: Config) -> None:
+    """Check that ``config``'s file can be served; create a missing one for ``--allow-write``.
+
+    Raises:
+        StartupError: the file cannot be served as ``config`` asks.
+    """
+    if config.db is None:
+        if not SAMPLE_DB.is_file():
+            raise StartupError("the bundled sample database is missing from this installation")
+        return
+    problem = check_file(config.db, "write" if config.allow_write else "read")
+    if problem is not None:
+        raise StartupError(problem)
+    if config.db.exists():
+        return
+    if not config.allow_write:
+        raise StartupError(f"--db {config.db}: no such file (read-only mode does not create one)")
+    try:
+        sqlite3.connect(config.db).close()
+    except sqlite3.Error as failure:
+        raise StartupError(f"--db {config.db} cannot be created: {failure}") from None
+    logger.warning("created an empty database at %s", config.db)

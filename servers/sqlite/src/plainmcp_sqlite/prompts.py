@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from plainmcp import PromptArgument, Server, content
+from plainmcp import Context, PromptArgument, Server, content
 
 from . import catalog
-from .config import Config
 from .engine import DatabaseError
 from .resources import SCHEMA_URI
 
@@ -19,19 +18,25 @@ _RULES = (
 )
 
 
-def register(server: Server, config: Config, catalogue: catalog.Catalog) -> None:
-    async def schema_block() -> dict[str, Any]:
+EXPLORE_ARGUMENTS = [PromptArgument("focus", "A subject to look at first (optional), e.g. 'sales by month'")]
+ANSWER_ARGUMENTS = [PromptArgument("question", "The question to answer from the data", required=True)]
+
+
+class DatabasePrompts:
+    """The prompts, each starting with the schema read from ``catalogue``."""
+
+    def __init__(self, catalogue: catalog.Catalog) -> None:
+        self.catalogue = catalogue
+
+    async def schema_block(self) -> dict[str, Any]:
+        """A user message embedding the ``sqlite://schema`` resource (or why it could not be read)."""
         try:
-            text = await catalogue.schema_sql()
+            text = await self.catalogue.schema_sql()
         except DatabaseError as failure:
             text = f"-- The schema could not be read: {failure}"
         return content.user(content.embedded_resource(content.text_contents(SCHEMA_URI, text, "application/sql")))
 
-    @server.prompt(
-        title="Explore the database",
-        arguments=[PromptArgument("focus", "A subject to look at first (optional), e.g. 'sales by month'")],
-    )
-    async def explore_database(ctx: Any, args: dict[str, str]) -> list[dict[str, Any]]:
+    async def explore_database(self, ctx: Context, args: dict[str, str]) -> list[dict[str, Any]]:
         """Get to know the database: its tables, how they relate, and what the data looks like."""
         focus = args.get("focus", "").strip()
         ask = (
@@ -40,13 +45,9 @@ def register(server: Server, config: Config, catalogue: catalog.Catalog) -> None
             "could answer. Use list_tables and describe_table, then a few small queries to look at "
             "real rows." + (f" Start with what concerns: {focus}." if focus else "")
         )
-        return [await schema_block(), content.user(f"{ask}\n\n{_RULES}")]
+        return [await self.schema_block(), content.user(f"{ask}\n\n{_RULES}")]
 
-    @server.prompt(
-        title="Answer a question with SQL",
-        arguments=[PromptArgument("question", "The question to answer from the data", required=True)],
-    )
-    async def answer_question(ctx: Any, args: dict[str, str]) -> list[dict[str, Any]]:
+    async def answer_question(self, ctx: Context, args: dict[str, str]) -> list[dict[str, Any]]:
         """Answer a question from the data: find the tables, write the query, check it, explain."""
         question = args["question"].strip()
         ask = (
@@ -56,4 +57,10 @@ def register(server: Server, config: Config, catalogue: catalog.Catalog) -> None
             "slow, run it with the query tool, check that the numbers are plausible, then answer in "
             "plain words and show the SQL you used."
         )
-        return [await schema_block(), content.user(f"{ask}\n\n{_RULES}")]
+        return [await self.schema_block(), content.user(f"{ask}\n\n{_RULES}")]
+
+
+def register(server: Server, prompts: DatabasePrompts) -> None:
+    """Add the prompts of ``prompts`` to ``server``."""
+    server.prompt(title="Explore the database", arguments=EXPLORE_ARGUMENTS)(prompts.explore_database)
+    server.prompt(title="Answer a question with SQL", arguments=ANSWER_ARGUMENTS)(prompts.answer_question)

@@ -14,7 +14,7 @@ import json
 from typing import Any
 from urllib.parse import quote
 
-from plainmcp import ErrorCode, MCPError, Server
+from plainmcp import Context, ErrorCode, MCPError, Server
 
 from . import catalog, results
 from .config import Config
@@ -32,37 +32,47 @@ def table_uri(name: str) -> str:
     return "sqlite://table/" + quote(name, safe="")
 
 
-def register(server: Server, config: Config, catalogue: catalog.Catalog) -> None:
-    async def complete_table(ctx: Any, value: str, others: dict[str, str]) -> list[str]:
+class DatabaseResources:
+    """The schema and table resources over ``catalogue``, cells cut to ``config``'s limit."""
+
+    def __init__(self, config: Config, catalogue: catalog.Catalog) -> None:
+        self.config = config
+        self.catalogue = catalogue
+
+    async def complete_table(self, ctx: Context, value: str, others: dict[str, str]) -> list[str]:
+        """Table and view names starting with ``value`` (any case), at most :data:`MAX_COMPLETIONS`."""
         prefix = value.casefold()
         try:
-            known = await catalogue.names()
+            known = await self.catalogue.names()
         except DatabaseError:
             return []
         return [name for name in known if name.casefold().startswith(prefix)][:MAX_COMPLETIONS]
 
-    @server.resource(SCHEMA_URI, "schema", title="Database schema", mime_type="application/sql")
-    async def schema(ctx: Any, uri: str) -> str:
+    async def schema(self, ctx: Context, uri: str) -> str:
         """Every CREATE statement of the database: tables, views, indexes and triggers."""
-        return await _read(catalogue.schema_sql())
+        return await _read(self.catalogue.schema_sql())
 
-    @server.resource_template(
-        TABLE_TEMPLATE, "table", title="Table", mime_type="application/json", complete={"table": complete_table}
-    )
-    async def table(ctx: Any, uri: str, variables: dict[str, str]) -> str | None:
+    async def table(self, ctx: Context, uri: str, variables: dict[str, str]) -> str | None:
         """One table or view: columns, keys, indexes, row count and its first rows."""
         try:
-            description = await catalogue.describe(variables["table"])
+            description = await self.catalogue.describe(variables["table"])
         except catalog.UnknownTable:
             return None  # resources/read answers "resource not found"
         except DatabaseError as failure:
             raise _read_error(failure) from None
-        columns, rows = await _read(catalogue.sample(description["name"], SAMPLE_ROWS))
+        columns, rows = await _read(self.catalogue.sample(description["name"], SAMPLE_ROWS))
         description["sample_rows"] = [
-            dict(zip(columns, (results.cell(value, config.max_cell_chars)[0] for value in row), strict=True))
+            dict(zip(columns, (results.cell(value, self.config.max_cell_chars)[0] for value in row), strict=True))
             for row in rows
         ]
         return json.dumps(description, ensure_ascii=False, indent=1)
+
+
+def register(server: Server, resources: DatabaseResources) -> None:
+    """Add the resources of ``resources`` to ``server``."""
+    server.resource(SCHEMA_URI, "schema", title="Database schema", mime_type="application/sql")(resources.schema)
+    server.resource_template(TABLE_TEMPLATE, "table", title="Table", mime_type="application/json",
+                             complete={"table": resources.complete_table})(resources.table)
 
 
 async def _read(awaitable: Any) -> Any:

@@ -1,23 +1,30 @@
 """Wiring: the SQLite server from a :class:`~plainmcp_sqlite.config.Config`.
 
 A pure factory: nothing is opened here. The read connection opens at the first statement; the write
-connection (``--allow-write`` only) at the first ``execute``. Both close when serving ends.
+connection (``--allow-write`` only) at the first ``execute``. Both close when serving ends
+(:class:`.watch.DatabaseUpkeep`, the server's background task).
 """
 
 from __future__ import annotations
 
+import importlib.metadata
 from dataclasses import dataclass
 
-import anyio
 from plainmcp import Server
 
-from . import __version__, catalog, prompts, resources, tools, watch
+from . import prompts, resources, tools
+from .catalog import Catalog
 from .config import Config
 from .engine import Database
 from .probe import VersionProbe
+from .watch import DatabaseUpkeep
 
 NAME = "plainmcp-sqlite"
-
+DESCRIPTION = (
+    "Explore and query a SQLite database over MCP. Read-only unless --allow-write; every statement has "
+    "a deadline and results are capped. Without --db, a small bundled sample database (a bookshop) is "
+    "served, read-only."
+)
 INSTRUCTIONS = (
     "A SQLite database. Start with list_tables and describe_table (or the sqlite://schema resource), "
     "then query with one statement per call, values passed as params. Results are JSON rows, capped: "
@@ -27,7 +34,13 @@ INSTRUCTIONS = (
 
 @dataclass(frozen=True, slots=True)
 class Deps:
-    """The databases the server talks to; tests may pass their own."""
+    """The databases the server talks to; tests and embedders may pass their own (none opened yet).
+
+    Args:
+        reader: the read-only connection every tool but ``execute``, the resources, the prompts and
+            the watcher use.
+        writer: the connection ``execute`` uses; None offers no ``execute`` tool.
+    """
 
     reader: Database
     writer: Database | None = None
@@ -40,39 +53,26 @@ def default_deps(config: Config) -> Deps:
     return Deps(reader, writer)
 
 
-def build_server(config: Config | None = None, deps: Deps | None = None) -> Server:
-    """The SQLite server: tools, resources with subscriptions, prompts, and the file watcher."""
-    config = config or Config()
+def build_server(config: Config, deps: Deps | None = None) -> Server:
+    """The SQLite server for ``config`` over ``deps`` (by default :func:`default_deps`): tools,
+    resources with subscriptions, prompts, and the background task that watches the file for
+    subscribers and closes the connections when serving ends. Opens nothing."""
     deps = deps or default_deps(config)
     mode = "writes enabled through the execute tool" if deps.writer else "read-only"
     server = Server(
         NAME,
-        __version__,
+        importlib.metadata.version(NAME),
         title="SQLite",
         description="Explore and query a SQLite database: read-only by default, bounded in time and size",
         instructions=INSTRUCTIONS + f"This server is {mode}.",
         resource_subscriptions=True,
     )
     # Shared: one cache of what the database holds, checked for changes by a probe on the event loop.
-    catalogue = catalog.Catalog(deps.reader, VersionProbe(deps.reader.path, immutable=deps.reader.immutable))
-    tools.register(server, config, catalogue, deps.writer)
-    resources.register(server, config, catalogue)
-    prompts.register(server, config, catalogue)
-
-    @server.background
-    async def lifetime(server: Server) -> None:
-        """Watch the file for subscribers while served; close the connections when serving ends."""
-        try:
-            if config.watch and not config.is_sample:  # the bundled sample never changes
-                await watch.watch_database(server, deps.reader)
-            else:
-                await anyio.sleep_forever()
-        finally:
-            if catalogue.probe is not None:
-                catalogue.probe.close()
-            with anyio.CancelScope(shield=True):
-                for db in (deps.reader, deps.writer):
-                    if db is not None:
-                        await db.close()
-
+    catalogue = Catalog(deps.reader, VersionProbe(deps.reader.path, immutable=deps.reader.immutable))
+    tools.register(server, tools.ReadTools(config, catalogue),
+                   tools.WriteTools(config, deps.writer) if deps.writer is not None else None)
+    resources.register(server, resources.DatabaseResources(config, catalogue))
+    prompts.register(server, prompts.DatabasePrompts(catalogue))
+    # The bundled sample never changes: it is not watched.
+    server.background(DatabaseUpkeep(catalogue, (deps.reader, deps.writer), watch=config.watch and not config.is_sample))
     return server

@@ -4,6 +4,9 @@
 Every failure of the database becomes an ``isError`` result whose text says what was wrong (see
 ``engine.Database._explain``); nothing here builds SQL from what the model sent, apart from
 ``EXPLAIN QUERY PLAN`` in front of its own statement, which changes nothing it may do.
+
+The handlers are methods of :class:`ReadTools` and :class:`WriteTools` (what they share: the
+configuration, the catalogue, the connections); :func:`register` is the table that adds them.
 """
 
 from __future__ import annotations
@@ -11,11 +14,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from plainmcp import Server, ToolAnnotations, ToolError, ToolResult, content
+from plainmcp import Context, Server, ToolAnnotations, ToolError, ToolResult, content
 
 from . import catalog, results
 from .config import Config
-from .engine import MAX_SQL_LENGTH, Database, DatabaseError, Params
+from .engine import MAX_SQL_LENGTH, Database, DatabaseError, Outcome, Params
 
 _SCALAR = {"type": ["string", "number", "integer", "boolean", "null"]}
 _SQL = {"type": "string", "minLength": 1, "maxLength": MAX_SQL_LENGTH}
@@ -26,7 +29,7 @@ _PARAMS = {
     "description": "Values for the statement's parameters: an array for ? placeholders, or an object "
     "for :name placeholders (keys with or without the ':'). Strings, numbers, booleans (stored as 1/0), null.",
 }
-_RESULT_SCHEMA = {
+RESULT_OUTPUT = {
     "type": "object",
     "properties": {
         "columns": {"type": "array", "items": {"type": "string"}},
@@ -68,61 +71,94 @@ def bind(params: Any) -> Params:
     return {name.lstrip(":@$"): _value(value) for name, value in params.items()}
 
 
-def register(server: Server, config: Config, catalogue: catalog.Catalog, writer: Database | None) -> None:
-    """Add the tools to ``server``: the read tools on ``catalogue`` and its read connection,
-    ``execute`` on ``writer`` if given."""
-    reader = catalogue.db
-    max_rows = config.max_rows
+READ_ONLY = ToolAnnotations(read_only=True, open_world=False)
+WRITES = ToolAnnotations(read_only=False, destructive=True, idempotent=False, open_world=False)
 
-    def shaped(outcome: Any) -> dict[str, Any]:
-        return results.to_json(outcome, max_cell_chars=config.max_cell_chars, max_rows=max_rows)
+QUERY_INPUT = {
+    "type": "object",
+    "properties": {
+        "sql": {**_SQL, "description": "One SQL statement (SELECT, WITH ... SELECT, VALUES, or a read-only PRAGMA)."},
+        "params": _PARAMS,
+        # ``maximum`` and the default are the operator's: see query_input().
+        "max_rows": {"type": "integer", "minimum": 1, "description": "Rows to return at most."},
+    },
+    "required": ["sql"],
+    "additionalProperties": False,
+}
+LIST_OUTPUT = {
+    "type": "object",
+    "properties": {
+        "tables": {"type": "array", "items": {"type": "object", "properties": {
+            "name": {"type": "string"}, "type": {"type": "string"},
+            "columns": {"type": "array", "items": {"type": "string"}},
+            "rows": {"type": ["integer", "null"]},
+        }, "required": ["name", "type", "columns", "rows"]}},
+        "truncated": {"type": "boolean"},
+    },
+    "required": ["tables", "truncated"],
+}
+DESCRIBE_INPUT = {
+    "type": "object",
+    "properties": {"table": {"type": "string", "minLength": 1, "maxLength": 1000,
+                             "description": "A table or view name, as list_tables gives it."}},
+    "required": ["table"],
+    "additionalProperties": False,
+}
+DESCRIBE_OUTPUT = {"type": "object", "properties": {
+    "name": {"type": "string"}, "type": {"type": "string"}, "columns": {"type": "array"},
+    "primary_key": {"type": "array"}, "foreign_keys": {"type": "array"}, "indexes": {"type": "array"},
+    "rows": {"type": ["integer", "null"]}, "sql": {"type": ["string", "null"]},
+}, "required": ["name", "type", "columns", "primary_key", "foreign_keys", "indexes"]}
+EXPLAIN_INPUT = {
+    "type": "object",
+    "properties": {"sql": {**_SQL, "description": "The statement to explain (without EXPLAIN)."},
+                   "params": _PARAMS},
+    "required": ["sql"],
+    "additionalProperties": False,
+}
+EXECUTE_INPUT = {
+    "type": "object",
+    "properties": {"sql": {**_SQL, "description": "One statement: INSERT, UPDATE, DELETE, CREATE, ALTER, DROP..."},
+                   "params": _PARAMS},
+    "required": ["sql"],
+    "additionalProperties": False,
+}
+EXECUTE_OUTPUT = {"type": "object", "properties": {
+    "changes": {"type": "integer"}, "last_row_id": {"type": ["integer", "null"]},
+    **RESULT_OUTPUT["properties"],
+}, "required": ["changes", "last_row_id"]}
 
-    @server.tool(
-        title="Run a read-only SQL query",
-        input_schema={
-            "type": "object",
-            "properties": {
-                "sql": {**_SQL, "description": "One SQL statement (SELECT, WITH ... SELECT, VALUES, or a read-only PRAGMA)."},
-                "params": _PARAMS,
-                "max_rows": {"type": "integer", "minimum": 1, "maximum": max_rows,
-                             "description": f"Rows to return at most (default {config.rows_by_default})."},
-            },
-            "required": ["sql"],
-            "additionalProperties": False,
-        },
-        output_schema=_RESULT_SCHEMA,
-        annotations=ToolAnnotations(read_only=True, open_world=False),
-    )
-    async def query(ctx: Any, args: dict[str, Any]) -> ToolResult:
+
+def query_input(config: Config) -> dict[str, Any]:
+    """:data:`QUERY_INPUT` with the operator's row limits: ``max_rows`` at most ``--max-rows``,
+    its default ``--default-rows``."""
+    max_rows = {**QUERY_INPUT["properties"]["max_rows"], "maximum": config.max_rows,
+                "description": f"Rows to return at most (default {config.rows_by_default})."}
+    return {**QUERY_INPUT, "properties": {**QUERY_INPUT["properties"], "max_rows": max_rows}}
+
+
+class ReadTools:
+    """The read-only tools: over ``catalogue`` and its read connection, within ``config``'s limits."""
+
+    def __init__(self, config: Config, catalogue: catalog.Catalog) -> None:
+        self.config = config
+        self.catalogue = catalogue
+
+    async def query(self, ctx: Context, args: dict[str, Any]) -> ToolResult:
         """Run one read-only SQL statement and return its rows as JSON: {columns, rows, row_count,
         truncated}. Pass values as params instead of writing them into the SQL. Blobs are shown as
         {"blob": base64, "bytes": size}. Long results are cut: page with ORDER BY ... LIMIT/OFFSET."""
+        config = self.config
         want = args.get("max_rows", config.rows_by_default)
-        outcome = await _run(reader, args["sql"], bind(args.get("params")), want, config.max_result_bytes)
-        result = shaped(outcome)
+        outcome = await _run(self.catalogue.db, args["sql"], bind(args.get("params")), want, config.max_result_bytes)
+        result = shaped(outcome, config)
         return ToolResult(content=[content.text(results.summary(result))], structured=result)
 
-    @server.tool(
-        title="List tables and views",
-        output_schema={
-            "type": "object",
-            "properties": {
-                "tables": {"type": "array", "items": {"type": "object", "properties": {
-                    "name": {"type": "string"}, "type": {"type": "string"},
-                    "columns": {"type": "array", "items": {"type": "string"}},
-                    "rows": {"type": ["integer", "null"]},
-                }, "required": ["name", "type", "columns", "rows"]}},
-                "truncated": {"type": "boolean"},
-            },
-            "required": ["tables", "truncated"],
-        },
-        annotations=ToolAnnotations(read_only=True, open_world=False),
-    )
-    async def list_tables(ctx: Any, args: dict[str, Any]) -> ToolResult:
+    async def list_tables(self, ctx: Context, args: dict[str, Any]) -> ToolResult:
         """The tables and views of the database with their column names, and row counts where
         counting is quick (null otherwise)."""
         try:
-            listing = await catalogue.list_tables()
+            listing = await self.catalogue.list_tables()
         except DatabaseError as failure:
             raise ToolError(str(failure)) from None
         lines = [
@@ -132,84 +168,67 @@ def register(server: Server, config: Config, catalogue: catalog.Catalog, writer:
         ] or ["The database has no tables."]
         return ToolResult(content=[content.text("\n".join(lines))], structured=listing)
 
-    @server.tool(
-        title="Describe a table",
-        input_schema={
-            "type": "object",
-            "properties": {"table": {"type": "string", "minLength": 1, "maxLength": 1000,
-                                     "description": "A table or view name, as list_tables gives it."}},
-            "required": ["table"],
-            "additionalProperties": False,
-        },
-        output_schema={"type": "object", "properties": {
-            "name": {"type": "string"}, "type": {"type": "string"}, "columns": {"type": "array"},
-            "primary_key": {"type": "array"}, "foreign_keys": {"type": "array"}, "indexes": {"type": "array"},
-            "rows": {"type": ["integer", "null"]}, "sql": {"type": ["string", "null"]},
-        }, "required": ["name", "type", "columns", "primary_key", "foreign_keys", "indexes"]},
-        annotations=ToolAnnotations(read_only=True, open_world=False),
-    )
-    async def describe_table(ctx: Any, args: dict[str, Any]) -> ToolResult:
+    async def describe_table(self, ctx: Context, args: dict[str, Any]) -> ToolResult:
         """Columns (type, nullable, default, primary key), foreign keys, indexes, the CREATE
         statement and the row count of one table or view."""
         try:
-            description = await catalogue.describe(args["table"])
+            description = await self.catalogue.describe(args["table"])
         except DatabaseError as failure:
             raise ToolError(str(failure)) from None
         return ToolResult(content=[content.text(describe_text(description))], structured=description)
 
-    @server.tool(
-        title="Explain a query plan",
-        input_schema={
-            "type": "object",
-            "properties": {"sql": {**_SQL, "description": "The statement to explain (without EXPLAIN)."},
-                           "params": _PARAMS},
-            "required": ["sql"],
-            "additionalProperties": False,
-        },
-        annotations=ToolAnnotations(read_only=True, open_world=False),
-    )
-    async def explain_query(ctx: Any, args: dict[str, Any]) -> ToolResult:
+    async def explain_query(self, ctx: Context, args: dict[str, Any]) -> ToolResult:
         """How SQLite would run a statement (EXPLAIN QUERY PLAN): which indexes it uses, where it
         scans whole tables. The statement is not run."""
         sql = _EXPLAIN_PREFIX.sub("", args["sql"], count=1)
-        outcome = await _run(reader, f"EXPLAIN QUERY PLAN {sql}", bind(args.get("params")), 10_000, 1 << 20)
+        outcome = await _run(self.catalogue.db, f"EXPLAIN QUERY PLAN {sql}", bind(args.get("params")), 10_000, 1 << 20)
         plan = [{"id": row[0], "parent": row[1], "detail": row[-1]} for row in outcome.rows]
         return ToolResult(content=[content.text(plan_text(plan))], structured={"plan": plan})
 
-    if writer is None:
-        return
 
-    @server.tool(
-        title="Change the database",
-        input_schema={
-            "type": "object",
-            "properties": {"sql": {**_SQL, "description": "One statement: INSERT, UPDATE, DELETE, CREATE, ALTER, DROP..."},
-                           "params": _PARAMS},
-            "required": ["sql"],
-            "additionalProperties": False,
-        },
-        output_schema={"type": "object", "properties": {
-            "changes": {"type": "integer"}, "last_row_id": {"type": ["integer", "null"]},
-            **_RESULT_SCHEMA["properties"],
-        }, "required": ["changes", "last_row_id"]},
-        annotations=ToolAnnotations(read_only=False, destructive=True, idempotent=False, open_world=False),
-    )
-    async def execute(ctx: Any, args: dict[str, Any]) -> ToolResult:
+class WriteTools:
+    """``execute`` (``--allow-write`` only): over ``writer``, its own read-write connection."""
+
+    def __init__(self, config: Config, writer: Database) -> None:
+        self.config = config
+        self.writer = writer
+
+    async def execute(self, ctx: Context, args: dict[str, Any]) -> ToolResult:
         """Run one statement that changes the database, in its own transaction (committed when it
         succeeds, rolled back otherwise). Returns the number of changed rows and the last inserted
         row id, and rows of a RETURNING clause. Attaching files, VACUUM and settings stay refused."""
-        outcome = await _run(writer, args["sql"], bind(args.get("params")), config.rows_by_default, config.max_result_bytes)
+        config = self.config
+        outcome = await _run(self.writer, args["sql"], bind(args.get("params")), config.rows_by_default,
+                             config.max_result_bytes)
         result: dict[str, Any] = {"changes": outcome.changes, "last_row_id": outcome.last_row_id or None}
         text = f"{outcome.changes} row(s) changed" + (
             f"; last inserted row id {outcome.last_row_id}" if outcome.last_row_id else ""
         )
         if outcome.columns:
-            result.update(shaped(outcome))
+            result.update(shaped(outcome, config))
             text += "\n\n" + results.summary(result)
         return ToolResult(content=[content.text(text)], structured=result)
 
 
-async def _run(db: Database, sql: str, params: Params, max_rows: int, max_bytes: int) -> Any:
+def register(server: Server, read: ReadTools, write: WriteTools | None = None) -> None:
+    """Add the tools to ``server``: the read tools, and ``execute`` when ``write`` is given."""
+    server.tool(title="Run a read-only SQL query", input_schema=query_input(read.config),
+                output_schema=RESULT_OUTPUT, annotations=READ_ONLY)(read.query)
+    server.tool(title="List tables and views", output_schema=LIST_OUTPUT, annotations=READ_ONLY)(read.list_tables)
+    server.tool(title="Describe a table", input_schema=DESCRIBE_INPUT, output_schema=DESCRIBE_OUTPUT,
+                annotations=READ_ONLY)(read.describe_table)
+    server.tool(title="Explain a query plan", input_schema=EXPLAIN_INPUT, annotations=READ_ONLY)(read.explain_query)
+    if write is not None:
+        server.tool(title="Change the database", input_schema=EXECUTE_INPUT, output_schema=EXECUTE_OUTPUT,
+                    annotations=WRITES)(write.execute)
+
+
+def shaped(outcome: Outcome, config: Config) -> dict[str, Any]:
+    """A statement's rows as the tools return them, cells cut to ``config``'s limits."""
+    return results.to_json(outcome, max_cell_chars=config.max_cell_chars, max_rows=config.max_rows)
+
+
+async def _run(db: Database, sql: str, params: Params, max_rows: int, max_bytes: int) -> Outcome:
     try:
         return await db.run(sql, params, max_rows=max_rows, max_bytes=max_bytes)
     except DatabaseError as failure:

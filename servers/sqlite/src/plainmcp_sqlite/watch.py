@@ -1,6 +1,6 @@
 """Resource subscriptions: notice when the database changes, whoever changed it, and tell subscribers.
 
-A background task of the server (``@server.background``). It sleeps while nobody is subscribed to
+:class:`DatabaseUpkeep` is the server's background task: it sleeps while nobody is subscribed to
 one of this server's resources, and watches only while someone is: the file, its rollback journal
 and its write-ahead log (a commit in WAL mode touches only ``-wal``), through ``watchfiles``.
 
@@ -8,6 +8,7 @@ A file event alone is not a change: a WAL checkpoint rewrites the main file with
 data. So each batch of events is checked against ``PRAGMA data_version``, which SQLite changes
 exactly when another connection (another process, or this server's write connection) committed.
 Which table changed is not known cheaply, so every subscribed resource of this server is notified.
+When serving ends, the task closes the server's connections.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import anyio
 import watchfiles
 from plainmcp import Server
 
+from .catalog import Catalog
 from .engine import Database, DatabaseError
 
 logger = logging.getLogger(__name__)
@@ -28,6 +30,30 @@ logger = logging.getLogger(__name__)
 SCHEME = "sqlite://"
 #: Milliseconds watchfiles waits for more events before it reports a batch.
 STEP_MS = 50
+
+
+class DatabaseUpkeep:
+    """The server's background task (``server.background(DatabaseUpkeep(...))``): watch the file for
+    subscribers while served (when ``watch``), and close the catalogue's probe and ``databases``
+    when serving ends."""
+
+    def __init__(self, catalogue: Catalog, databases: Iterable[Database | None], *, watch: bool) -> None:
+        self.catalogue = catalogue
+        self.databases = [db for db in databases if db is not None]
+        self.watch = watch
+
+    async def __call__(self, server: Server) -> None:
+        try:
+            if self.watch:
+                await watch_database(server, self.catalogue.db)
+            else:
+                await anyio.sleep_forever()
+        finally:
+            if self.catalogue.probe is not None:
+                self.catalogue.probe.close()
+            with anyio.CancelScope(shield=True):
+                for db in self.databases:
+                    await db.close()
 
 
 def ours(uris: Iterable[str]) -> list[str]:
@@ -52,8 +78,8 @@ async def watch_database(server: Server, db: Database) -> None:
     """Run for the server's lifetime: watch while clients are subscribed, publish
     ``notifications/resources/updated`` for each subscribed URI of this server when data changed."""
     while True:
-        if not ours(server.bus.subscribed_uris()):
-            await server.bus.wait_changed()
+        if not ours(server.subscribed_uris()):
+            await server.subscriptions_changed()
             continue
         stop = anyio.Event()
         async with anyio.create_task_group() as task_group:
@@ -64,8 +90,8 @@ async def watch_database(server: Server, db: Database) -> None:
 
 async def _stop_when_unwatched(server: Server, stop: anyio.Event) -> None:
     try:
-        while ours(server.bus.subscribed_uris()):
-            await server.bus.wait_changed()
+        while ours(server.subscribed_uris()):
+            await server.subscriptions_changed()
     finally:
         # Also when the server stops: the watcher's thread returns at its next step when the
         # event is set, instead of holding shutdown until its own timeout.
@@ -87,6 +113,6 @@ async def _watch(server: Server, db: Database, stop: anyio.Event) -> None:
         if current is not None and current == version:
             continue
         version = current
-        for uri in ours(server.bus.subscribed_uris()):
+        for uri in ours(server.subscribed_uris()):
             await server.notify_resource_updated(uri)
     logger.info("stopped watching the database: no subscribed client")
