@@ -334,9 +334,9 @@ class Server:
     # ------------------------------------------------------------------------------ interest
 
     def listeners(self) -> int:
-        """How many connected clients would receive a notification published now (initialized legacy
-        sessions and 2026-07-28 listen streams), subscribed to a URI or not. A watcher that also
-        announces list changes runs while this is above zero."""
+        """How many subscribers a notification published now is offered to: each connection being
+        served (it passes on what its client asked for) and each 2026-07-28 listen stream, subscribed
+        to a URI or not. A watcher that also announces list changes runs while this is above zero."""
         return len(self.bus)
 
     def subscribed_uris(self) -> set[str]:
