@@ -1,8 +1,8 @@
 """One file watcher per server, feeding resource subscriptions and list changes.
 
 Lifecycle: a background task (``Server.background``) waits until someone listens
-(``Server.listeners()``: a legacy session, or a 2026-07-28 listen stream), then watches; when the last
-one leaves it stops. Nothing is watched while nobody could be told.
+(``Server.listeners()``: a connection being served, or a 2026-07-28 listen stream), then watches;
+when the last one leaves it stops. Nothing is watched while nobody could be told.
 
 What is watched: every directory below the allowed directories, *each one non-recursively*, as
 found by our own walk. The notify backend's recursive mode follows symbolic links (a link to ``/``
