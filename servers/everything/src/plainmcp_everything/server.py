@@ -45,7 +45,7 @@ def build_server(config: Config, deps: Deps | None = None) -> Server:
     """
     server = Server(
         NAME,
-        metadata.version(NAME),
+        metadata.version(NAME),  # the package's __version__, read here because __init__ imports this module
         title=TITLE,
         description=INFO_DESCRIPTION,
         instructions=INSTRUCTIONS,
