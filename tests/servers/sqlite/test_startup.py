@@ -80,3 +80,40 @@ def test_real_databases_start(tmp_path):
     finally:
         holder.close()
     assert result.returncode == 0, result.stderr
+
+
+def test_db_missing_in_read_only_mode_fails_at_start(tmp_path):
+    path = tmp_path / "typo.db"
+    line = refused(start("--db", str(path)))
+    assert line == f"plainmcp-sqlite: --db {path}: no such file (read-only mode does not create one)"
+    assert not path.exists()
+
+
+def test_allow_write_creates_a_missing_database(tmp_path):
+    path = tmp_path / "new.db"
+    result = start("--allow-write", "--db", str(path))
+    assert result.returncode == 0, result.stderr
+    assert f"created an empty database at {path}" in result.stderr
+    with sqlite3.connect(path) as connection:  # a database, with nothing in it
+        assert connection.execute("select count(*) from sqlite_master").fetchone() == (0,)
+
+
+def test_allow_write_where_no_file_can_be_made_fails_at_start(tmp_path):
+    path = tmp_path / "no such folder" / "new.db"
+    line = refused(start("--allow-write", "--db", str(path)))
+    assert line.startswith(f"plainmcp-sqlite: --db {path} cannot be created: ")
+    assert not path.parent.exists()
+
+
+@pytest.mark.parametrize(("args", "env", "named"), [
+    (["--timeout", "0"], {}, "--timeout"),
+    (["--max-rows", "0"], {}, "--max-rows"),
+    (["--allow-write"], {}, "--allow-write needs --db"),
+    ([], {"PLAINMCP_SQLITE_TIMEOUT": "nan"}, "--timeout"),
+], ids=["timeout", "max-rows", "allow-write-without-db", "timeout-from-env"])
+def test_a_wrong_option_value_is_a_usage_error(args, env, named):
+    result = subprocess.run([SCRIPT, *args], stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=30,
+                            env={**os.environ, **env})
+    assert result.returncode == 2, result
+    [line] = result.stderr.strip().splitlines()
+    assert line.startswith("plainmcp-sqlite: error: ") and named in line
