@@ -86,8 +86,9 @@ class Config:
         env_option(group, "--max-cell-chars", f"{ENV_PREFIX}_MAX_CELL_CHARS", type=int, default=2000,
                    help="characters of a text cell (bytes of a blob) before it is cut (default 2000)")
         env_option(group, "--max-result-bytes", f"{ENV_PREFIX}_MAX_RESULT_BYTES", type=int, default=1_000_000,
-                   help="approximate size of one result, later rows left out; also the longest value "
-                   f"(text or blob) a statement may build or read, at most {MAX_VALUE_BYTES} (default 1000000)")
+                   help="approximate size of one result, later rows left out; also the per-value limit: the "
+                   f"longest text or blob a statement may build or read, at most {MAX_VALUE_BYTES >> 20} MiB "
+                   "(default 1000000)")
         env_switch(group, "--no-watch", f"{ENV_PREFIX}_NO_WATCH",
                    help="do not watch the file for changes (subscriptions then get no updates)")
 
