@@ -45,8 +45,10 @@ def make_venv(path: Path, import_dirs: list[Path | str]) -> Path:
 def console_script(path: Path, python: Path, module: str) -> Path:
     """A console script as pip writes it, running ``module.__main__:main`` with ``python``."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(f"#!{python}\nimport sys\nfrom {module}.__main__ import main\n"
-                    "if __name__ == '__main__':\n    sys.exit(main())\n")
+    path.write_text(
+        f"#!{python}\nimport sys\nfrom {module}.__main__ import main\n"
+        "if __name__ == '__main__':\n    sys.exit(main())\n"
+    )
     path.chmod(0o755)
     return path
 
@@ -60,9 +62,25 @@ def built_core_python(path: Path) -> Path:
     from it), as ``pipx install <clone>/packages/plainmcp`` does: pip records the source directory in
     the installed ``direct_url.json``. Offline: the test venv's hatchling builds it."""
     target = path.parent / f"{path.name}-core"
-    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
-                    "--disable-pip-version-check", "--no-index", "--target", str(target), str(CORE.parent)],
-                   check=True, capture_output=True, timeout=120)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--no-deps",
+            "--no-build-isolation",
+            "--disable-pip-version-check",
+            "--no-index",
+            "--target",
+            str(target),
+            str(CORE.parent),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
     return make_venv(path, [target, SITE])
 
 
@@ -83,9 +101,13 @@ def dist_info(site: Path, pyproject: Path) -> Path:
     record = site / f"{project['name'].replace('-', '_')}-{project['version']}.dist-info"
     record.mkdir()
     (record / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {project['name']}\nVersion: {project['version']}\n")
-    (record / "entry_points.txt").write_text("".join(
-        f"[{group}]\n" + "".join(f"{key} = {value}\n" for key, value in entries.items()) + "\n"
-        for group, entries in groups.items() if entries))
+    (record / "entry_points.txt").write_text(
+        "".join(
+            f"[{group}]\n" + "".join(f"{key} = {value}\n" for key, value in entries.items()) + "\n"
+            for group, entries in groups.items()
+            if entries
+        )
+    )
     (record / "INSTALLER").write_text("pip\n")
     return record
 
@@ -104,8 +126,11 @@ def pipx_install(home: Path, bin_dir: Path | None, name: str) -> Path:
 
 def bare_env(tmp: Path, **extra: str) -> dict[str, str]:
     """An environment with nothing installed: PATH, HOME and the pipx/uv places all in ``tmp``."""
-    env = {key: value for key, value in os.environ.items()
-           if key not in ("PIPX_HOME", "PIPX_BIN_DIR", "UV_TOOL_DIR", "XDG_DATA_HOME", "VIRTUAL_ENV")}
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if key not in ("PIPX_HOME", "PIPX_BIN_DIR", "UV_TOOL_DIR", "XDG_DATA_HOME", "VIRTUAL_ENV")
+    }
     (tmp / "home").mkdir(exist_ok=True)
     (tmp / "empty-bin").mkdir(exist_ok=True)
     env.update(PATH=str(tmp / "empty-bin"), HOME=str(tmp / "home"))
@@ -113,9 +138,15 @@ def bare_env(tmp: Path, **extra: str) -> dict[str, str]:
     return env
 
 
-def run_cli(python: Path | str, *args: str, env: dict[str, str], cwd: Path | None = None,
-            timeout: float = 60) -> Ran:
+def run_cli(python: Path | str, *args: str, env: dict[str, str], cwd: Path | None = None, timeout: float = 60) -> Ran:
     """``python -m plainmcp.cli ARGS`` with exactly ``env``; its exit code, stdout and stderr."""
-    result = subprocess.run([str(python), "-m", "plainmcp.cli", *args], capture_output=True, text=True,
-                            timeout=timeout, stdin=subprocess.DEVNULL, env=env, cwd=cwd)
+    result = subprocess.run(
+        [str(python), "-m", "plainmcp.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+        env=env,
+        cwd=cwd,
+    )
     return Ran(result.returncode, result.stdout, result.stderr)

@@ -46,8 +46,12 @@ def test_arguments_untyped_keep_every_value_as_text() -> None:
 
 @pytest.mark.parametrize(
     ("pairs", "json_text", "complaint"),
-    [(["novalue"], None, "expected NAME=VALUE"), ([], "{", "not JSON"), ([], "[1]", "JSON object"),
-     (["x:=nope"], None, "not JSON")],
+    [
+        (["novalue"], None, "expected NAME=VALUE"),
+        ([], "{", "not JSON"),
+        ([], "[1]", "JSON object"),
+        (["x:=nope"], None, "not JSON"),
+    ],
 )
 def test_arguments_malformed_are_usage_errors(pairs, json_text, complaint) -> None:
     with pytest.raises(UsageError, match=complaint):

@@ -34,8 +34,16 @@ def test_config_found_next_to_python_when_not_on_path() -> None:
 
 
 def test_config_vscode_uses_servers_with_type_stdio_and_env() -> None:
-    ran = plainmcp("config", "everything", "--client", "vscode", "--name", "fixture",
-                   "--env", "PLAINMCP_EVERYTHING_LOG_LEVEL=debug")
+    ran = plainmcp(
+        "config",
+        "everything",
+        "--client",
+        "vscode",
+        "--name",
+        "fixture",
+        "--env",
+        "PLAINMCP_EVERYTHING_LOG_LEVEL=debug",
+    )
     assert ran.code == 0, ran.err
     entry = ran.json()["servers"]["fixture"]
     assert (entry["type"], entry["args"], entry["env"]) == ("stdio", [], {"PLAINMCP_EVERYTHING_LOG_LEVEL": "debug"})
@@ -52,19 +60,54 @@ def test_config_snippet_starts_a_server_that_answers() -> None:
     ("client", "expected"),
     [
         # VS Code prompts for the token and keeps it in its secret storage: the file never holds it.
-        ("vscode", {"inputs": [{"type": "promptString", "id": "remote-token", "password": True,
-                                "description": "Bearer token for the remote MCP server"}],
-                    "servers": {"remote": {"type": "http", "url": "http://127.0.0.1:8000/mcp",
-                                           "headers": {"Authorization": "Bearer ${input:remote-token}"}}}}),
-        ("cursor", {"mcpServers": {"remote": {"url": "http://127.0.0.1:8000/mcp",
-                                              "headers": {"Authorization": "Bearer t"}}}}),
-        ("claude", {"mcpServers": {"remote": {"command": "npx", "args": [
-            "-y", "mcp-remote", "http://127.0.0.1:8000/mcp", "--header", "Authorization:Bearer t"]}}}),
+        (
+            "vscode",
+            {
+                "inputs": [
+                    {
+                        "type": "promptString",
+                        "id": "remote-token",
+                        "password": True,
+                        "description": "Bearer token for the remote MCP server",
+                    }
+                ],
+                "servers": {
+                    "remote": {
+                        "type": "http",
+                        "url": "http://127.0.0.1:8000/mcp",
+                        "headers": {"Authorization": "Bearer ${input:remote-token}"},
+                    }
+                },
+            },
+        ),
+        (
+            "cursor",
+            {"mcpServers": {"remote": {"url": "http://127.0.0.1:8000/mcp", "headers": {"Authorization": "Bearer t"}}}},
+        ),
+        (
+            "claude",
+            {
+                "mcpServers": {
+                    "remote": {
+                        "command": "npx",
+                        "args": ["-y", "mcp-remote", "http://127.0.0.1:8000/mcp", "--header", "Authorization:Bearer t"],
+                    }
+                }
+            },
+        ),
     ],
 )
 def test_config_http_form_for_a_running_server(client, expected) -> None:
-    ran = plainmcp("config", "remote", "--client", client, "--http", "http://127.0.0.1:8000/mcp",
-                   "--header", "Authorization: Bearer t")
+    ran = plainmcp(
+        "config",
+        "remote",
+        "--client",
+        client,
+        "--http",
+        "http://127.0.0.1:8000/mcp",
+        "--header",
+        "Authorization: Bearer t",
+    )
     assert ran.code == 0, ran.err
     assert ran.json() == expected
 
@@ -81,8 +124,13 @@ def test_config_path_to_any_executable_is_made_absolute(tmp_path) -> None:
     script = tmp_path / "my-server"
     script.write_text("#!/bin/sh\n")
     script.chmod(0o755)
-    result = subprocess.run([sys.executable, "-m", "plainmcp.cli", "config", "./my-server", "--client", "claude"],
-                            cwd=tmp_path, capture_output=True, text=True, timeout=30)
+    result = subprocess.run(
+        [sys.executable, "-m", "plainmcp.cli", "config", "./my-server", "--client", "claude"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
     assert result.returncode == 0, result.stderr
     assert '"command": "' + str(script.resolve()) + '"' in result.stdout
     assert '"my-server": {' in result.stdout
@@ -90,8 +138,13 @@ def test_config_path_to_any_executable_is_made_absolute(tmp_path) -> None:
 
 @pytest.mark.parametrize(
     "argv",
-    [("everything",), ("everything", "--client", "zed"), ("everything", "--client", "claude", "--http", "ftp://x"),
-     ("everything", "--client", "claude", "--header", "A: b"), ("everything", "--client", "claude", "--env", "X")],
+    [
+        ("everything",),
+        ("everything", "--client", "zed"),
+        ("everything", "--client", "claude", "--http", "ftp://x"),
+        ("everything", "--client", "claude", "--header", "A: b"),
+        ("everything", "--client", "claude", "--env", "X"),
+    ],
 )
 def test_config_usage_errors_exit_2(argv) -> None:
     assert plainmcp("config", *argv).code == 2
@@ -101,13 +154,32 @@ def test_config_usage_errors_exit_2(argv) -> None:
 
 
 def config_in(cwd, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "plainmcp.cli", "config", *args], cwd=cwd, capture_output=True,
-                          text=True, timeout=60, stdin=subprocess.DEVNULL, env={**os.environ, **(env or {})})
+    return subprocess.run(
+        [sys.executable, "-m", "plainmcp.cli", "config", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+        env={**os.environ, **(env or {})},
+    )
 
 
 def test_config_makes_relative_path_arguments_absolute(tmp_path) -> None:
-    ran = config_in(tmp_path, "sqlite", "--client", "claude", "--explain", "--",
-                    "--db", "shop.db", "--log-level", "debug", "--max-rows", "5")
+    ran = config_in(
+        tmp_path,
+        "sqlite",
+        "--client",
+        "claude",
+        "--explain",
+        "--",
+        "--db",
+        "shop.db",
+        "--log-level",
+        "debug",
+        "--max-rows",
+        "5",
+    )
     assert ran.returncode == 0, ran.stderr
     args = json.loads(ran.stdout)["mcpServers"]["sqlite"]["args"]
     assert args == ["--db", str(tmp_path / "shop.db"), "--log-level", "debug", "--max-rows", "5"]
@@ -116,20 +188,40 @@ def test_config_makes_relative_path_arguments_absolute(tmp_path) -> None:
 
 def test_config_makes_relative_directories_absolute_for_each_client(tmp_path) -> None:
     for client, key in (("claude", "mcpServers"), ("cursor", "mcpServers"), ("vscode", "servers")):
-        ran = config_in(tmp_path, "filesystem", "--client", client, "--",
-                        "./notes", "--allow-write", "docs/../src", "/srv/data", "--max-entries", "50")
+        ran = config_in(
+            tmp_path,
+            "filesystem",
+            "--client",
+            client,
+            "--",
+            "./notes",
+            "--allow-write",
+            "docs/../src",
+            "/srv/data",
+            "--max-entries",
+            "50",
+        )
         assert ran.returncode == 0, ran.stderr
         entry = json.loads(ran.stdout)[key]["filesystem"]
         # --allow-write is a switch (the server's usage says so): the directory after it is a directory.
-        assert entry["args"] == [str(tmp_path / "notes"), "--allow-write", str(tmp_path / "src"), "/srv/data",
-                                 "--max-entries", "50"]
+        assert entry["args"] == [
+            str(tmp_path / "notes"),
+            "--allow-write",
+            str(tmp_path / "src"),
+            "/srv/data",
+            "--max-entries",
+            "50",
+        ]
 
 
 def test_config_equals_form_and_prompt_dirs(tmp_path) -> None:
     ran = config_in(tmp_path, "prompts", "--client", "cursor", "--", "--dir=mine", "--dir", "team/prompts")
     assert ran.returncode == 0, ran.stderr
     assert json.loads(ran.stdout)["mcpServers"]["prompts"]["args"] == [
-        f"--dir={tmp_path / 'mine'}", "--dir", str(tmp_path / "team" / "prompts")]
+        f"--dir={tmp_path / 'mine'}",
+        "--dir",
+        str(tmp_path / "team" / "prompts"),
+    ]
 
 
 def _home_with_files(home) -> None:
@@ -158,9 +250,15 @@ def test_config_keeps_home_and_each_server_expands_it(tmp_path, server, server_a
     assert ran.returncode == 0, ran.stderr
     entry = json.loads(ran.stdout)["mcpServers"][server]
     assert entry["args"] == server_args
-    started = subprocess.run([sys.executable, "-m", "plainmcp.cli", *operation, "--", entry["command"], *entry["args"]],
-                             cwd="/", capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
-                             env={**os.environ, "HOME": str(home)})
+    started = subprocess.run(
+        [sys.executable, "-m", "plainmcp.cli", *operation, "--", entry["command"], *entry["args"]],
+        cwd="/",
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+        env={**os.environ, "HOME": str(home)},
+    )
     assert started.returncode == 0, started.stderr
     assert expected.format(home=home) in started.stdout
 
@@ -169,12 +267,26 @@ def test_config_keeps_home_and_each_server_expands_it(tmp_path, server, server_a
 
 
 def test_config_vscode_secret_becomes_a_password_input(monkeypatch) -> None:
-    ran = plainmcp("config", "weather", "--client", "vscode", "--secret", "PLAINMCP_WEATHER_OPEN_METEO_API_KEY",
-                   "--env", "PLAINMCP_WEATHER_LANGUAGE=fr")
+    ran = plainmcp(
+        "config",
+        "weather",
+        "--client",
+        "vscode",
+        "--secret",
+        "PLAINMCP_WEATHER_OPEN_METEO_API_KEY",
+        "--env",
+        "PLAINMCP_WEATHER_LANGUAGE=fr",
+    )
     assert ran.code == 0, ran.err
     snippet = ran.json()
-    assert snippet["inputs"] == [{"type": "promptString", "id": "weather-open-meteo-api-key", "password": True,
-                                  "description": "PLAINMCP_WEATHER_OPEN_METEO_API_KEY for the weather MCP server"}]
+    assert snippet["inputs"] == [
+        {
+            "type": "promptString",
+            "id": "weather-open-meteo-api-key",
+            "password": True,
+            "description": "PLAINMCP_WEATHER_OPEN_METEO_API_KEY for the weather MCP server",
+        }
+    ]
     assert snippet["servers"]["weather"]["env"] == {
         "PLAINMCP_WEATHER_LANGUAGE": "fr",
         "PLAINMCP_WEATHER_OPEN_METEO_API_KEY": "${input:weather-open-meteo-api-key}",
@@ -187,23 +299,37 @@ def test_config_vscode_secret_given_with_env_is_not_written() -> None:
     assert ran.code == 0, ran.err
     assert "s3cr3t" not in ran.out
     assert ran.json()["servers"]["weather"]["env"]["PLAINMCP_WEATHER_OPEN_METEO_API_KEY"] == (
-        "${input:weather-open-meteo-api-key}")
+        "${input:weather-open-meteo-api-key}"
+    )
 
 
 def test_config_claude_secret_is_taken_from_the_environment() -> None:
     name = "PLAINMCP_WEATHER_OPEN_METEO_API_KEY"
     ran = plainmcp("config", "weather", "--client", "claude", "--secret", name, env={name: "k-123"})
     assert ran.code == 0, ran.err
-    assert ran.json() == {"mcpServers": {"weather": {"command": ran.json()["mcpServers"]["weather"]["command"],
-                                                     "args": [], "env": {name: "k-123"}}}}
+    assert ran.json() == {
+        "mcpServers": {
+            "weather": {"command": ran.json()["mcpServers"]["weather"]["command"], "args": [], "env": {name: "k-123"}}
+        }
+    }
     missing = plainmcp("config", "weather", "--client", "cursor", "--secret", "PLAINMCP_NOT_SET_ANYWHERE")
     assert missing.code == 2
     assert "set PLAINMCP_NOT_SET_ANYWHERE in this shell" in missing.err
 
 
 def test_config_vscode_credential_header_is_prompted_and_others_kept() -> None:
-    ran = plainmcp("config", "remote", "--client", "vscode", "--http", "https://mcp.example/mcp",
-                   "--header", "X-API-Key: abc", "--header", "X-Team: blue")
+    ran = plainmcp(
+        "config",
+        "remote",
+        "--client",
+        "vscode",
+        "--http",
+        "https://mcp.example/mcp",
+        "--header",
+        "X-API-Key: abc",
+        "--header",
+        "X-Team: blue",
+    )
     assert ran.code == 0, ran.err
     snippet = ran.json()
     assert snippet["servers"]["remote"]["headers"] == {"X-API-Key": "${input:remote-x-api-key}", "X-Team": "blue"}

@@ -31,16 +31,22 @@ broken = "plainmcp_toy.scene:play_broken"
 """
 
 #: The core README's example scene (this test is its check), and one that breaks.
-README_SCENE = re.search(r"docs: tested by: tests/cli/test_demo_discovery.py::test_demo_plays_the_scene_of_a_server"
-                         r"_the_core_never_heard_of -->\n```python\n(.*?)```",
-                         (ROOT / "packages" / "plainmcp" / "README.md").read_text(encoding="utf-8"), re.S)
-TOY_SCENE = (README_SCENE.group(1) if README_SCENE else "") + """
+README_SCENE = re.search(
+    r"docs: tested by: tests/cli/test_demo_discovery.py::test_demo_plays_the_scene_of_a_server"
+    r"_the_core_never_heard_of -->\n```python\n(.*?)```",
+    (ROOT / "packages" / "plainmcp" / "README.md").read_text(encoding="utf-8"),
+    re.S,
+)
+TOY_SCENE = (
+    (README_SCENE.group(1) if README_SCENE else "")
+    + """
 
 async def play_broken(stage: demo.Stage) -> None:
     async with stage.stdio("toy server, a scene that breaks", []) as client:
         await client.list_all_tools()
         raise RuntimeError("the toy scene broke")
 """
+)
 
 
 @pytest.fixture(scope="module")
@@ -57,8 +63,10 @@ def toy_source(tmp_path_factory) -> Path:
     package.mkdir(parents=True)
     (project / "pyproject.toml").write_text(TOY_PYPROJECT)
     (package / "__init__.py").write_text("")
-    (package / "__main__.py").write_text("import sys\nfrom plainmcp.examples.notes import main\n\n"
-                                         "if __name__ == '__main__':\n    sys.argv[1:] = []\n    main()\n")
+    (package / "__main__.py").write_text(
+        "import sys\nfrom plainmcp.examples.notes import main\n\n"
+        "if __name__ == '__main__':\n    sys.argv[1:] = []\n    main()\n"
+    )
     (package / "scene.py").write_text(TOY_SCENE)
     return project
 
@@ -132,9 +140,11 @@ def test_demo_skips_a_server_that_registers_no_scene(core_python, toy_source, tm
 
 def test_demo_from_a_checkout_reports_each_of_its_servers_not_installed(core_python, tmp_path) -> None:
     # Run from the checkout, the demo expects every server of it that registers a scene: none is installed here.
-    servers = sorted(name for pyproject in (ROOT / "servers").glob("*/pyproject.toml")
-                     for name in tomllib.loads(pyproject.read_text())["project"].get("entry-points", {})
-                     .get("plainmcp.scenes", {}))
+    servers = sorted(
+        name
+        for pyproject in (ROOT / "servers").glob("*/pyproject.toml")
+        for name in tomllib.loads(pyproject.read_text())["project"].get("entry-points", {}).get("plainmcp.scenes", {})
+    )
     assert len(servers) >= 5
     ran = run_cli(core_python, "demo", env=bare_env(tmp_path))
     assert ran.code == 1

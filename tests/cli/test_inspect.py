@@ -48,8 +48,11 @@ def test_inspect_json_after_double_dash_is_the_whole_picture() -> None:
 
 @pytest.mark.parametrize(
     ("argv", "version", "era"),
-    [((), "2026-07-28", "modern"), (("--era", "legacy"), "2025-11-25", "legacy"),
-     (("--protocol-version", "2024-11-05"), "2024-11-05", "legacy")],
+    [
+        ((), "2026-07-28", "modern"),
+        (("--era", "legacy"), "2025-11-25", "legacy"),
+        (("--protocol-version", "2024-11-05"), "2024-11-05", "legacy"),
+    ],
 )
 def test_inspect_era_is_detected_or_forced(argv, version, era) -> None:
     ran = plainmcp("inspect", "--json", *argv, "--", *EVERYTHING)

@@ -49,8 +49,9 @@ def test_locate_pipx_venv_without_a_link_names_the_venv_script(core_python, tmp_
     entry = ran.json()["mcpServers"]["sqlite"]
     assert entry["command"] == str(script)
     # The snippet's command is a working server: start it as the client would.
-    inspected = run_cli(core_python, "inspect", "--json", "--", entry["command"], *entry["args"],
-                        env=bare_env(tmp_path))
+    inspected = run_cli(
+        core_python, "inspect", "--json", "--", entry["command"], *entry["args"], env=bare_env(tmp_path)
+    )
     assert inspected.code == 0, inspected.err
     assert inspected.json()["serverInfo"]["name"] == "plainmcp-sqlite"
 
@@ -70,8 +71,9 @@ def test_locate_uv_tool_dir(core_python, tmp_path) -> None:
     env = bare_env(tmp_path, UV_TOOL_DIR=str(tmp_path / "uv-tools"))
     ran = run_cli(core_python, "config", "sqlite", "--client", "claude", env=env)
     assert ran.code == 0, ran.err
-    assert ran.json()["mcpServers"]["sqlite"]["command"] == str(tmp_path / "uv-tools" / "plainmcp-sqlite" / "bin"
-                                                                 / "plainmcp-sqlite")
+    assert ran.json()["mcpServers"]["sqlite"]["command"] == str(
+        tmp_path / "uv-tools" / "plainmcp-sqlite" / "bin" / "plainmcp-sqlite"
+    )
     assert "from uv tool:" in ran.err
 
 
@@ -131,8 +133,17 @@ def test_locate_checkout_source_importable_by_this_python(core_python, tmp_path)
     assert entry["env"] == {"PYTHONPATH": str(source)}
     assert f"from the checkout at {ROOT}, with this Python (python -m)" in ran.err
     assert "warning" not in ran.err  # PYTHONPATH is ours, not a server option to check
-    inspected = run_cli(core_python, "inspect", "--json", "--env", f"PYTHONPATH={source}", "--",
-                        entry["command"], *entry["args"], env=bare_env(tmp_path))
+    inspected = run_cli(
+        core_python,
+        "inspect",
+        "--json",
+        "--env",
+        f"PYTHONPATH={source}",
+        "--",
+        entry["command"],
+        *entry["args"],
+        env=bare_env(tmp_path),
+    )
     assert inspected.code == 0, inspected.err
     assert inspected.json()["serverInfo"]["name"] == "plainmcp-sqlite"
 

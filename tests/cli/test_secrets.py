@@ -7,8 +7,18 @@ from plainmcp.cli.secrets import Prompts, looks_secret, secret_values
 from plainmcp.cli.targets import UsageError
 
 
-@pytest.mark.parametrize("name", ["PLAINMCP_WEATHER_OPEN_METEO_API_KEY", "--auth-token", "--jwt-secret",
-                                  "Authorization", "X-API-Key", "DB_PASSWORD", "Cookie"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "PLAINMCP_WEATHER_OPEN_METEO_API_KEY",
+        "--auth-token",
+        "--jwt-secret",
+        "Authorization",
+        "X-API-Key",
+        "DB_PASSWORD",
+        "Cookie",
+    ],
+)
 def test_looks_secret_names_holding_credentials(name) -> None:
     assert looks_secret(name)
 
@@ -25,8 +35,12 @@ def test_prompts_ids_are_unique_and_short() -> None:
     assert prompts.env("TOKEN") == "${input:remote-token-2}"  # the id "remote-token" is taken
     assert prompts.env("PLAINMCP_REMOTE_API_KEY") == "${input:remote-api-key}"
     assert prompts.header("X-Team", "blue") == "blue"
-    assert [entry["id"] for entry in prompts.inputs] == ["remote-token", "remote-proxy-token", "remote-token-2",
-                                                         "remote-api-key"]
+    assert [entry["id"] for entry in prompts.inputs] == [
+        "remote-token",
+        "remote-proxy-token",
+        "remote-token-2",
+        "remote-api-key",
+    ]
     assert all(entry["password"] is True and entry["type"] == "promptString" for entry in prompts.inputs)
 
 

@@ -25,7 +25,9 @@ SQLITE_LIKE = help_of(
     (("--max-rows",), {"type": int}),
     (("--verbose",), {"action": "store_true"}),
 )
-FILESYSTEM_LIKE = help_of((("directories",), {"nargs": "*", "metavar": "DIR"}), (("--no-watch",), {"action": "store_true"}))
+FILESYSTEM_LIKE = help_of(
+    (("directories",), {"nargs": "*", "metavar": "DIR"}), (("--no-watch",), {"action": "store_true"})
+)
 
 
 def test_parse_usage_finds_path_options_by_metavar() -> None:
@@ -55,18 +57,44 @@ def test_parse_usage_reads_env_names_wrapped_over_lines() -> None:
 def test_absolute_paths_rewrites_only_path_values(tmp_path, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)
     usage = parse_usage(SQLITE_LIKE)
-    args = ["--db", "shop.db", "--log-level", "debug", "--max-rows", "5", "--certfile=c.pem", "--allow-write",
-            "--verbose", "--jwt-public-key", "/etc/k.pem"]
-    assert absolute_paths(args, usage) == ["--db", str(tmp_path / "shop.db"), "--log-level", "debug", "--max-rows",
-                                           "5", f"--certfile={tmp_path / 'c.pem'}", "--allow-write", "--verbose",
-                                           "--jwt-public-key", "/etc/k.pem"]
+    args = [
+        "--db",
+        "shop.db",
+        "--log-level",
+        "debug",
+        "--max-rows",
+        "5",
+        "--certfile=c.pem",
+        "--allow-write",
+        "--verbose",
+        "--jwt-public-key",
+        "/etc/k.pem",
+    ]
+    assert absolute_paths(args, usage) == [
+        "--db",
+        str(tmp_path / "shop.db"),
+        "--log-level",
+        "debug",
+        "--max-rows",
+        "5",
+        f"--certfile={tmp_path / 'c.pem'}",
+        "--allow-write",
+        "--verbose",
+        "--jwt-public-key",
+        "/etc/k.pem",
+    ]
 
 
 def test_absolute_paths_positionals_after_options_and_double_dash(tmp_path, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)
     usage = parse_usage(FILESYSTEM_LIKE)
     assert absolute_paths(["./notes", "--no-watch", "docs", "--", "-odd"], usage) == [
-        str(tmp_path / "notes"), "--no-watch", str(tmp_path / "docs"), "--", str(tmp_path / "-odd")]
+        str(tmp_path / "notes"),
+        "--no-watch",
+        str(tmp_path / "docs"),
+        "--",
+        str(tmp_path / "-odd"),
+    ]
 
 
 def test_absolute_paths_optional_value_takes_the_next_word_like_argparse(tmp_path, monkeypatch) -> None:
@@ -89,9 +117,15 @@ def test_absolute_makes_relative_values_absolute_from_the_working_directory() ->
 SECRET_HELP = help_of(
     (("--api-key",), {"help": "the service's key; prefer the environment variable [env: X_API_KEY]"}),
     (("--jwt-public-key",), {"metavar": "PEM_FILE", "help": "a public key file [env: X_JWT_PUBLIC_KEY]"}),
-    (("--auth-token",), {"metavar": "TOKEN", "action": "append",
-                         "help": "a token, repeatable, and a help text long enough to wrap over lines "
-                         "[env: X_AUTH_TOKENS, comma-separated]"}),
+    (
+        ("--auth-token",),
+        {
+            "metavar": "TOKEN",
+            "action": "append",
+            "help": "a token, repeatable, and a help text long enough to wrap over lines "
+            "[env: X_AUTH_TOKENS, comma-separated]",
+        },
+    ),
     (("--session-token",), {"help": "no environment variable"}),
     (("--language",), {"help": "names in this language [env: X_LANGUAGE]"}),
 )
@@ -103,8 +137,12 @@ def looks_secret(option: str) -> bool:
 
 def test_parse_usage_maps_each_option_to_its_environment_variable() -> None:
     usage = parse_usage(SECRET_HELP)
-    assert usage.option_env == {"--api-key": "X_API_KEY", "--jwt-public-key": "X_JWT_PUBLIC_KEY",
-                                "--auth-token": "X_AUTH_TOKENS", "--language": "X_LANGUAGE"}
+    assert usage.option_env == {
+        "--api-key": "X_API_KEY",
+        "--jwt-public-key": "X_JWT_PUBLIC_KEY",
+        "--auth-token": "X_AUTH_TOKENS",
+        "--language": "X_LANGUAGE",
+    }
 
 
 def test_secrets_to_env_moves_a_secret_option_to_its_variable() -> None:
@@ -112,7 +150,8 @@ def test_secrets_to_env_moves_a_secret_option_to_its_variable() -> None:
     args = ["--api-key", "k1", "--language=fr", "--jwt-public-key", "/etc/pub.pem", "--session-token", "s"]
     assert secrets_to_env(args, usage, looks_secret) == (
         ["--language=fr", "--jwt-public-key", "/etc/pub.pem", "--session-token", "s"],  # a path; no variable
-        {"X_API_KEY": "k1"})
+        {"X_API_KEY": "k1"},
+    )
     assert secrets_to_env(["--api-key=k2"], usage, looks_secret) == ([], {"X_API_KEY": "k2"})
 
 

@@ -30,14 +30,46 @@ def line(message: dict[str, Any], end: bytes = b"\n") -> bytes:
 
 #: (bytes the client writes, id of the answer to wait for before going on; ... = no answer)
 CONVERSATION: list[tuple[bytes, Any]] = [
-    (line({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}), 1),
+    (
+        line(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-11-25",
+                    "capabilities": {},
+                    "clientInfo": {"name": "t", "version": "0"},
+                },
+            }
+        ),
+        1,
+    ),
     (line({"jsonrpc": "2.0", "method": "notifications/initialized"}), ...),
     (line({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}), 2),
-    (line({"jsonrpc": "2.0", "id": "abc", "method": "tools/call", "params": {"name": "echo", "arguments": {"text": "é\u2028"}}}), "abc"),
+    (
+        line(
+            {
+                "jsonrpc": "2.0",
+                "id": "abc",
+                "method": "tools/call",
+                "params": {"name": "echo", "arguments": {"text": "é\u2028"}},
+            }
+        ),
+        "abc",
+    ),
     (b'{"jsonrpc": "2.0", "id": 9, "method"\n', None),  # not JSON: a parse error answered with id null
-    (line({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {
-        "name": "progress", "arguments": {"steps": 2}, "_meta": {"progressToken": "p"}}}), 4),
+    (
+        line(
+            {
+                "jsonrpc": "2.0",
+                "id": 4,
+                "method": "tools/call",
+                "params": {"name": "progress", "arguments": {"steps": 2}, "_meta": {"progressToken": "p"}},
+            }
+        ),
+        4,
+    ),
     (line({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "fail"}}), 5),
     (line({"jsonrpc": "2.0", "id": 6, "method": "nosuch/method"}), 6),
     (line({"jsonrpc": "2.0", "id": 7, "method": "ping"}, end=b"\r\n"), 7),
@@ -128,8 +160,11 @@ def test_tap_log_records_every_message_in_order_with_direction(tapped) -> None:
 
 def test_tap_log_answers_carry_method_and_latency(tapped) -> None:
     _, _, _, log = tapped
-    answers = {json.dumps(r["message"].get("id")): r for r in records(log)
-               if r.get("direction") == "server->client" and "method" not in r["message"]}
+    answers = {
+        json.dumps(r["message"].get("id")): r
+        for r in records(log)
+        if r.get("direction") == "server->client" and "method" not in r["message"]
+    }
     assert answers["1"]["method"] == "initialize"
     assert answers['"abc"']["method"] == "tools/call"
     assert answers["6"]["method"] == "nosuch/method"
@@ -158,12 +193,18 @@ def test_tap_passes_arbitrary_bytes_both_ways_unchanged(tmp_path) -> None:
         line({"jsonrpc": "2.0", "id": 1, "method": "ping"})
         + b"\xff\xfe not utf-8 \x00\n"
         + b"  \t\r\n"
-        + b'{"big": "' + b"x" * 300_000 + b'"}\r\n'
+        + b'{"big": "'
+        + b"x" * 300_000
+        + b'"}\r\n'
         + b"no final newline"
     )
     log = tmp_path / "copy.jsonl"
-    result = subprocess.run([*TAP, "-q", "--log", str(log), "--", sys.executable, "-c", copy],
-                            input=payload, capture_output=True, timeout=WAIT)
+    result = subprocess.run(
+        [*TAP, "-q", "--log", str(log), "--", sys.executable, "-c", copy],
+        input=payload,
+        capture_output=True,
+        timeout=WAIT,
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout == payload
     assert result.stderr == b""  # --quiet: no live view
@@ -179,15 +220,24 @@ def test_tap_passes_arbitrary_bytes_both_ways_unchanged(tmp_path) -> None:
 
 
 def test_tap_exits_with_the_server_exit_code(tmp_path) -> None:
-    result = subprocess.run([*TAP, "--log", str(tmp_path / "l.jsonl"), "--", sys.executable, "-c", "raise SystemExit(7)"],
-                            stdin=subprocess.DEVNULL, capture_output=True, timeout=WAIT)
+    result = subprocess.run(
+        [*TAP, "--log", str(tmp_path / "l.jsonl"), "--", sys.executable, "-c", "raise SystemExit(7)"],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        timeout=WAIT,
+    )
     assert result.returncode == 7
     assert records(tmp_path / "l.jsonl")[-1]["returncode"] == 7
 
 
 def test_tap_command_not_found_exits_127(tmp_path) -> None:
-    result = subprocess.run([*TAP, "--log", str(tmp_path / "l.jsonl"), "--", "no-such-server-xyz"],
-                            stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=WAIT)
+    result = subprocess.run(
+        [*TAP, "--log", str(tmp_path / "l.jsonl"), "--", "no-such-server-xyz"],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=WAIT,
+    )
     assert result.returncode == 127
     assert "no-such-server-xyz: command not found" in result.stderr
 
@@ -208,11 +258,17 @@ time.sleep(60)
 """
 
 
-@pytest.mark.parametrize(("mode", "expected_code", "expected_out"),
-                         [("handle", 0, b"ready\ngot 15\n"), ("default", -signal.SIGTERM, b"ready\n")])
+@pytest.mark.parametrize(
+    ("mode", "expected_code", "expected_out"),
+    [("handle", 0, b"ready\ngot 15\n"), ("default", -signal.SIGTERM, b"ready\n")],
+)
 def test_tap_forwards_signals_and_mirrors_how_the_server_ended(tmp_path, mode, expected_code, expected_out) -> None:
-    process = subprocess.Popen([*TAP, "-q", "--log", str(tmp_path / "l.jsonl"), "--", sys.executable, "-c", SLEEPER, mode],
-                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    process = subprocess.Popen(
+        [*TAP, "-q", "--log", str(tmp_path / "l.jsonl"), "--", sys.executable, "-c", SLEEPER, mode],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     try:
         assert process.stdout.readline() == b"ready\n"
         os.kill(process.pid, signal.SIGTERM)

@@ -37,8 +37,12 @@ def test_recorder_splits_lines_across_chunks() -> None:
 def test_recorder_batch_is_one_record_and_each_answer_is_shown() -> None:
     log, live = io.StringIO(), io.StringIO()
     recorder = Recorder(log, live)
-    recorder.feed(CLIENT_TO_SERVER, b'[{"jsonrpc":"2.0","id":1,"method":"a"},{"jsonrpc":"2.0","id":2,"method":"b"}]\n', 1.0)
-    recorder.feed(SERVER_TO_CLIENT, b'[{"jsonrpc":"2.0","id":2,"result":{}},{"jsonrpc":"2.0","id":1,"result":{}}]\n', 1.5)
+    recorder.feed(
+        CLIENT_TO_SERVER, b'[{"jsonrpc":"2.0","id":1,"method":"a"},{"jsonrpc":"2.0","id":2,"method":"b"}]\n', 1.0
+    )
+    recorder.feed(
+        SERVER_TO_CLIENT, b'[{"jsonrpc":"2.0","id":2,"result":{}},{"jsonrpc":"2.0","id":1,"result":{}}]\n', 1.5
+    )
     assert len(recorded(log)) == 2
     shown = live.getvalue().splitlines()
     assert shown[-2].endswith("< #2 b 500.0 ms") and shown[-1].endswith("< #1 a 500.0 ms")
@@ -51,7 +55,7 @@ def test_recorder_over_long_line_is_logged_truncated_and_memory_stays_bounded(mo
     for _ in range(10):
         recorder.feed(SERVER_TO_CLIENT, b"y" * 150, now=1.0)
         assert len(recorder._pending[SERVER_TO_CLIENT]) <= 100
-    recorder.feed(SERVER_TO_CLIENT, b"zz\n{\"jsonrpc\":\"2.0\",\"method\":\"after\"}\n", now=1.0)
+    recorder.feed(SERVER_TO_CLIENT, b'zz\n{"jsonrpc":"2.0","method":"after"}\n', now=1.0)
     first, second = recorded(log)
     assert first["truncated"] is True and first["bytes"] == 1502
     assert first["raw"] == "y" * 150

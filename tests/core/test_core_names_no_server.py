@@ -15,22 +15,32 @@ CORE_SOURCES = ROOT / "packages" / "plainmcp" / "src"
 
 def server_names() -> set[str]:
     """Every server's distribution name, from servers/*/pyproject.toml."""
-    return {tomllib.loads(path.read_text(encoding="utf-8"))["project"]["name"]
-            for path in (ROOT / "servers").glob("*/pyproject.toml")}
+    return {
+        tomllib.loads(path.read_text(encoding="utf-8"))["project"]["name"]
+        for path in (ROOT / "servers").glob("*/pyproject.toml")
+    }
 
 
 def test_core_sources_name_no_server() -> None:
     names = server_names()
-    assert {"plainmcp-filesystem", "plainmcp-sqlite", "plainmcp-weather", "plainmcp-prompts",
-            "plainmcp-everything"} <= names
+    assert {
+        "plainmcp-filesystem",
+        "plainmcp-sqlite",
+        "plainmcp-weather",
+        "plainmcp-prompts",
+        "plainmcp-everything",
+    } <= names
     # plainmcp-sqlite, plainmcp_sqlite, PLAINMCP_SQLITE_...: the name with either separator, any case.
     pattern = re.compile("|".join(re.escape(name).replace("\\-", "[-_]") for name in sorted(names)), re.IGNORECASE)
     files = [path for path in CORE_SOURCES.rglob("*") if path.is_file() and "__pycache__" not in path.parts]
     assert any(path.name == "demo.py" for path in files)
-    naming = [f"{path.relative_to(ROOT)}:{number}: {match.group(0)}"
-              for path in files
-              for number, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), 1)
-              for match in [pattern.search(line)] if match]
+    naming = [
+        f"{path.relative_to(ROOT)}:{number}: {match.group(0)}"
+        for path in files
+        for number, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), 1)
+        for match in [pattern.search(line)]
+        if match
+    ]
     assert naming == []
 
 

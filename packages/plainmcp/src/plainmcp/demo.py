@@ -131,8 +131,10 @@ class Stage:
         async with connect_stdio([*self.command, *args], **options) as client:
             info = client.server_info
             handshake = "server/discover" if client.modern else "initialize"
-            print(f"  {handshake:<{LABEL_WIDTH}} -> {info.get('name')} {info.get('version')}, protocol "
-                  f"{client.protocol_version}  ({(time.perf_counter() - started) * 1000:.1f} ms from spawn)")
+            print(
+                f"  {handshake:<{LABEL_WIDTH}} -> {info.get('name')} {info.get('version')}, protocol "
+                f"{client.protocol_version}  ({(time.perf_counter() - started) * 1000:.1f} ms from spawn)"
+            )
             yield client
 
     @asynccontextmanager

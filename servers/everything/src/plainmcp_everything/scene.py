@@ -18,12 +18,20 @@ async def _sampling(params: dict[str, Any]) -> dict[str, Any]:
 
 async def play(stage: demo.Stage) -> None:
     title = "everything fixture over Streamable HTTP, 2026-07-28 era: {url}"
-    async with stage.http(title, ["--log-level", "warning"], protocol_version="2026-07-28", sampling=_sampling) as client:
+    async with stage.http(
+        title, ["--log-level", "warning"], protocol_version="2026-07-28", sampling=_sampling
+    ) as client:
         info = client.server_info
         demo.line("server/discover", f"{info.get('name')} {info.get('version')}, versions {client.supported_versions}")
         await demo.step("tools/list", client.list_all_tools, lambda tools: f"{len(tools)} tools")
         await demo.step("tools/call test_simple_text", lambda: client.call_tool("test_simple_text"), demo.text_of)
-        await demo.step("tools/call test_sampling (input round)",
-                        lambda: client.call_tool("test_sampling", {"prompt": "Capital of France?"}), demo.text_of)
-        await demo.step("resources/read test://static-text", lambda: client.read_resource("test://static-text"),
-                        lambda r: r["contents"][0]["text"])
+        await demo.step(
+            "tools/call test_sampling (input round)",
+            lambda: client.call_tool("test_sampling", {"prompt": "Capital of France?"}),
+            demo.text_of,
+        )
+        await demo.step(
+            "resources/read test://static-text",
+            lambda: client.read_resource("test://static-text"),
+            lambda r: r["contents"][0]["text"],
+        )

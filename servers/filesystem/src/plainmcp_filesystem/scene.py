@@ -24,17 +24,28 @@ async def play(stage: demo.Stage) -> None:
         title = f"filesystem server, read-only, on a temporary directory: {root.name}/"
         async with stage.stdio(title, ["--log-level", "warning", str(root)]) as client:
             await demo.step("tools/list", client.list_all_tools, _read_only_count)
-            await demo.step("tools/call list_directory .", lambda: client.call_tool("list_directory", {"path": str(root)}),
-                            demo.flagged(lambda r: {k: demo.structured(r).get(k) for k in ("directories", "files")}))
-            await demo.step("tools/call read_text_file notes.md",
-                            lambda: client.call_tool("read_text_file", {"path": str(root / "notes.md"), "head": 3}),
-                            demo.flagged(lambda r: demo.structured(r).get("content")))
-            await demo.step("tools/call search_content 'demo'",
-                            lambda: client.call_tool("search_content", {"path": str(root), "query": "demo"}),
-                            demo.flagged(lambda r: [f"{Path(m['path']).name}:{m['line']}"
-                                                    for m in demo.structured(r).get("matches", [])]))
-            await demo.step("tools/call read_text_file /etc/passwd",
-                            lambda: client.call_tool("read_text_file", {"path": "/etc/passwd"}), demo.flagged(demo.text_of))
+            await demo.step(
+                "tools/call list_directory .",
+                lambda: client.call_tool("list_directory", {"path": str(root)}),
+                demo.flagged(lambda r: {k: demo.structured(r).get(k) for k in ("directories", "files")}),
+            )
+            await demo.step(
+                "tools/call read_text_file notes.md",
+                lambda: client.call_tool("read_text_file", {"path": str(root / "notes.md"), "head": 3}),
+                demo.flagged(lambda r: demo.structured(r).get("content")),
+            )
+            await demo.step(
+                "tools/call search_content 'demo'",
+                lambda: client.call_tool("search_content", {"path": str(root), "query": "demo"}),
+                demo.flagged(
+                    lambda r: [f"{Path(m['path']).name}:{m['line']}" for m in demo.structured(r).get("matches", [])]
+                ),
+            )
+            await demo.step(
+                "tools/call read_text_file /etc/passwd",
+                lambda: client.call_tool("read_text_file", {"path": "/etc/passwd"}),
+                demo.flagged(demo.text_of),
+            )
             await _watch_a_file(client, root / "notes.md")
 
 
@@ -51,7 +62,7 @@ async def _watch_a_file(client: Client, path: Path) -> None:
             file.write("Water the plants.\n")
         try:
             notification = await updates.next(timeout=5)
-            shown = f"{notification.method} {Path(notification.params['uri']).name}"
+            shown = f"{notification.method} {Path((notification.params or {}).get('uri', '')).name}"
         except TimeoutError:
             shown = "no update within 5 s"
     demo.line("subscriptions/listen notes.md + an edit", demo.short(shown), started)

@@ -15,7 +15,9 @@ from .standin import StandIn
 
 
 def _places(result: dict[str, Any]) -> list[str]:
-    return [f"{p.get('name')}, {p.get('region') or p.get('country')}" for p in demo.structured(result).get("results", [])]
+    return [
+        f"{p.get('name')}, {p.get('region') or p.get('country')}" for p in demo.structured(result).get("results", [])
+    ]
 
 
 def _first_line(result: dict[str, Any]) -> Any:
@@ -28,15 +30,28 @@ async def play(stage: demo.Stage) -> None:
         url = standin.url
         args = ["--log-level", "warning", "--geocoding-url", url, "--forecast-url", url, "--nws-url", url]
         async with stage.stdio(f"weather server against its local stand-in at {url}", args) as client:
-            await demo.step("tools/call search_locations Portland",
-                            lambda: client.call_tool("search_locations", {"name": "Portland"}), demo.flagged(_places))
-            await demo.step("tools/call get_current_weather Paris",
-                            lambda: client.call_tool("get_current_weather", {"location": "Paris, France"}),
-                            demo.flagged(_first_line))
-            await demo.step("tools/call get_forecast Tokyo 3 days",
-                            lambda: client.call_tool("get_forecast", {"location": "Tokyo", "days": 3}),
-                            demo.flagged(demo.text_of))
-            await demo.step("tools/call get_alerts CA", lambda: client.call_tool("get_alerts", {"state": "CA"}),
-                            demo.flagged(demo.text_of))
-            await demo.step("tools/call get_forecast Atlantis",
-                            lambda: client.call_tool("get_forecast", {"location": "Atlantis"}), demo.flagged(demo.text_of))
+            await demo.step(
+                "tools/call search_locations Portland",
+                lambda: client.call_tool("search_locations", {"name": "Portland"}),
+                demo.flagged(_places),
+            )
+            await demo.step(
+                "tools/call get_current_weather Paris",
+                lambda: client.call_tool("get_current_weather", {"location": "Paris, France"}),
+                demo.flagged(_first_line),
+            )
+            await demo.step(
+                "tools/call get_forecast Tokyo 3 days",
+                lambda: client.call_tool("get_forecast", {"location": "Tokyo", "days": 3}),
+                demo.flagged(demo.text_of),
+            )
+            await demo.step(
+                "tools/call get_alerts CA",
+                lambda: client.call_tool("get_alerts", {"state": "CA"}),
+                demo.flagged(demo.text_of),
+            )
+            await demo.step(
+                "tools/call get_forecast Atlantis",
+                lambda: client.call_tool("get_forecast", {"location": "Atlantis"}),
+                demo.flagged(demo.text_of),
+            )

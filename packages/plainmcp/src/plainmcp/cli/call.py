@@ -37,15 +37,29 @@ def add_parsers(commands: Any) -> None:
             + EXIT_CODES,
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
-        parser.add_argument("operands", nargs="+", metavar=f"TARGET {operand}",
-                            help=f"the server (omit it when the command follows --) and the {operand.lower()}")
+        parser.add_argument(
+            "operands",
+            nargs="+",
+            metavar=f"TARGET {operand}",
+            help=f"the server (omit it when the command follows --) and the {operand.lower()}",
+        )
         if command != "read":
-            parser.add_argument("--arg", action="append", default=[], metavar="NAME=VALUE", dest="arg",
-                                help="an argument (repeatable)" + ("; NAME:=JSON for a JSON value" if command == "call" else ""))
+            parser.add_argument(
+                "--arg",
+                action="append",
+                default=[],
+                metavar="NAME=VALUE",
+                dest="arg",
+                help="an argument (repeatable)" + ("; NAME:=JSON for a JSON value" if command == "call" else ""),
+            )
             parser.add_argument("--args", metavar="JSON", help="the arguments as one JSON object")
         else:
-            parser.add_argument("-o", "--output", metavar="FILE",
-                                help="write the first content's bytes (text or decoded blob) to FILE instead of printing")
+            parser.add_argument(
+                "-o",
+                "--output",
+                metavar="FILE",
+                help="write the first content's bytes (text or decoded blob) to FILE instead of printing",
+            )
         parser.add_argument("--json", action="store_true", help="print the raw JSON result")
         add_target_options(parser)
         parser.set_defaults(run=main, operation=command)
@@ -69,15 +83,18 @@ def _operands(args: argparse.Namespace) -> tuple[str | None, str]:
             raise UsageError(f"with the command after --, give only the {args.operation} operand before it")
         return None, operands[0]
     if len(operands) != 2:
-        raise UsageError(f"expected TARGET and one operand, got {len(operands)} word(s): quote a server command with spaces")
+        raise UsageError(
+            f"expected TARGET and one operand, got {len(operands)} word(s): quote a server command with spaces"
+        )
     return operands[0], operands[1]
 
 
 # ---------------------------------------------------------------------------------- arguments
 
 
-def parse_arguments(pairs: list[str], json_text: str | None, schema: dict[str, Any] | None,
-                    *, typed: bool = True) -> dict[str, Any]:
+def parse_arguments(
+    pairs: list[str], json_text: str | None, schema: dict[str, Any] | None, *, typed: bool = True
+) -> dict[str, Any]:
     """``--args`` and ``--arg`` items as one dict. With ``typed``, values are converted by
     ``schema`` (see the module docstring); without it, they stay strings. Raises :class:`UsageError`."""
     arguments: dict[str, Any] = {}

@@ -58,22 +58,46 @@ def add_parser(commands: Any) -> None:
         "exit codes:\n  0  printed\n  1  the server command is not installed\n  2  usage error",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("server", metavar="SERVER",
-                        help="an installed plainmcp server, by its name with or without the plainmcp- prefix "
-                        "(NAME or plainmcp-NAME), or the path of any server executable")
+    parser.add_argument(
+        "server",
+        metavar="SERVER",
+        help="an installed plainmcp server, by its name with or without the plainmcp- prefix "
+        "(NAME or plainmcp-NAME), or the path of any server executable",
+    )
     parser.add_argument("--client", choices=CLIENTS, required=True, help="the client the snippet is for")
     parser.add_argument("--name", help="the server's key in the configuration (default: the server's short name)")
-    parser.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
-                        help="environment variable for the server (repeatable)")
-    parser.add_argument("--http", metavar="URL",
-                        help="configure a server already running at this Streamable HTTP URL instead of a command")
-    parser.add_argument("--secret", action="append", default=[], metavar="NAME",
-                        help="environment variable holding a secret (repeatable): VS Code prompts for it; for "
-                        "Claude and Cursor its value is taken from this shell's environment")
-    parser.add_argument("--header", action="append", default=[], metavar="'NAME: VALUE'",
-                        help="HTTP header for --http (repeatable), e.g. 'Authorization: Bearer ...'")
-    parser.add_argument("--explain", action="store_true",
-                        help="say on stderr where the server was looked for and which arguments were made absolute")
+    parser.add_argument(
+        "--env",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="environment variable for the server (repeatable)",
+    )
+    parser.add_argument(
+        "--http",
+        metavar="URL",
+        help="configure a server already running at this Streamable HTTP URL instead of a command",
+    )
+    parser.add_argument(
+        "--secret",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="environment variable holding a secret (repeatable): VS Code prompts for it; for "
+        "Claude and Cursor its value is taken from this shell's environment",
+    )
+    parser.add_argument(
+        "--header",
+        action="append",
+        default=[],
+        metavar="'NAME: VALUE'",
+        help="HTTP header for --http (repeatable), e.g. 'Authorization: Bearer ...'",
+    )
+    parser.add_argument(
+        "--explain",
+        action="store_true",
+        help="say on stderr where the server was looked for and which arguments were made absolute",
+    )
     parser.set_defaults(run=main)
 
 
@@ -119,8 +143,11 @@ def build(args: argparse.Namespace) -> dict[str, Any]:
         if usage is not None:
             server_args, moved = secrets_to_env(server_args, usage, looks_secret)
             for variable, value in moved.items():
-                print(f"plainmcp config: a secret option moved to the environment as {variable} (a command line "
-                      "is visible to every user of the machine)", file=sys.stderr)
+                print(
+                    f"plainmcp config: a secret option moved to the environment as {variable} (a command line "
+                    "is visible to every user of the machine)",
+                    file=sys.stderr,
+                )
                 (secrets if args.client == "vscode" else env)[variable] = value
     return stdio_entry(args.client, name, command, server_args, env, secrets)
 
@@ -165,12 +192,17 @@ def _absolute_args(command: list[str], server_args: list[str], usage: Usage | No
     if not server_args:
         return server_args
     if usage is None:
-        print("plainmcp config: the server's --help shows no usage line, so its arguments are copied as written "
-              "(make relative paths absolute yourself)", file=sys.stderr)
+        print(
+            "plainmcp config: the server's --help shows no usage line, so its arguments are copied as written "
+            "(make relative paths absolute yourself)",
+            file=sys.stderr,
+        )
         return server_args
     rewritten = absolute_paths(server_args, usage)
     if explain:
-        changed = [f"{before} -> {after}" for before, after in zip(server_args, rewritten, strict=True) if before != after]
+        changed = [
+            f"{before} -> {after}" for before, after in zip(server_args, rewritten, strict=True) if before != after
+        ]
         print("plainmcp config: made absolute: " + (", ".join(changed) or "nothing"), file=sys.stderr)
     return rewritten
 
@@ -180,19 +212,28 @@ def _check_env_names(command: list[str], names: list[str], usage: Usage | None) 
     if usage is None or not usage.env_names:
         return
     for unknown in [n for n in names if n not in usage.env_names]:
-        print(f"plainmcp config: warning: {Path(command[-1]).name} does not name {unknown} in its --help",
-              file=sys.stderr)
+        print(
+            f"plainmcp config: warning: {Path(command[-1]).name} does not name {unknown} in its --help", file=sys.stderr
+        )
 
 
-def stdio_entry(client: str, name: str, command: list[str], args: list[str], env: dict[str, str],
-                secrets: dict[str, str] | None = None) -> dict[str, Any]:
+def stdio_entry(
+    client: str,
+    name: str,
+    command: list[str],
+    args: list[str],
+    env: dict[str, str],
+    secrets: dict[str, str] | None = None,
+) -> dict[str, Any]:
     """The entry that starts ``command`` over stdio. ``secrets`` (name -> value) are env too: for VS
     Code, they and every secret-looking ``env`` become prompted ``inputs`` (the values are dropped)."""
     env = {**env, **(secrets or {})}
     prompts = Prompts(name)
     if client == "vscode":
-        env = {key: prompts.env(key) if key in (secrets or {}) or looks_secret(key) else value
-               for key, value in env.items()}
+        env = {
+            key: prompts.env(key) if key in (secrets or {}) or looks_secret(key) else value
+            for key, value in env.items()
+        }
     entry: dict[str, Any] = {"command": command[0], "args": [*command[1:], *args]}
     if env:
         entry["env"] = env
@@ -216,9 +257,11 @@ def remote_entry(client: str, name: str, url: str, headers: dict[str, str]) -> d
         return {"mcpServers": {name: entry}}
     # Claude Desktop's file takes stdio servers only (remote ones are added under Settings >
     # Connectors); the usual bridge is the mcp-remote package, run by npx.
-    print("note: Claude Desktop's config file starts stdio servers only; this entry bridges to the URL with "
-          "the npm package mcp-remote (needs Node). Remote servers can also be added under Settings > Connectors.",
-          file=sys.stderr)
+    print(
+        "note: Claude Desktop's config file starts stdio servers only; this entry bridges to the URL with "
+        "the npm package mcp-remote (needs Node). Remote servers can also be added under Settings > Connectors.",
+        file=sys.stderr,
+    )
     bridge = ["-y", "mcp-remote", url]
     for header, value in headers.items():
         bridge += ["--header", f"{header}:{value}"]
@@ -227,8 +270,11 @@ def remote_entry(client: str, name: str, url: str, headers: dict[str, str]) -> d
 
 def _vscode(servers: dict[str, Any], prompts: Prompts) -> dict[str, Any]:
     if prompts.inputs:
-        print("note: VS Code asks for " + ", ".join(i["id"] for i in prompts.inputs) + " when it first starts the "
-              "server and keeps the answer in its secret storage; the snippet holds no secret", file=sys.stderr)
+        print(
+            "note: VS Code asks for " + ", ".join(i["id"] for i in prompts.inputs) + " when it first starts the "
+            "server and keeps the answer in its secret storage; the snippet holds no secret",
+            file=sys.stderr,
+        )
         return {"inputs": prompts.inputs, "servers": servers}
     return {"servers": servers}
 

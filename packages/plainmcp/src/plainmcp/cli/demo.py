@@ -42,11 +42,18 @@ def add_parser(commands: Any) -> None:
         "(without --skip-missing)\n  2  usage error",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("scenes", nargs="*", metavar="SCENE",
-                        help=f"play only these: {NOTES} (the core's example) or a server's scene name, "
-                        "such as its name without the plainmcp- prefix (default: all)")
-    parser.add_argument("--skip-missing", action="store_true",
-                        help="a server that is not installed is skipped with a note, and the exit code stays 0")
+    parser.add_argument(
+        "scenes",
+        nargs="*",
+        metavar="SCENE",
+        help=f"play only these: {NOTES} (the core's example) or a server's scene name, "
+        "such as its name without the plainmcp- prefix (default: all)",
+    )
+    parser.add_argument(
+        "--skip-missing",
+        action="store_true",
+        help="a server that is not installed is skipped with a note, and the exit code stays 0",
+    )
     parser.set_defaults(run=main)
 
 
@@ -64,8 +71,9 @@ def main(args: argparse.Namespace) -> int:
     wanted = list(dict.fromkeys(args.scenes)) or [NOTES, *sorted(set(found) | expected)]
     # Asked for by name, found nowhere and not a server of the checkout: a name nobody offers. (Without a
     # checkout there is no telling, so such a name is reported as not installed, with the PyPI line.)
-    unknown = [name for name in wanted if name != NOTES and name not in found and checkout is not None
-               and name not in expected]
+    unknown = [
+        name for name in wanted if name != NOTES and name not in found and checkout is not None and name not in expected
+    ]
     if unknown:
         offered = [NOTES, *sorted(set(found) | expected)]
         fail(f"unknown scene {', '.join(unknown)}: choose from {', '.join(offered)}")
@@ -91,8 +99,10 @@ def main(args: argparse.Namespace) -> int:
         print("Failed scenes: " + ", ".join(failed), file=sys.stderr)
         code = 1
     if missing:
-        print(f"Not installed, so not shown: {', '.join(missing)} (install lines above; --skip-missing to "
-              "accept that)", file=sys.stderr)
+        print(
+            f"Not installed, so not shown: {', '.join(missing)} (install lines above; --skip-missing to accept that)",
+            file=sys.stderr,
+        )
         code = code or (0 if args.skip_missing else 1)
     return code
 
@@ -143,8 +153,14 @@ def _play_server(installed: Installed) -> bool:
     sys.stdout.flush()  # what we printed comes before what the scene prints
     command = [found.python, "-m", "plainmcp.cli.scene", name, "--using", installed.using(), "--", *found.command]
     try:
-        ran = subprocess.run(command, stdin=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                             errors="replace", timeout=SCENE_TIMEOUT)
+        ran = subprocess.run(
+            command,
+            stdin=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            errors="replace",
+            timeout=SCENE_TIMEOUT,
+        )
     except subprocess.TimeoutExpired:
         print(f"  {name} scene failed: no end within {SCENE_TIMEOUT} s")
         return False

@@ -128,8 +128,9 @@ def _in_venvs(root: Path, source: str, links: Path | None) -> Iterator[Installed
             target = venv / BIN / script[0]
             link = links / script[0] if links is not None else None
             command = link if link is not None and _same(link, target) else target
-            yield Installed(scene, dist.name,
-                            Found(scene, (str(command),), str(python) if python.exists() else None, source))
+            yield Installed(
+                scene, dist.name, Found(scene, (str(command),), str(python) if python.exists() else None, source)
+            )
 
 
 def _scenes(site_dirs: list[str]) -> Iterator[tuple[metadata.Distribution, str]]:
@@ -158,8 +159,13 @@ def _site_dirs(python: str) -> list[str]:
     if (venv / "pyvenv.cfg").is_file():
         return _venv_site_dirs(venv)
     try:
-        ran = subprocess.run([python, "-c", "import json, sys; print(json.dumps(sys.path))"], capture_output=True,
-                             text=True, timeout=SYS_PATH_TIMEOUT, stdin=subprocess.DEVNULL)
+        ran = subprocess.run(
+            [python, "-c", "import json, sys; print(json.dumps(sys.path))"],
+            capture_output=True,
+            text=True,
+            timeout=SYS_PATH_TIMEOUT,
+            stdin=subprocess.DEVNULL,
+        )
         paths = json.loads(ran.stdout)
     except (OSError, subprocess.SubprocessError, ValueError):
         return []
@@ -167,8 +173,9 @@ def _site_dirs(python: str) -> list[str]:
 
 
 def _venv_site_dirs(venv: Path) -> list[str]:
-    return [str(path) for path in [*venv.glob("lib/python*/site-packages"), venv / "Lib" / "site-packages"]
-            if path.is_dir()]
+    return [
+        str(path) for path in [*venv.glob("lib/python*/site-packages"), venv / "Lib" / "site-packages"] if path.is_dir()
+    ]
 
 
 def _normal(name: str) -> str:

@@ -38,8 +38,11 @@ def add_parser(commands: Any) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    return run(lambda: target_from(args, args.target, args.command_tail), lambda client: _inspect(client, args),
-               verbose=args.verbose)
+    return run(
+        lambda: target_from(args, args.target, args.command_tail),
+        lambda client: _inspect(client, args),
+        verbose=args.verbose,
+    )
 
 
 async def _inspect(client: Any, args: argparse.Namespace) -> int:

@@ -78,8 +78,10 @@ class Missing:
         return lines
 
     def message(self) -> str:
-        return (f"plainmcp-{self.server} is not installed (looked in: {'; '.join(self.looked)}); install it with: "
-                + "   or: ".join(self.install_lines()))
+        return (
+            f"plainmcp-{self.server} is not installed (looked in: {'; '.join(self.looked)}); install it with: "
+            + "   or: ".join(self.install_lines())
+        )
 
 
 def locate(server: str, env: Mapping[str, str] | None = None) -> Found | Missing:

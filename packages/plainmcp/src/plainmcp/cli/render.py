@@ -33,8 +33,10 @@ def short(value: Any, limit: int = 100) -> str:
 def _wrapped(text: str, indent: str) -> list[str]:
     lines: list[str] = []
     for paragraph in text.strip().splitlines() or [""]:
-        lines.extend(textwrap.wrap(paragraph, width() - len(indent), initial_indent=indent,
-                                   subsequent_indent=indent) or [indent.rstrip()])
+        lines.extend(
+            textwrap.wrap(paragraph, width() - len(indent), initial_indent=indent, subsequent_indent=indent)
+            or [indent.rstrip()]
+        )
     return lines
 
 
@@ -79,8 +81,12 @@ def parameters(schema: Any) -> list[str]:
     return lines
 
 
-HINTS = (("readOnlyHint", "read-only"), ("destructiveHint", "destructive"), ("idempotentHint", "idempotent"),
-         ("openWorldHint", "open-world"))
+HINTS = (
+    ("readOnlyHint", "read-only"),
+    ("destructiveHint", "destructive"),
+    ("idempotentHint", "idempotent"),
+    ("openWorldHint", "open-world"),
+)
 
 
 def tool_lines(tool: dict[str, Any]) -> list[str]:
@@ -99,8 +105,10 @@ def tool_lines(tool: dict[str, Any]) -> list[str]:
     if not params:
         lines.append(f"{INDENT}(no arguments)")
     if "outputSchema" in tool:
-        lines.append(f"{INDENT}returns: " + short(", ".join(parameters(tool["outputSchema"])) or
-                                                 schema_type(tool["outputSchema"]), width() - 13))
+        lines.append(
+            f"{INDENT}returns: "
+            + short(", ".join(parameters(tool["outputSchema"])) or schema_type(tool["outputSchema"]), width() - 13)
+        )
     return lines
 
 

@@ -68,6 +68,8 @@ def secret_values(names: list[str], client: str) -> dict[str, str]:
         elif name in os.environ:
             values[name] = os.environ[name]
         else:
-            raise UsageError(f"--secret {name}: {client} has no prompt for secrets; set {name} in this shell "
-                             f"(its value is written into the snippet) or pass --env {name}=VALUE")
+            raise UsageError(
+                f"--secret {name}: {client} has no prompt for secrets; set {name} in this shell "
+                f"(its value is written into the snippet) or pass --env {name}=VALUE"
+            )
     return values

@@ -74,9 +74,15 @@ def parse_usage(help_text: str) -> Usage:
             paths.add(option)
     rest = _OPTION.sub(" ", _OPTION_VALUE.sub(" ", re.sub(r"\{[^}]*\}", " ", usage)))
     positionals = tuple(dict.fromkeys(_WORD.findall(rest)))
-    return Usage(frozenset(paths), frozenset(values), frozenset(optional),
-                 bool(positionals) and all(is_path_metavar(name) for name in positionals), positionals,
-                 frozenset(_ENV.findall(help_text)), _option_env(help_text))
+    return Usage(
+        frozenset(paths),
+        frozenset(values),
+        frozenset(optional),
+        bool(positionals) and all(is_path_metavar(name) for name in positionals),
+        positionals,
+        frozenset(_ENV.findall(help_text)),
+        _option_env(help_text),
+    )
 
 
 def _option_env(help_text: str) -> dict[str, str]:
@@ -101,8 +107,14 @@ def _option_env(help_text: str) -> dict[str, str]:
 def read_usage(command: list[str]) -> Usage | None:
     """Run ``command --help`` and parse it; None when the server gives no argparse usage."""
     try:
-        ran = subprocess.run([*command, "--help"], capture_output=True, text=True, timeout=HELP_TIMEOUT,
-                             stdin=subprocess.DEVNULL, errors="replace")
+        ran = subprocess.run(
+            [*command, "--help"],
+            capture_output=True,
+            text=True,
+            timeout=HELP_TIMEOUT,
+            stdin=subprocess.DEVNULL,
+            errors="replace",
+        )
     except (OSError, subprocess.TimeoutExpired):
         return None
     if ran.returncode != 0 or "usage:" not in ran.stdout.lower():
@@ -155,7 +167,8 @@ def split_args(args: list[str], usage: Usage) -> list[Word]:
             continue
         # Like argparse: an optional value is the next word unless that word looks like an option.
         takes_value = option in usage.value_options or (
-            option in usage.optional_value_options and at < len(args) and not args[at].startswith("-"))
+            option in usage.optional_value_options and at < len(args) and not args[at].startswith("-")
+        )
         if takes_value and at < len(args):
             out.append(Word(option, args[at]))
             at += 1
@@ -193,8 +206,14 @@ def secrets_to_env(args: list[str], usage: Usage, is_secret: Callable[[str], boo
     kept = []
     for word in words:
         option = word.option
-        if (option is not None and word.value is not None and is_secret(option) and counts[option] == 1
-                and option not in usage.path_options and option in usage.option_env):
+        if (
+            option is not None
+            and word.value is not None
+            and is_secret(option)
+            and counts[option] == 1
+            and option not in usage.path_options
+            and option in usage.option_env
+        ):
             moved[usage.option_env[option]] = word.value
         else:
             kept.append(word)

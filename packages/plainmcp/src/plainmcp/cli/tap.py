@@ -55,16 +55,20 @@ def add_parser(commands: Any) -> None:
         usage="plainmcp tap [--log FILE] [--quiet] -- COMMAND [ARG ...]",
         epilog="in a client's configuration, put plainmcp's absolute path as the command and\n"
         '["tap", "--log", "/tmp/mcp.jsonl", "--", "/abs/path/my-server", "--db", "x.db"] as the args.\n\n'
-        "log records: {\"ts\", \"direction\": \"client->server\"|\"server->client\", \"message\"} per message\n"
-        "(\"raw\" instead of \"message\" for a line that is not JSON; \"latency_ms\" and \"method\" on answers),\n"
-        "plus {\"ts\", \"event\": \"start\"|\"exit\", ...} around each run. The file is appended to.\n\n"
+        'log records: {"ts", "direction": "client->server"|"server->client", "message"} per message\n'
+        '("raw" instead of "message" for a line that is not JSON; "latency_ms" and "method" on answers),\n'
+        'plus {"ts", "event": "start"|"exit", ...} around each run. The file is appended to.\n\n'
         "exit codes: the server's own; 127 when the command is not found, 126 when it cannot be run,\n"
         "2 for a usage error. When the server dies of a signal, so does the proxy.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--log", metavar="FILE", default=os.environ.get("PLAINMCP_TAP_LOG"),
-                        help="JSON Lines file to append to [env: PLAINMCP_TAP_LOG] "
-                        "(default: a new file under the temporary directory, named on stderr)")
+    parser.add_argument(
+        "--log",
+        metavar="FILE",
+        default=os.environ.get("PLAINMCP_TAP_LOG"),
+        help="JSON Lines file to append to [env: PLAINMCP_TAP_LOG] "
+        "(default: a new file under the temporary directory, named on stderr)",
+    )
     parser.add_argument("-q", "--quiet", action="store_true", help="no live view on stderr (the log is still written)")
     parser.set_defaults(run=main)
 
@@ -184,8 +188,15 @@ class Recorder:
 
     def _record_oversized(self, direction: str, size: int) -> None:
         head = self._heads[direction]
-        self._write({"ts": utc_now(), "direction": direction, "raw": head.decode("utf-8", "replace"),
-                     "truncated": True, "bytes": size})
+        self._write(
+            {
+                "ts": utc_now(),
+                "direction": direction,
+                "raw": head.decode("utf-8", "replace"),
+                "truncated": True,
+                "bytes": size,
+            }
+        )
         self._show(f"{ARROWS[direction]} (a {size}-byte line, logged truncated)")
 
     def _write(self, record: dict[str, Any]) -> None:

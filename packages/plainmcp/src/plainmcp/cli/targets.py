@@ -72,22 +72,49 @@ def is_url(text: str) -> bool:
 def add_target_options(parser: argparse.ArgumentParser) -> None:
     """The options every command that connects shares."""
     group = parser.add_argument_group("connection")
-    group.add_argument("--era", choices=ERAS, default="auto",
-                       help="legacy (initialize handshake, 2025-11-25), modern (stateless 2026-07-28) or auto: "
-                       "try server/discover, fall back to initialize (default: auto)")
-    group.add_argument("--protocol-version", choices=ALL_VERSIONS, metavar="VERSION",
-                       help="ask for exactly this revision (overrides --era): " + ", ".join(ALL_VERSIONS))
-    group.add_argument("--transport", choices=HTTP_TRANSPORTS, default="auto",
-                       help="for a URL: streamable (Streamable HTTP), sse (2024-11-05 HTTP+SSE) or auto: "
-                       "a path ending in /sse is SSE, otherwise Streamable HTTP with a fallback to SSE")
-    group.add_argument("--header", action="append", default=[], metavar="'NAME: VALUE'",
-                       help="extra HTTP header for a URL (repeatable), e.g. 'Authorization: Bearer ...'")
-    group.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
-                       help="extra environment variable for a server command (repeatable)")
-    group.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS",
-                       help="seconds to wait for each answer (default: 30)")
-    group.add_argument("-v", "--verbose", action="store_true",
-                       help="show the server's stderr and log messages, and the client's own log")
+    group.add_argument(
+        "--era",
+        choices=ERAS,
+        default="auto",
+        help="legacy (initialize handshake, 2025-11-25), modern (stateless 2026-07-28) or auto: "
+        "try server/discover, fall back to initialize (default: auto)",
+    )
+    group.add_argument(
+        "--protocol-version",
+        choices=ALL_VERSIONS,
+        metavar="VERSION",
+        help="ask for exactly this revision (overrides --era): " + ", ".join(ALL_VERSIONS),
+    )
+    group.add_argument(
+        "--transport",
+        choices=HTTP_TRANSPORTS,
+        default="auto",
+        help="for a URL: streamable (Streamable HTTP), sse (2024-11-05 HTTP+SSE) or auto: "
+        "a path ending in /sse is SSE, otherwise Streamable HTTP with a fallback to SSE",
+    )
+    group.add_argument(
+        "--header",
+        action="append",
+        default=[],
+        metavar="'NAME: VALUE'",
+        help="extra HTTP header for a URL (repeatable), e.g. 'Authorization: Bearer ...'",
+    )
+    group.add_argument(
+        "--env",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="extra environment variable for a server command (repeatable)",
+    )
+    group.add_argument(
+        "--timeout", type=float, default=30.0, metavar="SECONDS", help="seconds to wait for each answer (default: 30)"
+    )
+    group.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="show the server's stderr and log messages, and the client's own log",
+    )
 
 
 def split_command_tail(argv: Sequence[str]) -> tuple[list[str], list[str] | None]:
