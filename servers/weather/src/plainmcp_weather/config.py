@@ -172,5 +172,6 @@ def _flag(field: str) -> str:
 
 
 def _option(group: Any, flag: str, **kwargs: Any) -> None:
-    """``flag`` in ``group``, its default read from ``PLAINMCP_WEATHER_<FLAG>`` when that is set."""
+    """``flag`` in ``group`` (an argument group of the parser: argparse gives their class no public
+    name, hence ``Any``), its default read from ``PLAINMCP_WEATHER_<FLAG>`` when that is set."""
     env_option(group, flag, f"{ENV_PREFIX}_{flag.removeprefix('--').replace('-', '_').upper()}", **kwargs)
