@@ -54,6 +54,21 @@ async def test_build_server_does_no_io():
     assert recorder.requests == []
 
 
+async def test_each_server_has_its_own_cache_and_breakers():
+    """build_server keeps nothing at module level: a second server asks the upstream again, and a
+    circuit opened in one is closed in the other."""
+    recorder = Recorder()
+    recorder.failures.append(("/v1/search", failing(503)))
+    first, second = (build_server(config(retries=0, breaker_threshold=1), Deps(transport=recorder.transport()))
+                     for _ in range(2))
+    async with connect_in_memory(first) as one, connect_in_memory(second) as other:
+        await one.call_tool("get_current_weather", {"latitude": 3, "longitude": 4})
+        await one.call_tool("search_locations", {"name": "Tokyo"})  # opens the first server's circuit
+        await other.call_tool("get_current_weather", {"latitude": 3, "longitude": 4})
+        await other.call_tool("search_locations", {"name": "Tokyo"})
+    assert recorder.count("/v1/forecast") == 2 and recorder.count("/v1/search") == 2
+
+
 async def test_search_locations_honours_a_state_qualifier():
     async with weather() as client:
         result = await client.call_tool("search_locations", {"name": "Portland, ME"})
