@@ -10,12 +10,13 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
 import pytest
 
-from .installs import ROOT, bare_env, console_script, core_only_python, dist_info, make_venv, run_cli
+from .installs import CORE, ROOT, SITE, bare_env, console_script, core_only_python, dist_info, make_venv, run_cli
 
 TOY_PYPROJECT = """\
 [project]
@@ -74,8 +75,6 @@ def toy_source(tmp_path_factory) -> Path:
 def toy_venv(path: Path, toy_source: Path, core: bool = True) -> Path:
     """A venv with the toy server installed as pip would (script, dist-info), and the core unless not
     ``core``; returns its script."""
-    from .installs import CORE, SITE
-
     python = make_venv(path, [SITE, *([CORE] if core else []), toy_source / "src"])
     script = console_script(path / "bin" / "plainmcp-toy", python, "plainmcp_toy")
     dist_info(next((path / "lib").glob("python*/site-packages")), toy_source / "pyproject.toml")
@@ -126,6 +125,26 @@ def test_demo_finds_a_scene_through_a_script_on_path_before_pipx(core_python, to
     ran = run_cli(core_python, "demo", "toy", env=env)
     assert ran.code == 0, ran.out[-2000:] + ran.err[-2000:]
     assert f"  using plainmcp-toy from PATH: {on_path}" in ran.out
+
+
+def test_demo_finds_a_scene_of_a_script_whose_python_is_no_venv(core_python, toy_source, tmp_path) -> None:
+    # A plain `pip install --user`: the script's Python is the machine's, whose sys.path (asked of it)
+    # holds the user site-packages with the toy's dist-info. The core's venv Python does not see it.
+    base = Path(sys.base_prefix) / "bin" / f"python{sys.version_info.major}.{sys.version_info.minor}"
+    assert base.is_file() and not (base.parent.parent / "pyvenv.cfg").exists()
+    user_site = (
+        tmp_path / "userbase" / "lib" / f"python{sys.version_info.major}.{sys.version_info.minor}" / "site-packages"
+    )
+    user_site.mkdir(parents=True)
+    (user_site / "plainmcp_tests.pth").write_text(f"{SITE}\n{CORE}\n{toy_source / 'src'}\n")
+    dist_info(user_site, toy_source / "pyproject.toml")
+    script = console_script(tmp_path / "userbase" / "bin" / "plainmcp-toy", base, "plainmcp_toy")
+    env = bare_env(tmp_path, PYTHONUSERBASE=str(tmp_path / "userbase"))
+    env["PATH"] = str(script.parent) + os.pathsep + env["PATH"]
+    ran = run_cli(core_python, "demo", "toy", env=env)
+    assert ran.code == 0, ran.out[-2000:] + ran.err[-2000:]
+    assert f"  using plainmcp-toy from PATH: {script}" in ran.out
+    assert "add_note, search_notes" in ran.out
 
 
 def test_demo_skips_a_server_that_registers_no_scene(core_python, toy_source, tmp_path) -> None:
