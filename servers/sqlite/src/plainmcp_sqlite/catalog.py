@@ -69,7 +69,7 @@ def quote_identifier(name: str) -> str:
 
 
 def is_virtual(sql: str | None) -> bool:
-    return bool(sql) and sql.lstrip()[:14].upper() == "CREATE VIRTUAL"
+    return sql is not None and sql.lstrip()[:14].upper() == "CREATE VIRTUAL"
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,11 +111,12 @@ class Catalog:
 
     async def versions(self) -> Versions:
         """Read the versions and drop what they make stale."""
-        read = self.probe.read() if self.probe is not None else None
-        if read is not None:
+        probe = self.probe
+        read = probe.read() if probe is not None else None
+        if probe is not None and read is not None:
             # The probe's own connection: negative numbers keep its values apart from the read
             # connection's (a switch between the two only drops the cache, never keeps a stale one).
-            versions = Versions(-self.probe.opened, *read)  # type: ignore[union-attr]
+            versions = Versions(-probe.opened, *read)
         else:
             outcome = await self.db.run(_VERSIONS, max_rows=1)
             schema, data = outcome.rows[0]

@@ -74,7 +74,7 @@ def _next_undecoded(cursor: sqlite3.Cursor) -> tuple[Any, ...] | None:
     factory = connection.text_factory
     connection.text_factory = bytes
     try:
-        return cursor.fetchone()  # type: ignore[no-any-return]
+        return cursor.fetchone()  # type: ignore[no-any-return]  # typeshed types fetchone() as Any
     finally:
         connection.text_factory = factory
 

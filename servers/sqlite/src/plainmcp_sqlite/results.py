@@ -80,7 +80,7 @@ def json_rows(rows: Sequence[Sequence[Any]], max_chars: int) -> tuple[list[list[
     cells cut (see :func:`cell`)."""
     if not rows:
         return [], 0
-    columns = list(zip(*rows, strict=True))
+    columns: list[Sequence[Any]] = list(zip(*rows, strict=True))
     cut = 0
     converted = False
     for index, values in enumerate(columns):

@@ -29,7 +29,7 @@ _PARAMS = {
     "description": "Values for the statement's parameters: an array for ? placeholders, or an object "
     "for :name placeholders (keys with or without the ':'). Strings, numbers, booleans (stored as 1/0), null.",
 }
-RESULT_OUTPUT = {
+RESULT_OUTPUT: dict[str, Any] = {
     "type": "object",
     "properties": {
         "columns": {"type": "array", "items": {"type": "string"}},
@@ -74,7 +74,7 @@ def bind(params: Any) -> Params:
 READ_ONLY = ToolAnnotations(read_only=True, open_world=False)
 WRITES = ToolAnnotations(read_only=False, destructive=True, idempotent=False, open_world=False)
 
-QUERY_INPUT = {
+QUERY_INPUT: dict[str, Any] = {
     "type": "object",
     "properties": {
         "sql": {**_SQL, "description": "One SQL statement (SELECT, WITH ... SELECT, VALUES, or a read-only PRAGMA)."},
@@ -85,7 +85,7 @@ QUERY_INPUT = {
     "required": ["sql"],
     "additionalProperties": False,
 }
-LIST_OUTPUT = {
+LIST_OUTPUT: dict[str, Any] = {
     "type": "object",
     "properties": {
         "tables": {"type": "array", "items": {"type": "object", "properties": {
@@ -97,33 +97,33 @@ LIST_OUTPUT = {
     },
     "required": ["tables", "truncated"],
 }
-DESCRIBE_INPUT = {
+DESCRIBE_INPUT: dict[str, Any] = {
     "type": "object",
     "properties": {"table": {"type": "string", "minLength": 1, "maxLength": 1000,
                              "description": "A table or view name, as list_tables gives it."}},
     "required": ["table"],
     "additionalProperties": False,
 }
-DESCRIBE_OUTPUT = {"type": "object", "properties": {
+DESCRIBE_OUTPUT: dict[str, Any] = {"type": "object", "properties": {
     "name": {"type": "string"}, "type": {"type": "string"}, "columns": {"type": "array"},
     "primary_key": {"type": "array"}, "foreign_keys": {"type": "array"}, "indexes": {"type": "array"},
     "rows": {"type": ["integer", "null"]}, "sql": {"type": ["string", "null"]},
 }, "required": ["name", "type", "columns", "primary_key", "foreign_keys", "indexes"]}
-EXPLAIN_INPUT = {
+EXPLAIN_INPUT: dict[str, Any] = {
     "type": "object",
     "properties": {"sql": {**_SQL, "description": "The statement to explain (without EXPLAIN)."},
                    "params": _PARAMS},
     "required": ["sql"],
     "additionalProperties": False,
 }
-EXECUTE_INPUT = {
+EXECUTE_INPUT: dict[str, Any] = {
     "type": "object",
     "properties": {"sql": {**_SQL, "description": "One statement: INSERT, UPDATE, DELETE, CREATE, ALTER, DROP..."},
                    "params": _PARAMS},
     "required": ["sql"],
     "additionalProperties": False,
 }
-EXECUTE_OUTPUT = {"type": "object", "properties": {
+EXECUTE_OUTPUT: dict[str, Any] = {"type": "object", "properties": {
     "changes": {"type": "integer"}, "last_row_id": {"type": ["integer", "null"]},
     **RESULT_OUTPUT["properties"],
 }, "required": ["changes", "last_row_id"]}
