@@ -41,12 +41,12 @@ class ConfigsError(RuntimeError):
 
 
 def servers(space: workspace.Workspace | None = None) -> list[str]:
-    """The short names of the workspace's servers: every member named ``plainmcp-<name>`` whose console script has
-    its name (other commands a server ships, such as the weather stand-in, are not servers to configure)."""
+    """The short names of the workspace's servers: the members in servers/ (the core and the bridge in packages/
+    are not servers), each named ``plainmcp-<name>`` with a console script of that name."""
     names = []
     for member in (space or workspace.load(ROOT)).members:
         project = tomllib.loads((member / "pyproject.toml").read_text())["project"]
-        if project["name"].startswith("plainmcp-") and project["name"] in project.get("scripts", {}):
+        if member.parent.name == "servers" and project["name"] in project.get("scripts", {}):
             names.append(project["name"].removeprefix("plainmcp-"))
     return sorted(names)
 

@@ -29,7 +29,12 @@ def editables(command: list[str]) -> set[Path]:
 
 def test_dev_py_installs_every_package_of_the_tree_as_the_hatch_workspace_members():
     tracked = subprocess.run(
-        ["git", "ls-files", "*pyproject.toml"], cwd=ROOT, capture_output=True, text=True, check=True
+        # tracked or new (not ignored): a package being added counts before its first commit
+        ["git", "ls-files", "--cached", "--others", "--exclude-standard", "*pyproject.toml"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout.split()
     packages = {(ROOT / path).parent for path in tracked if path != "pyproject.toml"}
     members = {
