@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 from ..packaging.offline import offline_env, wheelhouse
-from .support import ROOT
+from .support import ROOT, load
+
+workspace = load(Path("tools/workspace.py"))
 
 HATCH = Path(sys.executable).parent / "hatch"
 DATA = ROOT / ".ci-cache" / "hatch"
@@ -28,13 +31,18 @@ def hatch(*args: str, scratch: Path) -> subprocess.CompletedProcess[str]:
 
 
 def test_hatch_run_test_runs_pytest_in_the_workspace_environment(tmp_path):
+    # Inside hatch's environment: every workspace member importable, from this checkout (editable), and the
+    # env-vars set.
+    members = {
+        tomllib.loads((member / "pyproject.toml").read_text())["project"]["name"].replace("-", "_"): member
+        for member in workspace.load(ROOT).members
+    }
     probe = tmp_path / "test_probe.py"
-    # Inside hatch's environment: the workspace members importable (editable, from this checkout), the env-vars set.
     probe.write_text(
-        "import os, sys\n"
-        "import plainmcp, plainmcp_everything, plainmcp_filesystem, plainmcp_prompts, plainmcp_sqlite, plainmcp_weather\n"
+        "import importlib, os, sys\n"
         "def test_probe():\n"
-        f"    assert plainmcp.__file__.startswith({str(ROOT / 'packages' / 'plainmcp')!r})\n"
+        f"    for module, source in { ({name: str(path) for name, path in members.items()})!r}.items():\n"
+        "        assert importlib.import_module(module).__file__.startswith(source), module\n"
         f"    assert sys.prefix.startswith({str(DATA)!r})\n"
         "    assert os.environ['PLAINMCP_RELEASE'] == '1'\n"
     )
