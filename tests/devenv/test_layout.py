@@ -1,12 +1,15 @@
 """The root README's "Repository layout" matches the tree: every tracked top-level entry is listed, every listed
-path exists, and the tests line names exactly the folders of tests/."""
+path exists, every package (workspace member) is listed, and the tests line names exactly the folders of tests/."""
 
 from __future__ import annotations
 
 import re
 import subprocess
+from pathlib import Path
 
-from .support import ROOT
+from .support import ROOT, load
+
+workspace = load(Path("tools/workspace.py"))
 
 MARKER = "<!-- docs: tested by: tests/devenv/test_layout.py::test_readme_layout_lists_the_tree_exactly -->"
 
@@ -37,3 +40,12 @@ def test_readme_layout_names_every_folder_of_tests():
     named = set(re.findall(r"(\w+)/", layout()["tests/"]))
     folders = {path.split("/")[1] for path in tracked() if path.startswith("tests/") and path.count("/") >= 2}
     assert named == folders
+
+
+def test_readme_layout_lists_every_package():
+    patterns = [re.sub(r"<\w+>", "*", path.rstrip("/")) for path in layout()]
+    for member in workspace.load(ROOT).members:
+        relative = member.relative_to(ROOT)
+        assert any(
+            relative.match(pattern) and len(relative.parts) == len(Path(pattern).parts) for pattern in patterns
+        ), f"{relative}/ is a package the layout does not list"
