@@ -23,16 +23,25 @@ WRITES = [
     ("delete", "DELETE FROM orders", "deleting from orders"),
     ("replace", "REPLACE INTO customers (id, name) VALUES (1, 'x')", "inserting into customers"),
     ("delete hidden behind WITH", "WITH x AS (SELECT 1) DELETE FROM customers", "deleting from customers"),
-    ("insert hidden behind WITH", "WITH v(n) AS (VALUES ('m')) INSERT INTO customers (name) SELECT n FROM v",
-     "inserting into customers"),
-    ("upsert", "INSERT INTO customers (id, name) VALUES (1, 'x') ON CONFLICT(id) DO UPDATE SET name = 'y'",
-     "inserting into customers"),
+    (
+        "insert hidden behind WITH",
+        "WITH v(n) AS (VALUES ('m')) INSERT INTO customers (name) SELECT n FROM v",
+        "inserting into customers",
+    ),
+    (
+        "upsert",
+        "INSERT INTO customers (id, name) VALUES (1, 'x') ON CONFLICT(id) DO UPDATE SET name = 'y'",
+        "inserting into customers",
+    ),
     ("drop table", "DROP TABLE orders", "changing the schema"),
     ("create table", "CREATE TABLE evil (x)", "changing the schema"),
     ("alter table", "ALTER TABLE customers ADD COLUMN evil TEXT", "altering table customers"),
     ("create index", "CREATE INDEX evil ON customers(city)", "changing the schema"),
-    ("create trigger", "CREATE TRIGGER evil AFTER INSERT ON customers BEGIN DELETE FROM orders; END",
-     "creating trigger evil"),
+    (
+        "create trigger",
+        "CREATE TRIGGER evil AFTER INSERT ON customers BEGIN DELETE FROM orders; END",
+        "creating trigger evil",
+    ),
     ("attach a new file", "ATTACH DATABASE 'planted.db' AS planted", "attaching a database file"),
     ("attach in-memory", "ATTACH ':memory:' AS m", "attaching a database file"),
     ("vacuum into a file", "VACUUM INTO 'copy.db'", "attaching a database file"),
@@ -91,9 +100,12 @@ async def test_read_only_recursive_query_without_end_meets_deadline(tmp_path):
     path = make_shop(tmp_path)
     async with serve(path, timeout=0.3) as client:
         with anyio.fail_after(WAIT):
-            result = await client.call_tool("query", {
-                "sql": "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT count(*) FROM r",
-            })
+            result = await client.call_tool(
+                "query",
+                {
+                    "sql": "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT count(*) FROM r",
+                },
+            )
         assert result.get("isError") is True
         assert "Deadline exceeded" in text_of(result)
         await assert_alive(client)
@@ -103,8 +115,10 @@ async def test_read_only_long_single_step_meets_deadline(tmp_path):
     # A cross join counted in one virtual-machine loop: the progress handler and the interrupt timer
     # both stop it; either way the answer is the deadline, not a hang.
     path = make_shop(tmp_path)
-    sql = ("WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r LIMIT 3000) "
-           "SELECT count(*) FROM r AS a, r AS b, r AS c")
+    sql = (
+        "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r LIMIT 3000) "
+        "SELECT count(*) FROM r AS a, r AS b, r AS c"
+    )
     async with serve(path, timeout=0.3) as client:
         with anyio.fail_after(WAIT):
             result = await client.call_tool("query", {"sql": sql})
@@ -128,7 +142,11 @@ async def test_read_only_millions_of_rows_are_capped(tmp_path):
 async def test_read_only_huge_blob_is_refused(tmp_path):
     path = make_shop(tmp_path)
     async with serve(path) as client:
-        for sql in ("SELECT randomblob(200000000)", "SELECT zeroblob(2000000000)", "SELECT replace(hex(zeroblob(9000000)), '00', 'abcd')"):
+        for sql in (
+            "SELECT randomblob(200000000)",
+            "SELECT zeroblob(2000000000)",
+            "SELECT replace(hex(zeroblob(9000000)), '00', 'abcd')",
+        ):
             result = await client.call_tool("query", {"sql": sql})
             assert result.get("isError") is True, sql
             assert "larger than the limit" in text_of(result)
@@ -137,7 +155,9 @@ async def test_read_only_huge_blob_is_refused(tmp_path):
 
 async def test_read_only_large_rows_stop_at_the_result_budget(tmp_path):
     path = make_shop(tmp_path)
-    sql = "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r LIMIT 100) SELECT n, randomblob(100000) FROM r"
+    sql = (
+        "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r LIMIT 100) SELECT n, randomblob(100000) FROM r"
+    )
     async with serve(path, max_result_bytes=250_000, max_cell_chars=64) as client:
         result = await client.call_tool("query", {"sql": sql, "max_rows": 100})
         structured = result["structuredContent"]
@@ -161,19 +181,28 @@ async def test_injection_through_params_stays_a_value(tmp_path, payload):
     path = make_shop(tmp_path)
     before = folder_state(tmp_path)
     async with serve(path) as client:
-        positional = await client.call_tool("query", {"sql": "SELECT ? AS v, count(*) FROM customers WHERE name = ?",
-                                                      "params": [payload, payload]})
+        positional = await client.call_tool(
+            "query", {"sql": "SELECT ? AS v, count(*) FROM customers WHERE name = ?", "params": [payload, payload]}
+        )
         assert positional["structuredContent"]["rows"] == [[payload, 0]]
         named = await client.call_tool("query", {"sql": "SELECT :v AS v", "params": {"v": payload}})
         assert named["structuredContent"]["rows"] == [[payload]]
         described = await client.call_tool("describe_table", {"table": payload})
         assert described.get("isError") is True and "Unknown table" in text_of(described)
-        explained = await client.call_tool("explain_query", {"sql": "SELECT * FROM customers WHERE name = ?",
-                                                             "params": [payload]})
+        explained = await client.call_tool(
+            "explain_query", {"sql": "SELECT * FROM customers WHERE name = ?", "params": [payload]}
+        )
         assert not explained.get("isError")
         with pytest.raises(Exception, match="not found"):
-            await client.read_resource("sqlite://table/" + payload.replace("'", "%27").replace(" ", "%20")
-                                       .replace(";", "%3B").replace("=", "%3D").replace("(", "%28").replace(")", "%29"))
+            await client.read_resource(
+                "sqlite://table/"
+                + payload.replace("'", "%27")
+                .replace(" ", "%20")
+                .replace(";", "%3B")
+                .replace("=", "%3D")
+                .replace("(", "%28")
+                .replace(")", "%29")
+            )
         await assert_alive(client)
     assert folder_state(tmp_path) == before
 
@@ -240,8 +269,10 @@ async def test_write_mode_query_tool_stays_read_only(tmp_path):
 async def test_write_mode_cancelled_execute_rolls_back_and_frees_the_connection(tmp_path):
     path = make_shop(tmp_path)
     async with serve(path, allow_write=True, timeout=60) as client:
-        endless = ("INSERT INTO customers (name) WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) "
-                   "SELECT 'bulk ' || n FROM r")
+        endless = (
+            "INSERT INTO customers (name) WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) "
+            "SELECT 'bulk ' || n FROM r"
+        )
         with pytest.raises(Exception):  # noqa: B017 - the client's own timeout, whatever its type
             await client.call_tool("execute", {"sql": endless}, timeout=0.3)
         # The interrupted insert left no transaction open: the next one commits on its own.

@@ -17,11 +17,33 @@ LIMIT = 1_000_000
 
 # Formats and arguments, each compared with SQLite's own printf.
 SAME_AS_SQLITE = [
-    ("%.2f", 3.14159), ("%5d|%-5d|", 3, 4), ("%s and %s", "a", None), ("%*d|", "7", 5), ("%*d|", -7, 5),
-    ("%.*s|", -3, "abcdef"), ("%n%d", 5), ("%,d", 1234567), ("%q", "it's"), ("%Q", None), ("%w", 'a"b'),
-    ("%x %X %o", 255, 255, 8), ("%e %g %G", 1e10, 0.0001, 1e-10), ("%c%c", "ab", "cd"), ("%.3c|", "xy"),
-    ("%%|%5%|",), ("%!.3f", 1.0), ("%lld %y %d", 1, 2), (5,), (1e20,), ("%s", b"bytes"), ("%5,d|", 12345),
-    ("%.*c", LIMIT - 1, "a"), ("%0*d", 20, 42), ("no directive",), ("%s", "é" * 10), ("%.*f", 5, 2.5),
+    ("%.2f", 3.14159),
+    ("%5d|%-5d|", 3, 4),
+    ("%s and %s", "a", None),
+    ("%*d|", "7", 5),
+    ("%*d|", -7, 5),
+    ("%.*s|", -3, "abcdef"),
+    ("%n%d", 5),
+    ("%,d", 1234567),
+    ("%q", "it's"),
+    ("%Q", None),
+    ("%w", 'a"b'),
+    ("%x %X %o", 255, 255, 8),
+    ("%e %g %G", 1e10, 0.0001, 1e-10),
+    ("%c%c", "ab", "cd"),
+    ("%.3c|", "xy"),
+    ("%%|%5%|",),
+    ("%!.3f", 1.0),
+    ("%lld %y %d", 1, 2),
+    (5,),
+    (1e20,),
+    ("%s", b"bytes"),
+    ("%5,d|", 12345),
+    ("%.*c", LIMIT - 1, "a"),
+    ("%0*d", 20, 42),
+    ("no directive",),
+    ("%s", "é" * 10),
+    ("%.*f", 5, 2.5),
 ]
 
 
@@ -41,9 +63,16 @@ def test_bounded_printf_matches_sqlite(args):
 
 # Each would repeat or pad past the limit: NULL at once, without handing the format to SQLite.
 PAST_THE_LIMIT = [
-    ("%.2000000000c", "x"), ("%.*c", 2_000_000_000, "x"), ("%.*c%.*c", 600_000, "x", 600_000, "y"),
-    ("%2000000000d", 1), ("%*s", "99999999999", "a"), ("%.*d", -2_000_000, 7), ("%.1000001f", 1.5),
-    ("%.*c", 1e12, "x"), ("%.*c", b"3000000", "x"), ("%.*c", " 2e9", "x"),
+    ("%.2000000000c", "x"),
+    ("%.*c", 2_000_000_000, "x"),
+    ("%.*c%.*c", 600_000, "x", 600_000, "y"),
+    ("%2000000000d", 1),
+    ("%*s", "99999999999", "a"),
+    ("%.*d", -2_000_000, 7),
+    ("%.1000001f", 1.5),
+    ("%.*c", 1e12, "x"),
+    ("%.*c", b"3000000", "x"),
+    ("%.*c", " 2e9", "x"),
 ]
 
 
@@ -53,7 +82,6 @@ def test_bounded_printf_answers_null_past_the_limit(args):
     replaced = sqlite3.connect(":memory:")
     replaced.create_function("printf", -1, bounded_printf.bounded(lambda: LIMIT), deterministic=True)
     assert call(replaced, args) is None
-
 
 
 @pytest.mark.anyio

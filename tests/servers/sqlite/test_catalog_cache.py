@@ -107,7 +107,8 @@ async def test_cached_catalogue_sees_another_process_change_the_schema(tmp_path)
         await client.call_tool("describe_table", {"table": "customers"})
         schema_before = (await client.read_resource("sqlite://schema"))["contents"][0]["text"]
         await anyio.to_thread.run_sync(
-            write_from_another_process, path,
+            write_from_another_process,
+            path,
             "ALTER TABLE customers ADD COLUMN email TEXT; CREATE INDEX customers_city ON customers(city); "
             "DROP VIEW big_orders; INSERT INTO customers (name) VALUES ('Eve');",
         )

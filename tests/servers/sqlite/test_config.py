@@ -57,4 +57,6 @@ def test_help_says_max_result_bytes_also_bounds_each_value(capsys: pytest.Captur
         from_command_line("--help")
     help_text = " ".join(capsys.readouterr().out.split())
     assert "--max-result-bytes" in help_text
-    assert "also the per-value limit: the longest text or blob a statement may build or read, at most 16 MiB" in help_text
+    assert (
+        "also the per-value limit: the longest text or blob a statement may build or read, at most 16 MiB" in help_text
+    )

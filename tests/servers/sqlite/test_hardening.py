@@ -51,11 +51,17 @@ MEMORY_ATTACKS = [
     ("a hex expansion", "SELECT replace(hex(zeroblob(400000)), '00', 'abcd')", "larger than the limit"),
     ("200 zeroblob columns", f"SELECT {columns('zeroblob(990000)', 200)}", "needs more memory"),
     ("200 randomblob columns", f"SELECT {columns('randomblob(990000)', 200)}", "needs more memory"),
-    ("200 copies of one wide text", f"WITH v(x) AS (SELECT {WIDE_TEXT}) SELECT {columns('x', 200)} FROM v",
-     "needs more memory"),
-    ("group_concat over a large table",
-     "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r LIMIT 200000) "
-     "SELECT group_concat(printf('%.*c', 1000, 'x')) FROM r", "larger than the limit"),
+    (
+        "200 copies of one wide text",
+        f"WITH v(x) AS (SELECT {WIDE_TEXT}) SELECT {columns('x', 200)} FROM v",
+        "needs more memory",
+    ),
+    (
+        "group_concat over a large table",
+        "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r LIMIT 200000) "
+        "SELECT group_concat(printf('%.*c', 1000, 'x')) FROM r",
+        "larger than the limit",
+    ),
 ]
 
 
@@ -69,17 +75,23 @@ async def test_memory_attacks_stay_under_300_mib(tmp_path):
             assert result.get("isError") is True, attack
             assert phrase in text_of(result), (attack, text_of(result))
         # Rows of ~1 MB each: the first is kept, the next passes the budget and ends the result.
-        many = await client.call_tool("query", {
-            "sql": f"WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r LIMIT 100000) SELECT {WIDE_TEXT} FROM r",
-            "max_rows": 1000,
-        })
+        many = await client.call_tool(
+            "query",
+            {
+                "sql": f"WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r LIMIT 100000) SELECT {WIDE_TEXT} FROM r",
+                "max_rows": 1000,
+            },
+        )
         assert many["structuredContent"]["row_count"] == 1
         assert "size limit" in many["structuredContent"]["hint"]
         # A few wide texts fit SQLite's heap: one row, its cells cut, in bounded memory; the next
         # such row is looked at only to say that more exist.
-        wide = await client.call_tool("query", {
-            "sql": f"WITH v(x) AS (SELECT {WIDE_TEXT}), k(i) AS (VALUES (1), (2), (3)) SELECT {columns('x', 28)} FROM v, k",
-        })
+        wide = await client.call_tool(
+            "query",
+            {
+                "sql": f"WITH v(x) AS (SELECT {WIDE_TEXT}), k(i) AS (VALUES (1), (2), (3)) SELECT {columns('x', 28)} FROM v, k",
+            },
+        )
         assert wide["structuredContent"]["cells_truncated"] == 28
         assert wide["structuredContent"]["truncated"] is True
         with anyio.fail_after(1.0):
@@ -98,8 +110,8 @@ async def test_table_resource_of_wide_rows_stays_bounded(tmp_path):
         "import sqlite3, sys\n"
         "with sqlite3.connect(sys.argv[1]) as c:\n"
         f"    c.execute('CREATE TABLE wide ({', '.join(f'c{i}' for i in range(20))})')\n"
-        f"    c.execute(\"INSERT INTO wide WITH v(x) AS (SELECT {WIDE_TEXT}), k(i) AS (VALUES (1), (2), (3), (4), (5)) "
-        f"SELECT {', '.join(['x'] * 20)} FROM v, k\")\n"
+        f'    c.execute("INSERT INTO wide WITH v(x) AS (SELECT {WIDE_TEXT}), k(i) AS (VALUES (1), (2), (3), (4), (5)) '
+        f'SELECT {", ".join(["x"] * 20)} FROM v, k")\n'
     )
     subprocess.run([sys.executable, "-c", script, str(path)], check=True, timeout=60)
     async with connect_stdio([*STDIO_COMMAND, "--db", str(path)]) as client:
@@ -113,8 +125,10 @@ async def test_table_resource_of_wide_rows_stays_bounded(tmp_path):
 async def test_later_row_too_large_truncates_the_result(tmp_path):
     # The third row holds a value past the result budget: the rows before it are a true prefix.
     path = make_shop(tmp_path)
-    sql = ("WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r LIMIT 5) "
-           "SELECT n, CASE WHEN n < 3 THEN 'small' ELSE zeroblob(2000000) END AS v FROM r")
+    sql = (
+        "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r LIMIT 5) "
+        "SELECT n, CASE WHEN n < 3 THEN 'small' ELSE zeroblob(2000000) END AS v FROM r"
+    )
     async with connect_stdio([*STDIO_COMMAND, "--db", str(path)]) as client:
         result = await client.call_tool("query", {"sql": sql})
         first = await client.call_tool("query", {"sql": sql.replace("n < 3", "n < 1")})
@@ -130,9 +144,12 @@ async def test_later_row_too_large_truncates_the_result(tmp_path):
 async def test_like_pattern_longer_than_the_limit_is_refused(tmp_path):
     path = make_shop(tmp_path)
     async with connect_stdio([*STDIO_COMMAND, "--db", str(path)]) as client:
-        result = await client.call_tool("query", {
-            "sql": "SELECT printf('%.*c', 900000, 'a') LIKE '%' || printf('%.*c', 20000, 'a') || 'b'",
-        })
+        result = await client.call_tool(
+            "query",
+            {
+                "sql": "SELECT printf('%.*c', 900000, 'a') LIKE '%' || printf('%.*c', 20000, 'a') || 'b'",
+            },
+        )
         usual = await client.call_tool("query", {"sql": "SELECT name FROM customers WHERE name LIKE 'A%'"})
     assert result.get("isError") is True
     assert "LIKE or GLOB pattern is longer than the limit" in text_of(result)
@@ -236,8 +253,10 @@ async def test_retired_connections_are_bounded_and_end_on_their_own(tmp_path, mo
 
 async def test_write_returning_row_past_the_limit_fails_and_rolls_back(tmp_path):
     path = make_shop(tmp_path)
-    sql = ("INSERT INTO customers (name) VALUES ('a'), ('b'), ('c') "
-           "RETURNING id, CASE WHEN name = 'c' THEN zeroblob(2000000) END AS v")
+    sql = (
+        "INSERT INTO customers (name) VALUES ('a'), ('b'), ('c') "
+        "RETURNING id, CASE WHEN name = 'c' THEN zeroblob(2000000) END AS v"
+    )
     async with serve(path, allow_write=True) as client:
         result = await client.call_tool("execute", {"sql": sql})
         count = await client.call_tool("query", {"sql": "SELECT count(*) FROM customers"})

@@ -39,8 +39,9 @@ async def test_serving_uses_the_connections_of_deps_and_closes_them(tmp_path):
     server = build_server(Config(db=path, allow_write=True), Deps(reader, writer))
     assert reader.connections_opened == writer.connections_opened == 0  # building opened nothing
     async with connect_in_memory(server) as client:
-        changed = await client.call_tool("execute", {"sql": "insert into customers (name) values (?)",
-                                                     "params": ["Barbara"]})
+        changed = await client.call_tool(
+            "execute", {"sql": "insert into customers (name) values (?)", "params": ["Barbara"]}
+        )
         counted = await client.call_tool("query", {"sql": "select count(*) from customers"})
         assert changed["structuredContent"]["changes"] == 1
         assert counted["structuredContent"]["rows"] == [[4]]

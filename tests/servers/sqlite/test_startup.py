@@ -24,8 +24,7 @@ def start(*args: str, as_nobody: bool = False) -> subprocess.CompletedProcess[st
     """The console script with stdin at end of file: a server that starts serves stdio, sees the
     end of its input and exits 0."""
     user = {"user": NOBODY, "group": NOBODY, "extra_groups": []} if as_nobody else {}
-    return subprocess.run([SCRIPT, *args], stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                          timeout=30, **user)
+    return subprocess.run([SCRIPT, *args], stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=30, **user)
 
 
 def refused(result: subprocess.CompletedProcess[str]) -> str:
@@ -105,15 +104,20 @@ def test_allow_write_where_no_file_can_be_made_fails_at_start(tmp_path):
     assert not path.parent.exists()
 
 
-@pytest.mark.parametrize(("args", "env", "named"), [
-    (["--timeout", "0"], {}, "--timeout"),
-    (["--max-rows", "0"], {}, "--max-rows"),
-    (["--allow-write"], {}, "--allow-write needs --db"),
-    ([], {"PLAINMCP_SQLITE_TIMEOUT": "nan"}, "--timeout"),
-], ids=["timeout", "max-rows", "allow-write-without-db", "timeout-from-env"])
+@pytest.mark.parametrize(
+    ("args", "env", "named"),
+    [
+        (["--timeout", "0"], {}, "--timeout"),
+        (["--max-rows", "0"], {}, "--max-rows"),
+        (["--allow-write"], {}, "--allow-write needs --db"),
+        ([], {"PLAINMCP_SQLITE_TIMEOUT": "nan"}, "--timeout"),
+    ],
+    ids=["timeout", "max-rows", "allow-write-without-db", "timeout-from-env"],
+)
 def test_a_wrong_option_value_is_a_usage_error(args, env, named):
-    result = subprocess.run([SCRIPT, *args], stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=30,
-                            env={**os.environ, **env})
+    result = subprocess.run(
+        [SCRIPT, *args], stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=30, env={**os.environ, **env}
+    )
     assert result.returncode == 2, result
     [line] = result.stderr.strip().splitlines()
     assert line.startswith("plainmcp-sqlite: error: ") and named in line

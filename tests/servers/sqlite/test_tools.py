@@ -20,19 +20,27 @@ async def test_tools_list_is_read_only_without_allow_write(tmp_path):
 
 async def test_query_binds_positional_and_named_params(tmp_path):
     async with serve(make_shop(tmp_path)) as client:
-        positional = await client.call_tool("query", {"sql": "SELECT name FROM customers WHERE id IN (?, ?) ORDER BY id",
-                                                      "params": [1, 3]})
-        named = await client.call_tool("query", {"sql": "SELECT name FROM customers WHERE city = :city",
-                                                 "params": {":city": "London"}})
-    assert positional["structuredContent"] == {"columns": ["name"], "rows": [["Ada"], ["Linus"]], "row_count": 2,
-                                               "truncated": False}
+        positional = await client.call_tool(
+            "query", {"sql": "SELECT name FROM customers WHERE id IN (?, ?) ORDER BY id", "params": [1, 3]}
+        )
+        named = await client.call_tool(
+            "query", {"sql": "SELECT name FROM customers WHERE city = :city", "params": {":city": "London"}}
+        )
+    assert positional["structuredContent"] == {
+        "columns": ["name"],
+        "rows": [["Ada"], ["Linus"]],
+        "row_count": 2,
+        "truncated": False,
+    }
     assert named["structuredContent"]["rows"] == [["Ada"]]
     assert "| Ada |" in text_of(positional)
 
 
 async def test_query_shows_blobs_infinities_and_nulls_as_json(tmp_path):
     async with serve(make_shop(tmp_path)) as client:
-        result = await client.call_tool("query", {"sql": "SELECT note, 1e999, -1e999, NULL, 2.5 FROM orders WHERE id = 1"})
+        result = await client.call_tool(
+            "query", {"sql": "SELECT note, 1e999, -1e999, NULL, 2.5 FROM orders WHERE id = 1"}
+        )
     assert result["structuredContent"]["rows"] == [[{"blob": "AP8Q", "bytes": 3}, "Infinity", "-Infinity", None, 2.5]]
     assert "<blob 3 bytes>" in text_of(result)
 
@@ -87,8 +95,14 @@ async def test_describe_table_gives_keys_and_indexes(tmp_path):
     assert described["name"] == "orders" and described["rows"] == 3
     assert [c["name"] for c in described["columns"]] == ["id", "customer_id", "total", "note"]
     assert described["primary_key"] == ["id"]
-    assert described["foreign_keys"] == [{"columns": ["customer_id"], "references": {"table": "customers", "columns": ["id"]},
-                                          "on_update": "NO ACTION", "on_delete": "CASCADE"}]
+    assert described["foreign_keys"] == [
+        {
+            "columns": ["customer_id"],
+            "references": {"table": "customers", "columns": ["id"]},
+            "on_update": "NO ACTION",
+            "on_delete": "CASCADE",
+        }
+    ]
     assert described["indexes"][0]["name"] == "orders_customer"
     assert "foreign key (customer_id) -> customers(id)" in text_of(result)
 
@@ -102,8 +116,9 @@ async def test_describe_table_unknown_suggests_names(tmp_path):
 
 async def test_explain_query_shows_index_use(tmp_path):
     async with serve(make_shop(tmp_path)) as client:
-        result = await client.call_tool("explain_query", {"sql": "EXPLAIN SELECT * FROM orders WHERE customer_id = ?",
-                                                          "params": [1]})
+        result = await client.call_tool(
+            "explain_query", {"sql": "EXPLAIN SELECT * FROM orders WHERE customer_id = ?", "params": [1]}
+        )
     assert "USING INDEX orders_customer" in text_of(result)
     assert result["structuredContent"]["plan"][0]["detail"].startswith("SEARCH orders")
 
@@ -111,8 +126,9 @@ async def test_explain_query_shows_index_use(tmp_path):
 async def test_execute_commits_and_reports_changes(tmp_path):
     path = make_shop(tmp_path)
     async with serve(path, allow_write=True) as client:
-        inserted = await client.call_tool("execute", {"sql": "INSERT INTO customers (name, city) VALUES (?, ?)",
-                                                      "params": ["Barbara", "Boston"]})
+        inserted = await client.call_tool(
+            "execute", {"sql": "INSERT INTO customers (name, city) VALUES (?, ?)", "params": ["Barbara", "Boston"]}
+        )
         returned = await client.call_tool("execute", {"sql": "UPDATE orders SET total = total * 2 RETURNING id, total"})
     assert inserted["structuredContent"] == {"changes": 1, "last_row_id": 4}
     assert returned["structuredContent"]["changes"] == 3

@@ -235,8 +235,13 @@ class Catalog:
     async def sample(self, name: str, limit: int) -> tuple[list[str], list[tuple[Any, ...]]]:
         """The first ``limit`` rows of a table or view named by the catalogue, fewer when they pass
         :data:`SAMPLE_BYTES` (their cells are shown cut anyway); values of any size may be read."""
-        outcome = await self.db.run(f"SELECT * FROM {quote_identifier(name)} LIMIT ?", (limit,), max_rows=limit,
-                                    max_bytes=SAMPLE_BYTES, max_value_bytes=MAX_VALUE_BYTES)
+        outcome = await self.db.run(
+            f"SELECT * FROM {quote_identifier(name)} LIMIT ?",
+            (limit,),
+            max_rows=limit,
+            max_bytes=SAMPLE_BYTES,
+            max_value_bytes=MAX_VALUE_BYTES,
+        )
         return outcome.columns, outcome.rows
 
     async def schema_sql(self) -> str:
@@ -270,16 +275,32 @@ async def _describe(db: Database, canonical: str, kind: str, sql: str | None) ->
     ]
     primary_key = [c["name"] for c in sorted(columns, key=lambda c: c["primary_key"] or 0) if c["primary_key"]]
     foreign: dict[int, dict[str, Any]] = {}
-    for key_id, table, source, target, on_update, on_delete in (await db.run(_FOREIGN_KEYS, (canonical,), max_rows=10_000)).rows:
-        entry = foreign.setdefault(key_id, {"columns": [], "references": {"table": table, "columns": []},
-                                            "on_update": on_update, "on_delete": on_delete})
+    for key_id, table, source, target, on_update, on_delete in (
+        await db.run(_FOREIGN_KEYS, (canonical,), max_rows=10_000)
+    ).rows:
+        entry = foreign.setdefault(
+            key_id,
+            {
+                "columns": [],
+                "references": {"table": table, "columns": []},
+                "on_update": on_update,
+                "on_delete": on_delete,
+            },
+        )
         entry["columns"].append(source)
         entry["references"]["columns"].append(target)  # None: the referenced table's primary key
     indexes: dict[str, dict[str, Any]] = {}
     for index, unique, origin, partial, column in (await db.run(_INDEXES, (canonical,), max_rows=10_000)).rows:
-        entry = indexes.setdefault(index, {"name": index, "unique": bool(unique),
-                                           "origin": _ORIGINS.get(origin, origin), "partial": bool(partial),
-                                           "columns": []})
+        entry = indexes.setdefault(
+            index,
+            {
+                "name": index,
+                "unique": bool(unique),
+                "origin": _ORIGINS.get(origin, origin),
+                "partial": bool(partial),
+                "columns": [],
+            },
+        )
         entry["columns"].append(column)  # None: an expression
     return {
         "name": canonical,

@@ -71,25 +71,70 @@ class Config:
     @staticmethod
     def add_arguments(parser: argparse.ArgumentParser) -> None:
         """Add the server's own options (each with its ``PLAINMCP_SQLITE_*`` variable) to ``parser``."""
-        env_option(parser, "--db", f"{ENV_PREFIX}_DB", metavar="PATH", default=None,
-                   help="the SQLite database file (default: the bundled sample database, read-only)")
-        env_switch(parser, "--allow-write", f"{ENV_PREFIX}_ALLOW_WRITE",
-                   help="offer the execute tool, which changes the database (creates the file if missing); "
-                   "query stays read-only")
-        env_option(parser, "--timeout", f"{ENV_PREFIX}_TIMEOUT", type=float, default=5.0, metavar="SECONDS",
-                   help="deadline of one statement; past it the statement is stopped (default 5)")
-        env_option(parser, "--max-rows", f"{ENV_PREFIX}_MAX_ROWS", type=int, default=1000,
-                   help="most rows one result may hold (default 1000)")
-        env_option(parser, "--default-rows", f"{ENV_PREFIX}_DEFAULT_ROWS", type=int, default=100,
-                   help="rows a query returns when it does not ask (default 100)")
-        env_option(parser, "--max-cell-chars", f"{ENV_PREFIX}_MAX_CELL_CHARS", type=int, default=2000,
-                   help="characters of a text cell (bytes of a blob) before it is cut (default 2000)")
-        env_option(parser, "--max-result-bytes", f"{ENV_PREFIX}_MAX_RESULT_BYTES", type=int, default=1_000_000,
-                   help="approximate size of one result, later rows left out; also the per-value limit: the "
-                   f"longest text or blob a statement may build or read, at most {MAX_VALUE_BYTES >> 20} MiB "
-                   "(default 1000000)")
-        env_switch(parser, "--no-watch", f"{ENV_PREFIX}_NO_WATCH",
-                   help="do not watch the file for changes (subscriptions then get no updates)")
+        env_option(
+            parser,
+            "--db",
+            f"{ENV_PREFIX}_DB",
+            metavar="PATH",
+            default=None,
+            help="the SQLite database file (default: the bundled sample database, read-only)",
+        )
+        env_switch(
+            parser,
+            "--allow-write",
+            f"{ENV_PREFIX}_ALLOW_WRITE",
+            help="offer the execute tool, which changes the database (creates the file if missing); "
+            "query stays read-only",
+        )
+        env_option(
+            parser,
+            "--timeout",
+            f"{ENV_PREFIX}_TIMEOUT",
+            type=float,
+            default=5.0,
+            metavar="SECONDS",
+            help="deadline of one statement; past it the statement is stopped (default 5)",
+        )
+        env_option(
+            parser,
+            "--max-rows",
+            f"{ENV_PREFIX}_MAX_ROWS",
+            type=int,
+            default=1000,
+            help="most rows one result may hold (default 1000)",
+        )
+        env_option(
+            parser,
+            "--default-rows",
+            f"{ENV_PREFIX}_DEFAULT_ROWS",
+            type=int,
+            default=100,
+            help="rows a query returns when it does not ask (default 100)",
+        )
+        env_option(
+            parser,
+            "--max-cell-chars",
+            f"{ENV_PREFIX}_MAX_CELL_CHARS",
+            type=int,
+            default=2000,
+            help="characters of a text cell (bytes of a blob) before it is cut (default 2000)",
+        )
+        env_option(
+            parser,
+            "--max-result-bytes",
+            f"{ENV_PREFIX}_MAX_RESULT_BYTES",
+            type=int,
+            default=1_000_000,
+            help="approximate size of one result, later rows left out; also the per-value limit: the "
+            f"longest text or blob a statement may build or read, at most {MAX_VALUE_BYTES >> 20} MiB "
+            "(default 1000000)",
+        )
+        env_switch(
+            parser,
+            "--no-watch",
+            f"{ENV_PREFIX}_NO_WATCH",
+            help="do not watch the file for changes (subscriptions then get no updates)",
+        )
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> Config:

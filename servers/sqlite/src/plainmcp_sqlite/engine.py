@@ -141,7 +141,9 @@ class Guard:
         connection.set_authorizer(self.authorize)
         connection.set_progress_handler(self.progress, PROGRESS_STEPS)
 
-    def authorize(self, action: int, arg1: str | None, arg2: str | None, database: str | None, _source: str | None) -> int:
+    def authorize(
+        self, action: int, arg1: str | None, arg2: str | None, database: str | None, _source: str | None
+    ) -> int:
         if self.internal and action == sqlite3.SQLITE_TRANSACTION:
             return policy.OK
         if policy.decide(self.mode, action, arg1, arg2, database):
@@ -239,7 +241,9 @@ class Worker:
     """
 
     def __init__(self, name: str) -> None:
-        self._calls: queue.SimpleQueue[tuple[asyncio.Future[Any] | None, Any, tuple[Any, ...]] | None] = queue.SimpleQueue()
+        self._calls: queue.SimpleQueue[tuple[asyncio.Future[Any] | None, Any, tuple[Any, ...]] | None] = (
+            queue.SimpleQueue()
+        )
         self._thread = threading.Thread(target=self._serve, name=name, daemon=True)
         self._thread.start()
 
@@ -252,7 +256,9 @@ class Worker:
                 result, failure = None, error
             if future is None:  # posted: nobody waits for it
                 if failure is not None:
-                    logger.warning("%s failed on a retired connection: %s", getattr(function, "__name__", function), failure)
+                    logger.warning(
+                        "%s failed on a retired connection: %s", getattr(function, "__name__", function), failure
+                    )
             else:
                 try:
                     future.get_loop().call_soon_threadsafe(_settle, future, result, failure)
@@ -336,14 +342,16 @@ class Database:
         if self._worker is None:
             worker = Worker(f"plainmcp-sqlite-{self.mode}")
             try:
-                self._connection = await worker.call(functools.partial(
-                    sqlite3.connect,
-                    database_uri(self.path, self.mode, immutable=self.immutable),
-                    uri=True,
-                    isolation_level=None,  # no implicit BEGIN: transactions are the engine's, explicitly
-                    timeout=min(self.timeout, 5.0),  # how long to wait for another process's lock
-                    factory=_connection_class(self._guard),
-                ))
+                self._connection = await worker.call(
+                    functools.partial(
+                        sqlite3.connect,
+                        database_uri(self.path, self.mode, immutable=self.immutable),
+                        uri=True,
+                        isolation_level=None,  # no implicit BEGIN: transactions are the engine's, explicitly
+                        timeout=min(self.timeout, 5.0),  # how long to wait for another process's lock
+                        factory=_connection_class(self._guard),
+                    )
+                )
             except sqlite3.Error as failure:
                 worker.stop()
                 logger.error("cannot open the database %s: %s", self.path, failure)
@@ -450,7 +458,9 @@ class Database:
     def _retire(self, worker: Worker, connection: sqlite3.Connection | None) -> None:
         """Leave ``worker`` to finish its step alone, then close its connection and end; the next
         statement opens a new connection with a new guard. Only for reads: nothing to roll back."""
-        logger.warning("a statement did not stop within %.2f s of being interrupted; its connection is retired", STOP_GRACE)
+        logger.warning(
+            "a statement did not stop within %.2f s of being interrupted; its connection is retired", STOP_GRACE
+        )
         self._retired.append(worker)
         if worker is self._worker:
             self._worker, self._connection, self._guard = None, None, Guard(self.mode)
@@ -529,9 +539,7 @@ def _explain(failure: sqlite3.Error, guard: Guard, mode: str, path: Path) -> Dat
     if "LIKE or GLOB pattern too complex" in message:
         return DatabaseError(f"A LIKE or GLOB pattern is longer than the limit of {MAX_LIKE_PATTERN} bytes.")
     if "Could not decode to UTF-8" in message:
-        return DatabaseError(
-            "A text value is not valid UTF-8; select it as CAST(column AS BLOB) or hex(column)."
-        )
+        return DatabaseError("A text value is not valid UTF-8; select it as CAST(column AS BLOB) or hex(column).")
     if "database is locked" in message or "database is busy" in message:
         return DatabaseError("The database is locked by another connection; try again shortly.")
     if isinstance(failure, sqlite3.ProgrammingError) and "binding" in message:

@@ -25,16 +25,49 @@ OK, DENY = sqlite3.SQLITE_OK, sqlite3.SQLITE_DENY
 #: Pragmas that only read. Those in :data:`PRAGMAS_WITH_ARGUMENT` take a table or index name; the
 #: others are allowed only without an argument (``PRAGMA user_version`` reads, ``= 3`` would write).
 #: Not here on purpose: ``database_list`` (it shows the host path of the file), anything that sets.
-READ_PRAGMAS = frozenset({
-    "application_id", "collation_list", "compile_options", "data_version", "encoding", "foreign_key_check",
-    "foreign_key_list", "foreign_keys", "freelist_count", "function_list", "index_info", "index_list",
-    "index_xinfo", "integrity_check", "journal_mode", "module_list", "page_count", "page_size", "pragma_list",
-    "quick_check", "schema_version", "table_info", "table_list", "table_xinfo", "user_version",
-})
-PRAGMAS_WITH_ARGUMENT = frozenset({
-    "foreign_key_check", "foreign_key_list", "index_info", "index_list", "index_xinfo", "integrity_check",
-    "quick_check", "table_info", "table_list", "table_xinfo",
-})
+READ_PRAGMAS = frozenset(
+    {
+        "application_id",
+        "collation_list",
+        "compile_options",
+        "data_version",
+        "encoding",
+        "foreign_key_check",
+        "foreign_key_list",
+        "foreign_keys",
+        "freelist_count",
+        "function_list",
+        "index_info",
+        "index_list",
+        "index_xinfo",
+        "integrity_check",
+        "journal_mode",
+        "module_list",
+        "page_count",
+        "page_size",
+        "pragma_list",
+        "quick_check",
+        "schema_version",
+        "table_info",
+        "table_list",
+        "table_xinfo",
+        "user_version",
+    }
+)
+PRAGMAS_WITH_ARGUMENT = frozenset(
+    {
+        "foreign_key_check",
+        "foreign_key_list",
+        "index_info",
+        "index_list",
+        "index_xinfo",
+        "integrity_check",
+        "quick_check",
+        "table_info",
+        "table_list",
+        "table_xinfo",
+    }
+)
 
 #: Functions refused in every mode: loading native code, and the FTS3 tokenizer pointer function.
 #: (Extension loading is also switched off on the connection; this is the second lock.)
@@ -46,14 +79,26 @@ SCHEMA_TABLES = frozenset({"sqlite_master", "sqlite_temp_master"})
 _READ_ACTIONS = frozenset({sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_RECURSIVE})
 
 # Changes to the main database that the write mode allows (arg 3 of the callback is the database).
-_WRITE_ACTIONS = frozenset({
-    sqlite3.SQLITE_INSERT, sqlite3.SQLITE_UPDATE, sqlite3.SQLITE_DELETE,
-    sqlite3.SQLITE_CREATE_TABLE, sqlite3.SQLITE_CREATE_INDEX, sqlite3.SQLITE_CREATE_VIEW,
-    sqlite3.SQLITE_CREATE_TRIGGER, sqlite3.SQLITE_CREATE_VTABLE,
-    sqlite3.SQLITE_DROP_TABLE, sqlite3.SQLITE_DROP_INDEX, sqlite3.SQLITE_DROP_VIEW,
-    sqlite3.SQLITE_DROP_TRIGGER, sqlite3.SQLITE_DROP_VTABLE,
-    sqlite3.SQLITE_ALTER_TABLE, sqlite3.SQLITE_REINDEX, sqlite3.SQLITE_ANALYZE,
-})
+_WRITE_ACTIONS = frozenset(
+    {
+        sqlite3.SQLITE_INSERT,
+        sqlite3.SQLITE_UPDATE,
+        sqlite3.SQLITE_DELETE,
+        sqlite3.SQLITE_CREATE_TABLE,
+        sqlite3.SQLITE_CREATE_INDEX,
+        sqlite3.SQLITE_CREATE_VIEW,
+        sqlite3.SQLITE_CREATE_TRIGGER,
+        sqlite3.SQLITE_CREATE_VTABLE,
+        sqlite3.SQLITE_DROP_TABLE,
+        sqlite3.SQLITE_DROP_INDEX,
+        sqlite3.SQLITE_DROP_VIEW,
+        sqlite3.SQLITE_DROP_TRIGGER,
+        sqlite3.SQLITE_DROP_VTABLE,
+        sqlite3.SQLITE_ALTER_TABLE,
+        sqlite3.SQLITE_REINDEX,
+        sqlite3.SQLITE_ANALYZE,
+    }
+)
 
 _ACTION_WORDS = {
     sqlite3.SQLITE_INSERT: "inserting into {0}",

@@ -71,8 +71,13 @@ class DatabaseResources:
 def register(server: Server, resources: DatabaseResources) -> None:
     """Add the resources of ``resources`` to ``server``."""
     server.resource(SCHEMA_URI, "schema", title="Database schema", mime_type="application/sql")(resources.schema)
-    server.resource_template(TABLE_TEMPLATE, "table", title="Table", mime_type="application/json",
-                             complete={"table": resources.complete_table})(resources.table)
+    server.resource_template(
+        TABLE_TEMPLATE,
+        "table",
+        title="Table",
+        mime_type="application/json",
+        complete={"table": resources.complete_table},
+    )(resources.table)
 
 
 async def _read(awaitable: Any) -> Any:

@@ -69,10 +69,15 @@ def build_server(config: Config, deps: Deps | None = None) -> Server:
     )
     # Shared: one cache of what the database holds, checked for changes by a probe on the event loop.
     catalogue = Catalog(deps.reader, VersionProbe(deps.reader.path, immutable=deps.reader.immutable))
-    tools.register(server, tools.ReadTools(config, catalogue),
-                   tools.WriteTools(config, deps.writer) if deps.writer is not None else None)
+    tools.register(
+        server,
+        tools.ReadTools(config, catalogue),
+        tools.WriteTools(config, deps.writer) if deps.writer is not None else None,
+    )
     resources.register(server, resources.DatabaseResources(config, catalogue))
     prompts.register(server, prompts.DatabasePrompts(catalogue))
     # The bundled sample never changes: it is not watched.
-    server.background(DatabaseUpkeep(catalogue, (deps.reader, deps.writer), watch=config.watch and not config.is_sample))
+    server.background(
+        DatabaseUpkeep(catalogue, (deps.reader, deps.writer), watch=config.watch and not config.is_sample)
+    )
     return server

@@ -88,52 +88,84 @@ QUERY_INPUT: dict[str, Any] = {
 LIST_OUTPUT: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "tables": {"type": "array", "items": {"type": "object", "properties": {
-            "name": {"type": "string"}, "type": {"type": "string"},
-            "columns": {"type": "array", "items": {"type": "string"}},
-            "rows": {"type": ["integer", "null"]},
-        }, "required": ["name", "type", "columns", "rows"]}},
+        "tables": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "name": {"type": "string"},
+                    "type": {"type": "string"},
+                    "columns": {"type": "array", "items": {"type": "string"}},
+                    "rows": {"type": ["integer", "null"]},
+                },
+                "required": ["name", "type", "columns", "rows"],
+            },
+        },
         "truncated": {"type": "boolean"},
     },
     "required": ["tables", "truncated"],
 }
 DESCRIBE_INPUT: dict[str, Any] = {
     "type": "object",
-    "properties": {"table": {"type": "string", "minLength": 1, "maxLength": 1000,
-                             "description": "A table or view name, as list_tables gives it."}},
+    "properties": {
+        "table": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 1000,
+            "description": "A table or view name, as list_tables gives it.",
+        }
+    },
     "required": ["table"],
     "additionalProperties": False,
 }
-DESCRIBE_OUTPUT: dict[str, Any] = {"type": "object", "properties": {
-    "name": {"type": "string"}, "type": {"type": "string"}, "columns": {"type": "array"},
-    "primary_key": {"type": "array"}, "foreign_keys": {"type": "array"}, "indexes": {"type": "array"},
-    "rows": {"type": ["integer", "null"]}, "sql": {"type": ["string", "null"]},
-}, "required": ["name", "type", "columns", "primary_key", "foreign_keys", "indexes"]}
+DESCRIBE_OUTPUT: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string"},
+        "type": {"type": "string"},
+        "columns": {"type": "array"},
+        "primary_key": {"type": "array"},
+        "foreign_keys": {"type": "array"},
+        "indexes": {"type": "array"},
+        "rows": {"type": ["integer", "null"]},
+        "sql": {"type": ["string", "null"]},
+    },
+    "required": ["name", "type", "columns", "primary_key", "foreign_keys", "indexes"],
+}
 EXPLAIN_INPUT: dict[str, Any] = {
     "type": "object",
-    "properties": {"sql": {**_SQL, "description": "The statement to explain (without EXPLAIN)."},
-                   "params": _PARAMS},
+    "properties": {"sql": {**_SQL, "description": "The statement to explain (without EXPLAIN)."}, "params": _PARAMS},
     "required": ["sql"],
     "additionalProperties": False,
 }
 EXECUTE_INPUT: dict[str, Any] = {
     "type": "object",
-    "properties": {"sql": {**_SQL, "description": "One statement: INSERT, UPDATE, DELETE, CREATE, ALTER, DROP..."},
-                   "params": _PARAMS},
+    "properties": {
+        "sql": {**_SQL, "description": "One statement: INSERT, UPDATE, DELETE, CREATE, ALTER, DROP..."},
+        "params": _PARAMS,
+    },
     "required": ["sql"],
     "additionalProperties": False,
 }
-EXECUTE_OUTPUT: dict[str, Any] = {"type": "object", "properties": {
-    "changes": {"type": "integer"}, "last_row_id": {"type": ["integer", "null"]},
-    **RESULT_OUTPUT["properties"],
-}, "required": ["changes", "last_row_id"]}
+EXECUTE_OUTPUT: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "changes": {"type": "integer"},
+        "last_row_id": {"type": ["integer", "null"]},
+        **RESULT_OUTPUT["properties"],
+    },
+    "required": ["changes", "last_row_id"],
+}
 
 
 def query_input(config: Config) -> dict[str, Any]:
     """:data:`QUERY_INPUT` with the operator's row limits: ``max_rows`` at most ``--max-rows``,
     its default ``--default-rows``."""
-    max_rows = {**QUERY_INPUT["properties"]["max_rows"], "maximum": config.max_rows,
-                "description": f"Rows to return at most (default {config.rows_by_default})."}
+    max_rows = {
+        **QUERY_INPUT["properties"]["max_rows"],
+        "maximum": config.max_rows,
+        "description": f"Rows to return at most (default {config.rows_by_default}).",
+    }
     return {**QUERY_INPUT, "properties": {**QUERY_INPUT["properties"], "max_rows": max_rows}}
 
 
@@ -162,7 +194,9 @@ class ReadTools:
         except DatabaseError as failure:
             raise ToolError(str(failure)) from None
         lines = [
-            f"{t['name']} ({t['type']}" + (f", {t['rows']} rows" if t["rows"] is not None else "") + "): "
+            f"{t['name']} ({t['type']}"
+            + (f", {t['rows']} rows" if t["rows"] is not None else "")
+            + "): "
             + ", ".join(t["columns"])
             for t in listing["tables"]
         ] or ["The database has no tables."]
@@ -198,8 +232,9 @@ class WriteTools:
         succeeds, rolled back otherwise). Returns the number of changed rows and the last inserted
         row id, and rows of a RETURNING clause. Attaching files, VACUUM and settings stay refused."""
         config = self.config
-        outcome = await _run(self.writer, args["sql"], bind(args.get("params")), config.rows_by_default,
-                             config.max_result_bytes)
+        outcome = await _run(
+            self.writer, args["sql"], bind(args.get("params")), config.rows_by_default, config.max_result_bytes
+        )
         result: dict[str, Any] = {"changes": outcome.changes, "last_row_id": outcome.last_row_id or None}
         text = f"{outcome.changes} row(s) changed" + (
             f"; last inserted row id {outcome.last_row_id}" if outcome.last_row_id else ""
@@ -212,15 +247,21 @@ class WriteTools:
 
 def register(server: Server, read: ReadTools, write: WriteTools | None = None) -> None:
     """Add the tools to ``server``: the read tools, and ``execute`` when ``write`` is given."""
-    server.tool(title="Run a read-only SQL query", input_schema=query_input(read.config),
-                output_schema=RESULT_OUTPUT, annotations=READ_ONLY)(read.query)
+    server.tool(
+        title="Run a read-only SQL query",
+        input_schema=query_input(read.config),
+        output_schema=RESULT_OUTPUT,
+        annotations=READ_ONLY,
+    )(read.query)
     server.tool(title="List tables and views", output_schema=LIST_OUTPUT, annotations=READ_ONLY)(read.list_tables)
-    server.tool(title="Describe a table", input_schema=DESCRIBE_INPUT, output_schema=DESCRIBE_OUTPUT,
-                annotations=READ_ONLY)(read.describe_table)
+    server.tool(
+        title="Describe a table", input_schema=DESCRIBE_INPUT, output_schema=DESCRIBE_OUTPUT, annotations=READ_ONLY
+    )(read.describe_table)
     server.tool(title="Explain a query plan", input_schema=EXPLAIN_INPUT, annotations=READ_ONLY)(read.explain_query)
     if write is not None:
-        server.tool(title="Change the database", input_schema=EXECUTE_INPUT, output_schema=EXECUTE_OUTPUT,
-                    annotations=WRITES)(write.execute)
+        server.tool(
+            title="Change the database", input_schema=EXECUTE_INPUT, output_schema=EXECUTE_OUTPUT, annotations=WRITES
+        )(write.execute)
 
 
 def shaped(outcome: Outcome, config: Config) -> dict[str, Any]:
