@@ -85,8 +85,9 @@ class _Handler(socketserver.StreamRequestHandler):
             self._body("drip", b" ")
 
     def _bomb(self, target: str) -> None:
-        self._head("200 OK", {"Content-Type": "application/json", "Content-Encoding": "gzip",
-                              "Transfer-Encoding": "chunked"})
+        self._head(
+            "200 OK", {"Content-Type": "application/json", "Content-Encoding": "gzip", "Transfer-Encoding": "chunked"}
+        )
         compressor = zlib.compressobj(9, zlib.DEFLATED, 31)  # 31: a gzip header
         zeros = b"\0" * (1 << 20)
         self._chunk("bomb", compressor.compress(b'{"padding": "'))
@@ -110,14 +111,16 @@ class _Handler(socketserver.StreamRequestHandler):
 
     def _gzip(self, target: str) -> None:
         data = gzip.compress(json.dumps(VALID).encode())
-        self._head("200 OK", {"Content-Type": "application/json", "Content-Encoding": "gzip",
-                              "Content-Length": str(len(data))})
+        self._head(
+            "200 OK", {"Content-Type": "application/json", "Content-Encoding": "gzip", "Content-Length": str(len(data))}
+        )
         self._body("gzip", data)
 
     def _cutgzip(self, target: str) -> None:
         data = gzip.compress(json.dumps(VALID).encode())[:-8]
-        self._head("200 OK", {"Content-Type": "application/json", "Content-Encoding": "gzip",
-                              "Content-Length": str(len(data))})
+        self._head(
+            "200 OK", {"Content-Type": "application/json", "Content-Encoding": "gzip", "Content-Length": str(len(data))}
+        )
         self._body("cutgzip", data)
 
     def _brotli(self, target: str) -> None:
@@ -181,8 +184,9 @@ class HostileUpstream:
             return self._server.sent.get(mode, 0)
 
     def __enter__(self) -> HostileUpstream:
-        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05},
-                                        name="hostile-upstream", daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, name="hostile-upstream", daemon=True
+        )
         self._thread.start()
         return self
 

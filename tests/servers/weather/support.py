@@ -44,18 +44,29 @@ def recorded(request: httpx.Request) -> httpx.Response:
     path = request.url.path
     if path == "/v1/search":
         results = data.search(query["name"], int(query.get("count", 10)), query.get("countryCode"))
-        return httpx.Response(200, json={"results": results, "generationtime_ms": 0.4} if results else {"generationtime_ms": 0.4})
+        return httpx.Response(
+            200, json={"results": results, "generationtime_ms": 0.4} if results else {"generationtime_ms": 0.4}
+        )
     if path == "/v1/forecast":
         sections = {s: [v for v in query.get(s, "").split(",") if v] for s in ("current", "hourly", "daily")}
-        units = {"temperature_unit": query["temperature_unit"], "wind_speed_unit": query["wind_speed_unit"],
-                 "precipitation_unit": query["precipitation_unit"]}
-        return httpx.Response(200, json=data.forecast(float(query["latitude"]), float(query["longitude"]), sections,
-                                                      int(query.get("forecast_days", 7)), units))
+        units = {
+            "temperature_unit": query["temperature_unit"],
+            "wind_speed_unit": query["wind_speed_unit"],
+            "precipitation_unit": query["precipitation_unit"],
+        }
+        return httpx.Response(
+            200,
+            json=data.forecast(
+                float(query["latitude"]), float(query["longitude"]), sections, int(query.get("forecast_days", 7)), units
+            ),
+        )
     if path.startswith("/points/"):
         latitude, longitude = (float(part) for part in path.removeprefix("/points/").split(","))
         found = data.point(latitude, longitude)
         if found is None:
-            return httpx.Response(404, json=data.problem(404, "Data Unavailable For Requested Point", "InvalidPoint", "x"))
+            return httpx.Response(
+                404, json=data.problem(404, "Data Unavailable For Requested Point", "InvalidPoint", "x")
+            )
         return httpx.Response(200, json=found)
     if path == "/alerts/active":
         if "area" in query:

@@ -88,7 +88,8 @@ def test_an_empty_api_key_is_no_key(monkeypatch):
     ],
 )
 def test_a_refused_setting_is_one_line_naming_the_option_and_exit_2(argv, message):
-    result = subprocess.run([*SERVER_MODULE, *argv], capture_output=True, text=True, stdin=subprocess.DEVNULL,
-                            timeout=30)
+    result = subprocess.run(
+        [*SERVER_MODULE, *argv], capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=30
+    )
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert result.stderr.splitlines()[-1].startswith(f"plainmcp-weather: error: {message}")

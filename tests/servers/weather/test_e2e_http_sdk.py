@@ -36,8 +36,18 @@ def http_server(standin):
 
 
 def upstream_args(standin: StandIn) -> list[str]:
-    return ["--geocoding-url", standin.url, "--forecast-url", standin.url, "--nws-url", standin.url,
-            "--backoff", "0.01", "--log-level", "warning"]
+    return [
+        "--geocoding-url",
+        standin.url,
+        "--forecast-url",
+        standin.url,
+        "--nws-url",
+        standin.url,
+        "--backoff",
+        "0.01",
+        "--log-level",
+        "warning",
+    ]
 
 
 @pytest.fixture(autouse=True)
@@ -45,7 +55,9 @@ def fresh_counts(standin):
     standin.reset()
 
 
-@pytest.mark.parametrize(("version", "place", "country"), [("2025-11-25", "Tokyo", "Japan"), (MODERN, "Sydney", "Australia")])
+@pytest.mark.parametrize(
+    ("version", "place", "country"), [("2025-11-25", "Tokyo", "Japan"), (MODERN, "Sydney", "Australia")]
+)
 async def test_http_our_client_in_both_eras(http_server, standin, version, place, country):
     standin.fault("/v1/forecast", "status", times=1, status=503)
     with anyio.fail_after(QUICK):
@@ -85,5 +97,7 @@ async def test_sdk_stdio_modern(standin):
         with anyio.fail_after(QUICK):
             result = await conn.client.call_tool("search_locations", {"name": "Paris", "count": 2})
     assert [p["country_code"] for p in result.structured_content["results"]] == ["FR", "US"]
-    assert any(m.get("params", {}).get("_meta", {}).get(sdk_modern.PROTOCOL_VERSION) == MODERN
-               for m in conn.wire.outbound_with("tools/call"))
+    assert any(
+        m.get("params", {}).get("_meta", {}).get(sdk_modern.PROTOCOL_VERSION) == MODERN
+        for m in conn.wire.outbound_with("tools/call")
+    )

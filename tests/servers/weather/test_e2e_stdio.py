@@ -27,8 +27,20 @@ def standin():
 def command(standin: StandIn, *extra: str) -> list[str]:
     return [
         *SERVER_MODULE,
-        "--geocoding-url", standin.url, "--forecast-url", standin.url, "--nws-url", standin.url,
-        "--backoff", "0.01", "--max-backoff", "0.05", "--timeout", "2", "--log-level", "warning",
+        "--geocoding-url",
+        standin.url,
+        "--forecast-url",
+        standin.url,
+        "--nws-url",
+        standin.url,
+        "--backoff",
+        "0.01",
+        "--max-backoff",
+        "0.05",
+        "--timeout",
+        "2",
+        "--log-level",
+        "warning",
         *extra,
     ]
 
@@ -78,7 +90,9 @@ async def test_stdio_gives_up_after_the_retries_with_a_sentence(standin):
     async with connect_stdio(command(standin, "--retries", "1")) as client:
         result = await call(client, "get_forecast", {"latitude": 1, "longitude": 2})
     assert result["isError"] is True
-    assert text_of(result) == "The Open-Meteo forecast service is having trouble (tried 2 times). Try again in a minute."
+    assert (
+        text_of(result) == "The Open-Meteo forecast service is having trouble (tried 2 times). Try again in a minute."
+    )
     assert standin.count("/v1/forecast") == 2
 
 
@@ -151,8 +165,12 @@ async def test_stdio_alerts_send_the_user_agent_and_rounded_points(standin):
 
 
 async def test_stdio_options_come_from_the_environment_too(standin):
-    env = {"PLAINMCP_WEATHER_GEOCODING_URL": standin.url, "PLAINMCP_WEATHER_FORECAST_URL": standin.url,
-           "PLAINMCP_WEATHER_NWS_URL": standin.url, "PLAINMCP_WEATHER_USER_AGENT": "from-env"}
+    env = {
+        "PLAINMCP_WEATHER_GEOCODING_URL": standin.url,
+        "PLAINMCP_WEATHER_FORECAST_URL": standin.url,
+        "PLAINMCP_WEATHER_NWS_URL": standin.url,
+        "PLAINMCP_WEATHER_USER_AGENT": "from-env",
+    }
     async with connect_stdio(SERVER_MODULE, env=env) as client:
         result = await call(client, "get_alerts", {"state": "ME"})
     assert result["structuredContent"]["count"] == 0

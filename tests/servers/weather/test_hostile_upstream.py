@@ -51,8 +51,21 @@ async def attack(hostile: HostileUpstream, mode: str, timeout: float = 5.0) -> t
     over 1 s, or the call outlives ``timeout`` by more than the slack a loaded machine needs.
     """
     base = f"{hostile.url}/{mode}"
-    command = [*SERVER_MODULE, "--forecast-url", base, "--geocoding-url", base, "--nws-url", base,
-               "--retries", "0", "--timeout", str(timeout), "--log-level", "error"]
+    command = [
+        *SERVER_MODULE,
+        "--forecast-url",
+        base,
+        "--geocoding-url",
+        base,
+        "--nws-url",
+        base,
+        "--retries",
+        "0",
+        "--timeout",
+        str(timeout),
+        "--log-level",
+        "error",
+    ]
     result: dict = {}
     async with connect_stdio(command) as client:
         pid = client.process.pid
@@ -116,8 +129,19 @@ async def test_twenty_costliest_accepted_bodies_at_once_stay_under_the_ceiling_a
     # The costliest body still parsed, twenty at once (the client's connection limit). Large bodies
     # are parsed in a worker thread one at a time: memory does not add up, and the loop keeps serving.
     base = f"{hostile.url}/heavy"
-    command = [*SERVER_MODULE, "--forecast-url", base, "--geocoding-url", base, "--nws-url", base,
-               "--retries", "0", "--log-level", "error"]
+    command = [
+        *SERVER_MODULE,
+        "--forecast-url",
+        base,
+        "--geocoding-url",
+        base,
+        "--nws-url",
+        base,
+        "--retries",
+        "0",
+        "--log-level",
+        "error",
+    ]
     results: list[dict] = []
     async with connect_stdio(command) as client:
 
@@ -151,7 +175,9 @@ async def test_max_response_bytes_option_lowers_the_cap():
     with StandIn() as standin:
         urls = ["--forecast-url", standin.url, "--geocoding-url", standin.url, "--nws-url", standin.url]
         for extra in ([], ["--max-response-bytes", "1024"]):
-            async with connect_stdio([*SERVER_MODULE, *urls, "--retries", "0", "--log-level", "error", *extra]) as client:
+            async with connect_stdio(
+                [*SERVER_MODULE, *urls, "--retries", "0", "--log-level", "error", *extra]
+            ) as client:
                 with anyio.fail_after(10):
                     result = await client.call_tool("get_forecast", {"latitude": 35.68, "longitude": 139.69, "days": 7})
             texts.append((result.get("isError", False), text_of(result)))

@@ -18,7 +18,9 @@ from .support import QUICK, Clock, config
 
 pytestmark = pytest.mark.anyio
 
-ELSEWHERE = "The Open-Meteo forecast service redirected the request to another address, which this server does not follow."
+ELSEWHERE = (
+    "The Open-Meteo forecast service redirected the request to another address, which this server does not follow."
+)
 
 
 def text_of(result: dict) -> str:
@@ -48,21 +50,35 @@ async def test_redirect_loop_on_the_same_upstream_stops_after_the_bound():
     assert hostile.requests("loop") == MAX_REDIRECTS + 1
 
 
-def upstream(handler, *, base_url: str = "http://upstream.test", breaker: CircuitBreaker | None = None,
-             client: httpx.AsyncClient | None = None) -> Upstream:
+def upstream(
+    handler,
+    *,
+    base_url: str = "http://upstream.test",
+    breaker: CircuitBreaker | None = None,
+    client: httpx.AsyncClient | None = None,
+) -> Upstream:
     client = client or httpx.AsyncClient(transport=httpx.MockTransport(handler), follow_redirects=True)
-    return Upstream("Open-Meteo forecast", client, base_url=base_url, policy=RetryPolicy(retries=2, base_delay=0),
-                    breaker=breaker or CircuitBreaker("forecast", clock=Clock()), timeout=2)
+    return Upstream(
+        "Open-Meteo forecast",
+        client,
+        base_url=base_url,
+        policy=RetryPolicy(retries=2, base_delay=0),
+        breaker=breaker or CircuitBreaker("forecast", clock=Clock()),
+        timeout=2,
+    )
 
 
-@pytest.mark.parametrize("location", [
-    "https://upstream.test/v1/forecast",  # another scheme
-    "http://upstream.test:8080/v1/forecast",  # another port
-    "http://elsewhere.test/v1/forecast",
-    "//elsewhere.test/v1/forecast",  # scheme-relative
-    "http://upstream.test.elsewhere.test/v1/forecast",
-    "http://upstream.test@elsewhere.test/v1/forecast",
-])
+@pytest.mark.parametrize(
+    "location",
+    [
+        "https://upstream.test/v1/forecast",  # another scheme
+        "http://upstream.test:8080/v1/forecast",  # another port
+        "http://elsewhere.test/v1/forecast",
+        "//elsewhere.test/v1/forecast",  # scheme-relative
+        "http://upstream.test.elsewhere.test/v1/forecast",
+        "http://upstream.test@elsewhere.test/v1/forecast",
+    ],
+)
 async def test_redirect_off_the_upstream_is_refused_in_every_form(location):
     calls: list[httpx.Request] = []
 
@@ -137,8 +153,14 @@ async def test_the_cap_is_configurable_and_applies_to_bodies_built_in_process_to
         return httpx.Response(200, json={"padding": "x" * 5000})
 
     client = httpx.AsyncClient(transport=httpx.MockTransport(handler))
-    small = Upstream("Open-Meteo forecast", client, base_url="http://upstream.test", max_bytes=4096,
-                     policy=RetryPolicy(retries=2), breaker=CircuitBreaker("forecast", clock=Clock()))
+    small = Upstream(
+        "Open-Meteo forecast",
+        client,
+        base_url="http://upstream.test",
+        max_bytes=4096,
+        policy=RetryPolicy(retries=2),
+        breaker=CircuitBreaker("forecast", clock=Clock()),
+    )
     with pytest.raises(Unavailable, match="larger than this server accepts"):
         await small.get_json("http://upstream.test/v1/forecast")
     assert small.attempts == 1  # not retried
@@ -155,8 +177,14 @@ async def test_a_body_denser_in_values_than_the_cap_allows_is_refused_unparsed()
         return httpx.Response(200, content=next(bodies))
 
     client = httpx.AsyncClient(transport=httpx.MockTransport(handler))
-    small = Upstream("Open-Meteo forecast", client, base_url="http://upstream.test", max_bytes=4096,
-                     policy=RetryPolicy(retries=0), breaker=CircuitBreaker("forecast", clock=Clock()))
+    small = Upstream(
+        "Open-Meteo forecast",
+        client,
+        base_url="http://upstream.test",
+        max_bytes=4096,
+        policy=RetryPolicy(retries=0),
+        breaker=CircuitBreaker("forecast", clock=Clock()),
+    )
     with pytest.raises(Unavailable, match="larger than this server accepts"):
         await small.get_json("http://upstream.test/v1/forecast")
     assert len(await small.get_json("http://upstream.test/v1/forecast")) == 101

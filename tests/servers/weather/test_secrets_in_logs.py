@@ -36,8 +36,18 @@ def keys_sent(standin: StandIn) -> list[bool]:
 @pytest.mark.parametrize("dependencies", [False, True])
 async def test_server_process_at_debug_never_logs_the_key(standin, caplog, dependencies):
     caplog.set_level(logging.INFO, logger="plainmcp.stdio")  # where connect_stdio passes the server's stderr
-    command = [*SERVER_MODULE, "--geocoding-url", standin.url, "--forecast-url", standin.url, "--nws-url", standin.url,
-               "--log-level", "debug", *(["--log-dependencies"] if dependencies else [])]
+    command = [
+        *SERVER_MODULE,
+        "--geocoding-url",
+        standin.url,
+        "--forecast-url",
+        standin.url,
+        "--nws-url",
+        standin.url,
+        "--log-level",
+        "debug",
+        *(["--log-dependencies"] if dependencies else []),
+    ]
     async with connect_stdio(command, env={"PLAINMCP_WEATHER_OPEN_METEO_API_KEY": KEY}) as client:
         with anyio.fail_after(QUICK):
             found = await client.call_tool("search_locations", {"name": "Tokyo"})

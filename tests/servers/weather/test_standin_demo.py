@@ -11,8 +11,9 @@ from .support import QUICK
 
 
 def test_standin_process_serves_all_three_apis_on_loopback():
-    process = subprocess.Popen([sys.executable, "-m", "plainmcp_weather.standin", "--port", "0"],
-                               stdout=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "plainmcp_weather.standin", "--port", "0"], stdout=subprocess.PIPE, text=True
+    )
     try:
         line = process.stdout.readline()
         assert line.startswith("weather stand-in listening on http://127.0.0.1:")
@@ -36,8 +37,9 @@ def test_standin_process_serves_all_three_apis_on_loopback():
 
 
 def test_demo_offline_says_it_uses_the_standin_and_answers():
-    done = subprocess.run([sys.executable, "-m", "plainmcp_weather.demo", "--offline"], capture_output=True,
-                          text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "plainmcp_weather.demo", "--offline"], capture_output=True, text=True, timeout=60
+    )
     assert done.returncode == 0, done.stderr
     assert "answers come from the local stand-in" in done.stdout
     assert "Portland, Oregon, United States" in done.stdout

@@ -21,7 +21,9 @@ ATTRIBUTION = "Weather data by Open-Meteo.com"
 async def weather(recorder: Recorder | None = None, clock: Clock | None = None, **overrides):
     recorder = recorder or Recorder()
     clock = clock or Clock()
-    server = build_server(config(**overrides), Deps(transport=recorder.transport(), clock=clock, wall=lambda: 1_789_000_000.0))
+    server = build_server(
+        config(**overrides), Deps(transport=recorder.transport(), clock=clock, wall=lambda: 1_789_000_000.0)
+    )
     async with connect_in_memory(server) as client:
         client.recorder = recorder
         client.clock = clock
@@ -39,7 +41,12 @@ def failing(status: int, headers: dict[str, str] | None = None):
 async def test_tools_listing_has_output_schemas_and_read_only_hints():
     async with weather() as client:
         tools, _ = await client.list_tools()
-    assert sorted(tool["name"] for tool in tools) == ["get_alerts", "get_current_weather", "get_forecast", "search_locations"]
+    assert sorted(tool["name"] for tool in tools) == [
+        "get_alerts",
+        "get_current_weather",
+        "get_forecast",
+        "search_locations",
+    ]
     for tool in tools:
         assert tool["outputSchema"]["type"] == "object"
         assert tool["annotations"]["readOnlyHint"] is True and tool["annotations"]["openWorldHint"] is True
@@ -59,8 +66,9 @@ async def test_each_server_has_its_own_cache_and_breakers():
     circuit opened in one is closed in the other."""
     recorder = Recorder()
     recorder.failures.append(("/v1/search", failing(503)))
-    first, second = (build_server(config(retries=0, breaker_threshold=1), Deps(transport=recorder.transport()))
-                     for _ in range(2))
+    first, second = (
+        build_server(config(retries=0, breaker_threshold=1), Deps(transport=recorder.transport())) for _ in range(2)
+    )
     async with connect_in_memory(first) as one, connect_in_memory(second) as other:
         await one.call_tool("get_current_weather", {"latitude": 3, "longitude": 4})
         await one.call_tool("search_locations", {"name": "Tokyo"})  # opens the first server's circuit
@@ -99,7 +107,11 @@ async def test_current_weather_says_which_place_and_lists_alternatives():
     structured = result["structuredContent"]
     location = structured["location"]
     assert (location["name"], location["region"], location["country"], location["source"]) == (
-        "Paris", "Île-de-France", "France", "geocoded")
+        "Paris",
+        "Île-de-France",
+        "France",
+        "geocoded",
+    )
     assert [p["region"] for p in structured["alternatives"]] == ["Texas"]
     assert structured["current"]["conditions"] and structured["units"]["temperature"] == "°C"
     assert structured["attribution"].startswith(ATTRIBUTION)
@@ -123,10 +135,15 @@ async def test_current_weather_turns_wmo_codes_into_words():
 
 async def test_current_weather_imperial_units_reach_the_upstream():
     async with weather() as client:
-        result = await client.call_tool("get_current_weather", {"location": "Tokyo", "units": "imperial",
-                                                                "wind_speed_unit": "kn"})
+        result = await client.call_tool(
+            "get_current_weather", {"location": "Tokyo", "units": "imperial", "wind_speed_unit": "kn"}
+        )
     params = client.recorder.requests[-1].url.params
-    assert (params["temperature_unit"], params["wind_speed_unit"], params["precipitation_unit"]) == ("fahrenheit", "kn", "inch")
+    assert (params["temperature_unit"], params["wind_speed_unit"], params["precipitation_unit"]) == (
+        "fahrenheit",
+        "kn",
+        "inch",
+    )
     assert result["structuredContent"]["units"] == {"temperature": "°F", "wind_speed": "kn", "precipitation": "inch"}
 
 
@@ -200,8 +217,9 @@ async def test_upstream_failure_is_an_error_sentence_without_internals():
         client.recorder.failures.append(("/v1/forecast", failing(500)))
         result = await client.call_tool("get_forecast", {"latitude": 1, "longitude": 1})
     assert result["isError"] is True
-    assert text_of(result) == ("The Open-Meteo forecast service is having trouble (tried 2 times). "
-                               "Try again in a minute.")
+    assert text_of(result) == (
+        "The Open-Meteo forecast service is having trouble (tried 2 times). Try again in a minute."
+    )
     assert client.recorder.count("/v1/forecast") == 2
 
 

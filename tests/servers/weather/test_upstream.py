@@ -42,8 +42,15 @@ def upstream(handler, *, retries=2, threshold=5, clock=None, max_retry_after=10.
     breaker = CircuitBreaker("forecast", threshold=threshold, cooldown=30, clock=clock or Clock())
     client = httpx.AsyncClient(transport=httpx.MockTransport(handler), follow_redirects=True)
     policy = RetryPolicy(retries=retries, base_delay=1.0, max_delay=8.0, max_retry_after=max_retry_after)
-    return Upstream("Open-Meteo forecast", client, base_url="http://upstream.test", policy=policy, breaker=breaker,
-                    sleep=sleep, rand=lambda: 0.5), sleeps
+    return Upstream(
+        "Open-Meteo forecast",
+        client,
+        base_url="http://upstream.test",
+        policy=policy,
+        breaker=breaker,
+        sleep=sleep,
+        rand=lambda: 0.5,
+    ), sleeps
 
 
 async def test_upstream_retries_503_then_succeeds_with_exponential_backoff():
@@ -148,4 +155,6 @@ async def test_upstream_follows_redirects():
         return httpx.Response(200, json={"path": request.url.path})
 
     api, _ = upstream(handler)
-    assert await api.get_json("http://upstream.test/points/39.74561234,-97.0892") == {"path": "/points/39.7456,-97.0892"}
+    assert await api.get_json("http://upstream.test/points/39.74561234,-97.0892") == {
+        "path": "/points/39.7456,-97.0892"
+    }

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import math
 from dataclasses import dataclass
-from typing import Any
 
 from plainmcp import env_option
 
@@ -63,8 +62,18 @@ class Config:
     max_response_bytes: int = MAX_RESPONSE_BYTES  #: largest upstream body read, after decoding
 
     def __post_init__(self) -> None:
-        seconds = ("timeout", "backoff", "max_backoff", "max_retry_after", "breaker_cooldown", "geocoding_ttl",
-                   "current_ttl", "forecast_ttl", "alerts_ttl", "stale_for")
+        seconds = (
+            "timeout",
+            "backoff",
+            "max_backoff",
+            "max_retry_after",
+            "breaker_cooldown",
+            "geocoding_ttl",
+            "current_ttl",
+            "forecast_ttl",
+            "alerts_ttl",
+            "stale_for",
+        )
         for name in seconds:
             value = getattr(self, name)
             if math.isnan(value) or value < 0:
@@ -93,47 +102,17 @@ class Config:
 
     @staticmethod
     def add_arguments(parser: argparse.ArgumentParser) -> None:
-        """Add the weather server's own options (each with its ``PLAINMCP_WEATHER_...`` variable) to
-        ``parser``, one made by :func:`plainmcp.server_arguments`."""
+        """Add the weather server's own options, :data:`OPTIONS`, to ``parser`` (one made by
+        :func:`plainmcp.server_arguments`): each defaults to its setting's default, and to its
+        ``PLAINMCP_WEATHER_...`` variable when that is set."""
         defaults = Config()
-        upstream = parser.add_argument_group("upstream APIs")
-        _option(upstream, "--geocoding-url", default=GEOCODING_URL,
-                help="base URL of the Open-Meteo geocoding API (/v1/search is appended)")
-        _option(upstream, "--forecast-url", default=FORECAST_URL,
-                help="base URL of the Open-Meteo forecast API (/v1/forecast is appended); a self-hosted Open-Meteo works")
-        _option(upstream, "--nws-url", default=NWS_URL, help="base URL of the National Weather Service API")
-        _option(upstream, "--open-meteo-api-key", default="",
-                help="Open-Meteo commercial API key (switches the default URLs to the customer- hosts); "
-                "prefer the environment variable: a command line is visible to other users")
-        _option(upstream, "--user-agent", default=USER_AGENT,
-                help="User-Agent sent upstream; the NWS asks for an application name and a contact address")
-        _option(upstream, "--language", default=defaults.language, help="language of place names (lower-case code)")
-
-        resilience = parser.add_argument_group("resilience")
-        _option(resilience, "--timeout", type=float, default=defaults.timeout,
-                help="seconds per upstream attempt, the whole body included")
-        _option(resilience, "--max-response-bytes", type=int, default=defaults.max_response_bytes,
-                help="largest upstream body read (after decompression); a larger one is an error, never held whole")
-        _option(resilience, "--retries", type=int, default=defaults.retries,
-                help="retries after a timeout, 429, 500, 502, 503 or 504 (never after another 4xx)")
-        _option(resilience, "--backoff", type=float, default=defaults.backoff,
-                help="seconds of backoff before the first retry (doubled for each next one, with full jitter)")
-        _option(resilience, "--max-backoff", type=float, default=defaults.max_backoff, help="cap of one backoff, seconds")
-        _option(resilience, "--max-retry-after", type=float, default=defaults.max_retry_after,
-                help="a longer Retry-After is not waited out: the call fails at once")
-        _option(resilience, "--breaker-threshold", type=int, default=defaults.breaker_threshold,
-                help="consecutive failed attempts that open an upstream's circuit")
-        _option(resilience, "--breaker-cooldown", type=float, default=defaults.breaker_cooldown,
-                help="seconds an open circuit refuses calls before one probe is let through")
-
-        cache = parser.add_argument_group("cache")
-        _option(cache, "--cache-size", type=int, default=defaults.cache_size, help="entries at most (0 disables the cache)")
-        _option(cache, "--geocoding-ttl", type=float, default=defaults.geocoding_ttl, help="seconds a place lookup stays fresh")
-        _option(cache, "--current-ttl", type=float, default=defaults.current_ttl, help="seconds current weather stays fresh")
-        _option(cache, "--forecast-ttl", type=float, default=defaults.forecast_ttl, help="seconds a forecast stays fresh")
-        _option(cache, "--alerts-ttl", type=float, default=defaults.alerts_ttl, help="seconds alerts stay fresh")
-        _option(cache, "--stale-for", type=float, default=defaults.stale_for,
-                help="seconds past its TTL an answer may still be served, marked stale, while the upstream is down")
+        for title, options in OPTIONS.items():
+            group = parser.add_argument_group(title)
+            for setting, kind, text in options:
+                flag = _flag(setting)
+                env = f"{ENV_PREFIX}_{flag.removeprefix('--').replace('-', '_').upper()}"
+                # ``group`` is typed ArgumentParser in env_option; argparse names no public group class.
+                env_option(group, flag, env, type=kind, default=getattr(defaults, setting), help=text)  # type: ignore[arg-type]
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> Config:
@@ -166,12 +145,55 @@ class Config:
         )
 
 
+#: The server's own options by group, each ``(setting, type, help)``. The flag is the setting's name
+#: (``max_backoff`` is ``--max-backoff``; ``api_key`` is ``--open-meteo-api-key``).
+OPTIONS: dict[str, tuple[tuple[str, type, str], ...]] = {
+    "upstream APIs": (
+        ("geocoding_url", str, "base URL of the Open-Meteo geocoding API (/v1/search is appended)"),
+        (
+            "forecast_url",
+            str,
+            "base URL of the Open-Meteo forecast API (/v1/forecast is appended); a self-hosted Open-Meteo works",
+        ),
+        ("nws_url", str, "base URL of the National Weather Service API"),
+        (
+            "api_key",
+            str,
+            "Open-Meteo commercial API key (switches the default URLs to the customer- hosts); "
+            "prefer the environment variable: a command line is visible to other users",
+        ),
+        ("user_agent", str, "User-Agent sent upstream; the NWS asks for an application name and a contact address"),
+        ("language", str, "language of place names (lower-case code)"),
+    ),
+    "resilience": (
+        ("timeout", float, "seconds per upstream attempt, the whole body included"),
+        (
+            "max_response_bytes",
+            int,
+            "largest upstream body read (after decompression); a larger one is an error, never held whole",
+        ),
+        ("retries", int, "retries after a timeout, 429, 500, 502, 503 or 504 (never after another 4xx)"),
+        ("backoff", float, "seconds of backoff before the first retry (doubled for each next one, with full jitter)"),
+        ("max_backoff", float, "cap of one backoff, seconds"),
+        ("max_retry_after", float, "a longer Retry-After is not waited out: the call fails at once"),
+        ("breaker_threshold", int, "consecutive failed attempts that open an upstream's circuit"),
+        ("breaker_cooldown", float, "seconds an open circuit refuses calls before one probe is let through"),
+    ),
+    "cache": (
+        ("cache_size", int, "entries at most (0 disables the cache)"),
+        ("geocoding_ttl", float, "seconds a place lookup stays fresh"),
+        ("current_ttl", float, "seconds current weather stays fresh"),
+        ("forecast_ttl", float, "seconds a forecast stays fresh"),
+        ("alerts_ttl", float, "seconds alerts stay fresh"),
+        (
+            "stale_for",
+            float,
+            "seconds past its TTL an answer may still be served, marked stale, while the upstream is down",
+        ),
+    ),
+}
+
+
 def _flag(field: str) -> str:
     """The command-line option that sets ``field`` (``max_backoff`` is ``--max-backoff``)."""
     return "--open-meteo-api-key" if field == "api_key" else "--" + field.replace("_", "-")
-
-
-def _option(group: Any, flag: str, **kwargs: Any) -> None:
-    """``flag`` in ``group`` (an argument group of the parser: argparse gives their class no public
-    name, hence ``Any``), its default read from ``PLAINMCP_WEATHER_<FLAG>`` when that is set."""
-    env_option(group, flag, f"{ENV_PREFIX}_{flag.removeprefix('--').replace('-', '_').upper()}", **kwargs)

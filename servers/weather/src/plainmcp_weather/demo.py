@@ -29,8 +29,9 @@ QUESTIONS: list[tuple[str, dict[str, Any]]] = [
 def online(timeout: float = 2.0) -> bool:
     """Whether Open-Meteo answers from here (one small request)."""
     try:
-        response = httpx.get(f"{FORECAST_URL}/v1/forecast", params={"latitude": 0, "longitude": 0, "current": "is_day"},
-                             timeout=timeout)
+        response = httpx.get(
+            f"{FORECAST_URL}/v1/forecast", params={"latitude": 0, "longitude": 0, "current": "is_day"}, timeout=timeout
+        )
     except httpx.HTTPError:
         return False
     return response.status_code == 200
@@ -57,8 +58,10 @@ def main(argv: list[str] | None = None) -> None:
         anyio.run(ask, command, sys.stdout)
         return
     with StandIn() as standin:
-        print(f"plainmcp-weather demo: no network use -- answers come from the local stand-in at {standin.url} "
-              "(recorded-shape places, synthetic weather).")
+        print(
+            f"plainmcp-weather demo: no network use -- answers come from the local stand-in at {standin.url} "
+            "(recorded-shape places, synthetic weather)."
+        )
         urls = ["--geocoding-url", standin.url, "--forecast-url", standin.url, "--nws-url", standin.url]
         anyio.run(ask, [*command, *urls], sys.stdout)
 

@@ -90,8 +90,9 @@ class NWS:
         where = where if isinstance(where, dict) else {}
         return {"state": where.get("state"), "city": where.get("city"), "office": properties.get("cwa")}
 
-    async def alerts(self, *, area: str | None = None, latitude: float | None = None,
-                     longitude: float | None = None) -> dict[str, Any]:
+    async def alerts(
+        self, *, area: str | None = None, latitude: float | None = None, longitude: float | None = None
+    ) -> dict[str, Any]:
         """Active alerts for a state/territory code or a point: ``{"title", "updated", "alerts": [...]}``.
 
         Raises:

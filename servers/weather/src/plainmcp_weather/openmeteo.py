@@ -115,7 +115,12 @@ class OpenMeteo:
     transport adds it as ``apikey``, below anything that logs URLs (see :mod:`.redaction`)."""
 
     def __init__(
-        self, geocoding: Upstream, forecast: Upstream, *, geocoding_url: str, forecast_url: str,
+        self,
+        geocoding: Upstream,
+        forecast: Upstream,
+        *,
+        geocoding_url: str,
+        forecast_url: str,
         language: str = "en",
     ) -> None:
         self.geocoding = geocoding
@@ -142,7 +147,13 @@ class OpenMeteo:
         return [place for place in map(place_from, results) if place is not None]
 
     async def weather(
-        self, latitude: float, longitude: float, units: Units, *, current: bool = False, days: int = 0,
+        self,
+        latitude: float,
+        longitude: float,
+        units: Units,
+        *,
+        current: bool = False,
+        days: int = 0,
         hourly: bool = False,
     ) -> dict[str, Any]:
         """Current conditions and/or ``days`` of daily forecast (plus up to :data:`MAX_HOURS` hours).

@@ -29,8 +29,14 @@ SECRET_PARAMS = frozenset({"apikey"})
 WANTS_SECRETS = "plainmcp_weather.wants_secrets"
 REDACTED = "[redacted]"
 #: The loggers of httpx and httpcore (each module logs to its own; a filter does not reach children).
-THIRD_PARTY_LOGGERS = ("httpx", "httpcore.connection", "httpcore.http11", "httpcore.http2",
-                       "httpcore.proxy", "httpcore.socks")
+THIRD_PARTY_LOGGERS = (
+    "httpx",
+    "httpcore.connection",
+    "httpcore.http11",
+    "httpcore.http2",
+    "httpcore.proxy",
+    "httpcore.socks",
+)
 
 
 def redact_url(url: str) -> str:
@@ -38,8 +44,10 @@ def redact_url(url: str) -> str:
     parts = urlsplit(url)
     if not parts.query:
         return url
-    pairs = [(name, REDACTED if name.lower() in SECRET_PARAMS else value)
-             for name, value in parse_qsl(parts.query, keep_blank_values=True)]
+    pairs = [
+        (name, REDACTED if name.lower() in SECRET_PARAMS else value)
+        for name, value in parse_qsl(parts.query, keep_blank_values=True)
+    ]
     return urlunsplit(parts._replace(query=urlencode(pairs, safe="[]:,")))
 
 
@@ -58,8 +66,11 @@ def secret_transport(inner: httpx.AsyncBaseTransport, params: dict[str, str]) ->
         async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
             if request.extensions.get(WANTS_SECRETS):
                 request = httpx.Request(
-                    request.method, request.url.copy_merge_params(params), headers=request.headers,
-                    stream=request.stream, extensions=request.extensions,
+                    request.method,
+                    request.url.copy_merge_params(params),
+                    headers=request.headers,
+                    stream=request.stream,
+                    extensions=request.extensions,
                 )
             return await inner.handle_async_request(request)
 
@@ -79,8 +90,11 @@ def environment_transport(limits: httpx.Limits) -> httpx.AsyncBaseTransport:
 
     direct = httpx.AsyncHTTPTransport(limits=limits, trust_env=True)
     found = urllib.request.getproxies_environment()
-    proxied = {scheme: httpx.AsyncHTTPTransport(proxy=found[scheme], limits=limits, trust_env=True)
-               for scheme in ("http", "https", "all") if found.get(scheme)}
+    proxied = {
+        scheme: httpx.AsyncHTTPTransport(proxy=found[scheme], limits=limits, trust_env=True)
+        for scheme in ("http", "https", "all")
+        if found.get(scheme)
+    }
     if not proxied:
         return direct
 

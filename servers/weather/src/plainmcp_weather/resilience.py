@@ -61,7 +61,9 @@ class RetryPolicy:
         if self.retries < 0 or self.base_delay < 0 or self.max_delay < 0 or self.max_retry_after < 0:
             raise ValueError("retry settings must be >= 0")
 
-    def delay(self, retry: int, retry_after: float | None = None, rand: Callable[[], float] = random.random) -> float | None:
+    def delay(
+        self, retry: int, retry_after: float | None = None, rand: Callable[[], float] = random.random
+    ) -> float | None:
         """Seconds to sleep before retry number ``retry`` (1 for the first), or None: do not retry.
 
         With ``Retry-After`` the upstream's wish wins (it knows when it will be back), unless it

@@ -22,8 +22,8 @@ LOCATION = {
     "type": "string",
     "minLength": 1,
     "maxLength": 200,
-    "description": "A place name, optionally qualified by country or region: \"Paris, France\", "
-    "\"Portland, OR\". Give this, or latitude and longitude.",
+    "description": 'A place name, optionally qualified by country or region: "Paris, France", '
+    '"Portland, OR". Give this, or latitude and longitude.',
 }
 UNITS = {
     "type": "string",
@@ -51,18 +51,32 @@ def _where(**more: Any) -> dict[str, Any]:
 SEARCH_INPUT = {
     "type": "object",
     "properties": {
-        "name": {**LOCATION, "description": "A place name, optionally qualified: \"Paris, France\", \"Portland, OR\""},
-        "count": {"type": "integer", "minimum": 1, "maximum": MAX_COUNT, "default": 5,
-                  "description": "How many places to return at most"},
-        "country": {"type": "string", "pattern": "^[A-Za-z]{2}$",
-                    "description": "Only places in this country (ISO 3166-1 alpha-2 code, e.g. FR)"},
+        "name": {**LOCATION, "description": 'A place name, optionally qualified: "Paris, France", "Portland, OR"'},
+        "count": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": MAX_COUNT,
+            "default": 5,
+            "description": "How many places to return at most",
+        },
+        "country": {
+            "type": "string",
+            "pattern": "^[A-Za-z]{2}$",
+            "description": "Only places in this country (ISO 3166-1 alpha-2 code, e.g. FR)",
+        },
     },
     "required": ["name"],
     "additionalProperties": False,
 }
 CURRENT_INPUT = _where(units=UNITS, wind_speed_unit=WIND_SPEED_UNIT)
 FORECAST_INPUT = _where(
-    days={"type": "integer", "minimum": 1, "maximum": MAX_DAYS, "default": 7, "description": "Days to forecast, 1 to 16"},
+    days={
+        "type": "integer",
+        "minimum": 1,
+        "maximum": MAX_DAYS,
+        "default": 7,
+        "description": "Days to forecast, 1 to 16",
+    },
     units=UNITS,
     wind_speed_unit=WIND_SPEED_UNIT,
     hourly={"type": "boolean", "default": False, "description": "Also return hourly values (the first 48 hours)"},
@@ -70,8 +84,12 @@ FORECAST_INPUT = _where(
 ALERTS_INPUT = {
     "type": "object",
     "properties": {
-        "state": {"type": "string", "minLength": 2, "maxLength": 40,
-                  "description": "A US state or territory: two-letter code (CA) or name (California)"},
+        "state": {
+            "type": "string",
+            "minLength": 2,
+            "maxLength": 40,
+            "description": "A US state or territory: two-letter code (CA) or name (California)",
+        },
         "latitude": LATITUDE,
         "longitude": LONGITUDE,
     },
@@ -108,36 +126,73 @@ FRESHNESS = {
 GRID = {
     "type": "object",
     "description": "The model grid cell the values are for (may be a few km from the place)",
-    "properties": {"latitude": {"type": "number"}, "longitude": {"type": "number"},
-                   "elevation": NUMBER_OR_NULL, "timezone": {"type": "string"}},
+    "properties": {
+        "latitude": {"type": "number"},
+        "longitude": {"type": "number"},
+        "elevation": NUMBER_OR_NULL,
+        "timezone": {"type": "string"},
+    },
     "required": ["latitude", "longitude", "timezone"],
 }
 UNIT_LABELS = {
     "type": "object",
-    "properties": {"temperature": {"type": "string"}, "wind_speed": {"type": "string"},
-                   "precipitation": {"type": "string"}},
+    "properties": {
+        "temperature": {"type": "string"},
+        "wind_speed": {"type": "string"},
+        "precipitation": {"type": "string"},
+    },
 }
 
 
 def _row(*numbers: str, strings: tuple[str, ...] = ()) -> dict[str, Any]:
-    properties: dict[str, Any] = {"time": {"type": "string"}, "conditions": {"type": "string"},
-                                  "weather_code": {"type": ["integer", "null"]}}
+    properties: dict[str, Any] = {
+        "time": {"type": "string"},
+        "conditions": {"type": "string"},
+        "weather_code": {"type": ["integer", "null"]},
+    }
     properties.update({name: NUMBER_OR_NULL for name in numbers})
     properties.update({name: STRING_OR_NULL for name in strings})
     return {"type": "object", "properties": properties, "required": ["time", "conditions"]}
 
 
-CURRENT_ROW = _row("temperature", "apparent_temperature", "relative_humidity", "precipitation", "cloud_cover",
-                   "pressure_msl", "wind_speed", "wind_direction", "wind_gusts", "is_day")
-DAILY_ROW = _row("temperature_max", "temperature_min", "precipitation_sum", "precipitation_probability_max",
-                 "wind_speed_max", "wind_gusts_max", "uv_index_max", strings=("sunrise", "sunset"))
-HOURLY_ROW = _row("temperature", "apparent_temperature", "relative_humidity", "precipitation_probability",
-                  "precipitation", "wind_speed")
+CURRENT_ROW = _row(
+    "temperature",
+    "apparent_temperature",
+    "relative_humidity",
+    "precipitation",
+    "cloud_cover",
+    "pressure_msl",
+    "wind_speed",
+    "wind_direction",
+    "wind_gusts",
+    "is_day",
+)
+DAILY_ROW = _row(
+    "temperature_max",
+    "temperature_min",
+    "precipitation_sum",
+    "precipitation_probability_max",
+    "wind_speed_max",
+    "wind_gusts_max",
+    "uv_index_max",
+    strings=("sunrise", "sunset"),
+)
+HOURLY_ROW = _row(
+    "temperature",
+    "apparent_temperature",
+    "relative_humidity",
+    "precipitation_probability",
+    "precipitation",
+    "wind_speed",
+)
 
 
 def _output(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
-    return {"type": "object", "properties": {**properties, **FRESHNESS},
-            "required": [*required, "stale", "retrieved_at", "attribution"]}
+    return {
+        "type": "object",
+        "properties": {**properties, **FRESHNESS},
+        "required": [*required, "stale", "retrieved_at", "attribution"],
+    }
 
 
 SEARCH_OUTPUT = _output(
@@ -145,25 +200,57 @@ SEARCH_OUTPUT = _output(
     ["query", "results"],
 )
 CURRENT_OUTPUT = _output(
-    {"location": LOCATION_USED, "alternatives": {"type": "array", "items": PLACE}, "grid": GRID,
-     "units": UNIT_LABELS, "current": CURRENT_ROW},
+    {
+        "location": LOCATION_USED,
+        "alternatives": {"type": "array", "items": PLACE},
+        "grid": GRID,
+        "units": UNIT_LABELS,
+        "current": CURRENT_ROW,
+    },
     ["location", "alternatives", "grid", "units", "current"],
 )
 FORECAST_OUTPUT = _output(
-    {"location": LOCATION_USED, "alternatives": {"type": "array", "items": PLACE}, "grid": GRID,
-     "units": UNIT_LABELS, "days": {"type": "integer"}, "daily": {"type": "array", "items": DAILY_ROW},
-     "hourly": {"type": "array", "items": HOURLY_ROW}},
+    {
+        "location": LOCATION_USED,
+        "alternatives": {"type": "array", "items": PLACE},
+        "grid": GRID,
+        "units": UNIT_LABELS,
+        "days": {"type": "integer"},
+        "daily": {"type": "array", "items": DAILY_ROW},
+        "hourly": {"type": "array", "items": HOURLY_ROW},
+    },
     ["location", "alternatives", "grid", "units", "days", "daily"],
 )
 ALERT = {
     "type": "object",
-    "properties": {name: STRING_OR_NULL for name in (
-        "event", "headline", "severity", "urgency", "certainty", "area", "effective", "onset", "expires", "ends",
-        "sender", "description", "instruction")},
+    "properties": {
+        name: STRING_OR_NULL
+        for name in (
+            "event",
+            "headline",
+            "severity",
+            "urgency",
+            "certainty",
+            "area",
+            "effective",
+            "onset",
+            "expires",
+            "ends",
+            "sender",
+            "description",
+            "instruction",
+        )
+    },
     "required": ["event", "severity"],
 }
 ALERTS_OUTPUT = _output(
-    {"state": STRING_OR_NULL, "point": {"type": ["object", "null"]}, "title": STRING_OR_NULL,
-     "updated": STRING_OR_NULL, "count": {"type": "integer"}, "alerts": {"type": "array", "items": ALERT}},
+    {
+        "state": STRING_OR_NULL,
+        "point": {"type": ["object", "null"]},
+        "title": STRING_OR_NULL,
+        "updated": STRING_OR_NULL,
+        "count": {"type": "integer"},
+        "alerts": {"type": "array", "items": ALERT},
+    },
     ["state", "count", "alerts"],
 )

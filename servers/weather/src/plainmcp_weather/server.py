@@ -22,7 +22,7 @@ NAME = "plainmcp-weather"
 DESCRIPTION = "Worldwide weather from Open-Meteo and US alerts from the National Weather Service"
 INSTRUCTIONS = (
     "Weather for any place on Earth (Open-Meteo) and active US alerts (National Weather Service). "
-    "Pass a place name, qualified when ambiguous (\"Paris, France\", \"Portland, OR\"), or latitude and "
+    'Pass a place name, qualified when ambiguous ("Paris, France", "Portland, OR"), or latitude and '
     "longitude. Every answer says which place it used: check it is the one meant, and look at "
     "'alternatives'. An answer marked stale is an older cached one, served while the upstream is down."
 )

@@ -118,16 +118,27 @@ class WeatherService:
         parse_limiter = anyio.CapacityLimiter(1)  # large bodies are parsed one at a time, server-wide
         self.upstreams = {
             name: Upstream(
-                label, client, base_url=getattr(config, f"{name}_url"), policy=policy, breaker=self.breakers[name],
-                timeout=config.timeout, max_bytes=config.max_response_bytes,
-                headers={"User-Agent": config.user_agent, **headers}, secrets=secrets,
-                parse_limiter=parse_limiter, sleep=sleep, rand=rand,
+                label,
+                client,
+                base_url=getattr(config, f"{name}_url"),
+                policy=policy,
+                breaker=self.breakers[name],
+                timeout=config.timeout,
+                max_bytes=config.max_response_bytes,
+                headers={"User-Agent": config.user_agent, **headers},
+                secrets=secrets,
+                parse_limiter=parse_limiter,
+                sleep=sleep,
+                rand=rand,
             )
             for name, label, headers, secrets in UPSTREAMS
         }
         self.open_meteo = OpenMeteo(
-            self.upstreams["geocoding"], self.upstreams["forecast"], geocoding_url=config.geocoding_url,
-            forecast_url=config.forecast_url, language=config.language,
+            self.upstreams["geocoding"],
+            self.upstreams["forecast"],
+            geocoding_url=config.geocoding_url,
+            forecast_url=config.forecast_url,
+            language=config.language,
         )
         self.nws = NWS(self.upstreams["nws"], base_url=config.nws_url)
 
@@ -187,8 +198,7 @@ class WeatherService:
     async def search(self, query: PlaceQuery, count: int, country: str | None = None) -> Answer:
         """Places matching ``query`` (qualifiers applied), at most ``count``, exact names first."""
         fetch_count = QUALIFIED_COUNT if query.qualifiers else max(count, 10)
-        key = cache_key("geocoding", name=query.name, count=fetch_count, country=country,
-                        language=self.config.language)
+        key = cache_key("geocoding", name=query.name, count=fetch_count, country=country, language=self.config.language)
         answer = await self._cached(
             key, self.config.geocoding_ttl, lambda: self.open_meteo.search(query.name, fetch_count, country)
         )
@@ -222,24 +232,44 @@ class WeatherService:
         logger.debug("%r resolved to %s", query.text, label(best))
         return Resolved(best, same_name, answer)
 
-    async def weather(self, latitude: float, longitude: float, units: Units, *, current: bool = False,
-                      days: int = 0, hourly: bool = False) -> Answer:
+    async def weather(
+        self,
+        latitude: float,
+        longitude: float,
+        units: Units,
+        *,
+        current: bool = False,
+        days: int = 0,
+        hourly: bool = False,
+    ) -> Answer:
         ttl = self.config.current_ttl if current else self.config.forecast_ttl
-        key = cache_key("weather", latitude=latitude, longitude=longitude, units=(units.temperature,
-                        units.wind_speed, units.precipitation), current=current, days=days, hourly=hourly)
-        return await self._cached(key, ttl, lambda: self.open_meteo.weather(
-            latitude, longitude, units, current=current, days=days, hourly=hourly))
+        key = cache_key(
+            "weather",
+            latitude=latitude,
+            longitude=longitude,
+            units=(units.temperature, units.wind_speed, units.precipitation),
+            current=current,
+            days=days,
+            hourly=hourly,
+        )
+        return await self._cached(
+            key,
+            ttl,
+            lambda: self.open_meteo.weather(latitude, longitude, units, current=current, days=days, hourly=hourly),
+        )
 
     async def point(self, latitude: float, longitude: float) -> Answer:
         """Which US state a point is in (OutsideCoverage when none); cached like geocoding."""
         key = cache_key("nws-point", latitude=latitude, longitude=longitude)
         return await self._cached(key, self.config.geocoding_ttl, lambda: self.nws.point(latitude, longitude))
 
-    async def alerts(self, *, area: str | None = None, latitude: float | None = None,
-                     longitude: float | None = None) -> Answer:
+    async def alerts(
+        self, *, area: str | None = None, latitude: float | None = None, longitude: float | None = None
+    ) -> Answer:
         key = cache_key("nws-alerts", area=area, latitude=latitude, longitude=longitude)
-        return await self._cached(key, self.config.alerts_ttl, lambda: self.nws.alerts(
-            area=area, latitude=latitude, longitude=longitude))
+        return await self._cached(
+            key, self.config.alerts_ttl, lambda: self.nws.alerts(area=area, latitude=latitude, longitude=longitude)
+        )
 
 
 class _LazyClient:

@@ -50,8 +50,9 @@ class State:
         """Count a request; return the fault rule it consumes, if any."""
         with self.lock:
             self.counts[path] = self.counts.get(path, 0) + 1
-            self.log.append({"path": path, "query": query, "user_agent": headers.get("User-Agent"),
-                             "accept": headers.get("Accept")})
+            self.log.append(
+                {"path": path, "query": query, "user_agent": headers.get("User-Agent"), "accept": headers.get("Accept")}
+            )
             for rule in self.rules:
                 if path.startswith(rule.get("path", "/")) and rule.get("times", 1) != 0:
                     if rule.get("times", 1) > 0:
@@ -74,8 +75,9 @@ class Handler(BaseHTTPRequestHandler):
         if self.server.verbose:
             sys.stderr.write(f"standin: {format % args}\n")
 
-    def _send(self, status: int, body: Any, *, headers: dict[str, str] | None = None,
-              content_type: str = "application/json") -> None:
+    def _send(
+        self, status: int, body: Any, *, headers: dict[str, str] | None = None, content_type: str = "application/json"
+    ) -> None:
         raw = body if isinstance(body, bytes) else json.dumps(body).encode("utf-8")
         self.send_response(status)
         self.send_header("Content-Type", content_type)
@@ -131,9 +133,12 @@ class Handler(BaseHTTPRequestHandler):
         if mode == "status":
             status = int(rule.get("status", 503))
             headers = {"Retry-After": str(rule["retry_after"])} if "retry_after" in rule else {}
-            self._send(status, data.problem(status, "Unexpected Problem", "UnexpectedProblem",
-                                            "An unexpected problem has occurred."), headers=headers,
-                       content_type="application/problem+json")
+            self._send(
+                status,
+                data.problem(status, "Unexpected Problem", "UnexpectedProblem", "An unexpected problem has occurred."),
+                headers=headers,
+                content_type="application/problem+json",
+            )
             return True
         if mode == "malformed":
             self._send(200, b'{"latitude": 52.52, "longitude": 13.41, "current": {"time": ')
@@ -173,11 +178,16 @@ class Handler(BaseHTTPRequestHandler):
             return self._bad("Parameter 'latitude' and 'longitude' must be floating point numbers.")
         if not (-90 <= latitude <= 90 and -180 <= longitude <= 180):
             return self._bad(f"Latitude must be in range of -90 to 90°. Given: {latitude}.")
-        units = {"temperature_unit": query.get("temperature_unit", "celsius"),
-                 "wind_speed_unit": query.get("wind_speed_unit", "kmh"),
-                 "precipitation_unit": query.get("precipitation_unit", "mm")}
-        for key, allowed in (("temperature_unit", data.TEMPERATURE_LABELS), ("wind_speed_unit", data.WIND_LABELS),
-                             ("precipitation_unit", data.PRECIPITATION_LABELS)):
+        units = {
+            "temperature_unit": query.get("temperature_unit", "celsius"),
+            "wind_speed_unit": query.get("wind_speed_unit", "kmh"),
+            "precipitation_unit": query.get("precipitation_unit", "mm"),
+        }
+        for key, allowed in (
+            ("temperature_unit", data.TEMPERATURE_LABELS),
+            ("wind_speed_unit", data.WIND_LABELS),
+            ("precipitation_unit", data.PRECIPITATION_LABELS),
+        ):
             if units[key] not in allowed:
                 return self._bad(f"Cannot initialize {key} from invalid String value {units[key]}")
         sections: dict[str, list[str]] = {}
@@ -185,7 +195,9 @@ class Handler(BaseHTTPRequestHandler):
             names = [name for name in query.get(section, "").split(",") if name]
             unknown = [name for name in names if name not in data.KNOWN[section]]
             if unknown:
-                return self._bad(f"Cannot initialize WeatherVariable from invalid String value {unknown[0]} for key {section}")
+                return self._bad(
+                    f"Cannot initialize WeatherVariable from invalid String value {unknown[0]} for key {section}"
+                )
             sections[section] = names
         if sections["daily"] and not query.get("timezone"):
             return self._bad("Timezone is required")
@@ -198,8 +210,11 @@ class Handler(BaseHTTPRequestHandler):
 
     def _nws_ok(self) -> bool:
         if not self.headers.get("User-Agent"):
-            self._send(403, data.problem(403, "Forbidden", "Forbidden", "A User-Agent header is required."),
-                       content_type="application/problem+json")
+            self._send(
+                403,
+                data.problem(403, "Forbidden", "Forbidden", "A User-Agent header is required."),
+                content_type="application/problem+json",
+            )
             return False
         return True
 
@@ -208,22 +223,35 @@ class Handler(BaseHTTPRequestHandler):
             return
         match = _POINT.match(path)
         if match is None:
-            self._send(404, data.problem(404, "Not Found", "NotFound", "Not a point."),
-                       content_type="application/problem+json")
+            self._send(
+                404, data.problem(404, "Not Found", "NotFound", "Not a point."), content_type="application/problem+json"
+            )
             return
         raw_latitude, raw_longitude = match.groups()
         latitude, longitude = float(raw_latitude), float(raw_longitude)
         if any(len(part.partition(".")[2]) > 4 for part in (raw_latitude, raw_longitude)):
             rounded = f"/points/{round(latitude, 4)},{round(longitude, 4)}"
-            self._send(301, data.problem(301, "Adjusting Precision", "AdjustingPrecision",
-                                         "The precision of the point has been adjusted."),
-                       headers={"Location": rounded}, content_type="application/problem+json")
+            self._send(
+                301,
+                data.problem(
+                    301, "Adjusting Precision", "AdjustingPrecision", "The precision of the point has been adjusted."
+                ),
+                headers={"Location": rounded},
+                content_type="application/problem+json",
+            )
             return
         found = data.point(latitude, longitude)
         if found is None:
-            self._send(404, data.problem(404, "Data Unavailable For Requested Point", "InvalidPoint",
-                                         f"Unable to provide data for requested point {latitude},{longitude}"),
-                       content_type="application/problem+json")
+            self._send(
+                404,
+                data.problem(
+                    404,
+                    "Data Unavailable For Requested Point",
+                    "InvalidPoint",
+                    f"Unable to provide data for requested point {latitude},{longitude}",
+                ),
+                content_type="application/problem+json",
+            )
             return
         self._send(200, found, content_type="application/geo+json")
 
@@ -232,9 +260,11 @@ class Handler(BaseHTTPRequestHandler):
             return
         area, where = query.get("area"), query.get("point")
         if area is not None and area not in data.US_AREAS:
-            self._send(400, data.problem(400, "Invalid Parameter", "InvalidParameter",
-                                         f"Parameter \"area\" is invalid: {area}"),
-                       content_type="application/problem+json")
+            self._send(
+                400,
+                data.problem(400, "Invalid Parameter", "InvalidParameter", f'Parameter "area" is invalid: {area}'),
+                content_type="application/problem+json",
+            )
             return
         latitude = longitude = None
         if where is not None:
@@ -296,8 +326,9 @@ class StandIn:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="plainmcp-weather-standin",
-                                     description="A local stand-in for Open-Meteo and the NWS (127.0.0.1 only).")
+    parser = argparse.ArgumentParser(
+        prog="plainmcp-weather-standin", description="A local stand-in for Open-Meteo and the NWS (127.0.0.1 only)."
+    )
     parser.add_argument("--port", type=int, default=8765, help="port to listen on (0: any free one)")
     parser.add_argument("--verbose", action="store_true", help="log each request to stderr")
     args = parser.parse_args(argv)

@@ -8,35 +8,137 @@ from typing import Any
 
 #: Geocoding results as Open-Meteo returns them (ids, coordinates and populations from GeoNames).
 PLACES: list[dict[str, Any]] = [
-    {"id": 2988507, "name": "Paris", "latitude": 48.85341, "longitude": 2.3488, "elevation": 42.0,
-     "feature_code": "PPLC", "country_code": "FR", "admin1_id": 3012874, "admin2_id": 2968815,
-     "timezone": "Europe/Paris", "population": 2138551, "country_id": 3017382, "country": "France",
-     "admin1": "Île-de-France", "admin2": "Paris", "postcodes": ["75001", "75020"]},
-    {"id": 4717560, "name": "Paris", "latitude": 33.66094, "longitude": -95.55551, "elevation": 180.0,
-     "feature_code": "PPLA2", "country_code": "US", "admin1_id": 4736286, "admin2_id": 4705086,
-     "timezone": "America/Chicago", "population": 24171, "country_id": 6252001, "country": "United States",
-     "admin1": "Texas", "admin2": "Lamar"},
-    {"id": 5746545, "name": "Portland", "latitude": 45.52345, "longitude": -122.67621, "elevation": 15.0,
-     "feature_code": "PPLA2", "country_code": "US", "admin1_id": 5744337, "admin2_id": 5742126,
-     "timezone": "America/Los_Angeles", "population": 652503, "country_id": 6252001,
-     "country": "United States", "admin1": "Oregon", "admin2": "Multnomah"},
-    {"id": 4975802, "name": "Portland", "latitude": 43.65737, "longitude": -70.2589, "elevation": 9.0,
-     "feature_code": "PPLA2", "country_code": "US", "admin1_id": 4971068, "admin2_id": 4969398,
-     "timezone": "America/New_York", "population": 66881, "country_id": 6252001, "country": "United States",
-     "admin1": "Maine", "admin2": "Cumberland"},
-    {"id": 1850147, "name": "Tokyo", "latitude": 35.6895, "longitude": 139.69171, "elevation": 44.0,
-     "feature_code": "PPLC", "country_code": "JP", "admin1_id": 1850144, "timezone": "Asia/Tokyo",
-     "population": 8336599, "country_id": 1861060, "country": "Japan", "admin1": "Tokyo"},
-    {"id": 2147714, "name": "Sydney", "latitude": -33.86785, "longitude": 151.20732, "elevation": 58.0,
-     "feature_code": "PPLA", "country_code": "AU", "admin1_id": 2155400, "timezone": "Australia/Sydney",
-     "population": 4627345, "country_id": 2077456, "country": "Australia", "admin1": "New South Wales"},
-    {"id": 4164138, "name": "Miami", "latitude": 25.77427, "longitude": -80.19366, "elevation": 2.0,
-     "feature_code": "PPLA2", "country_code": "US", "admin1_id": 4155751, "admin2_id": 4154663,
-     "timezone": "America/New_York", "population": 441003, "country_id": 6252001, "country": "United States",
-     "admin1": "Florida", "admin2": "Miami-Dade"},
-    {"id": 2643743, "name": "London", "latitude": 51.50853, "longitude": -0.12574, "elevation": 25.0,
-     "feature_code": "PPLC", "country_code": "GB", "admin1_id": 6269131, "timezone": "Europe/London",
-     "population": 8961989, "country_id": 2635167, "country": "United Kingdom", "admin1": "England"},
+    {
+        "id": 2988507,
+        "name": "Paris",
+        "latitude": 48.85341,
+        "longitude": 2.3488,
+        "elevation": 42.0,
+        "feature_code": "PPLC",
+        "country_code": "FR",
+        "admin1_id": 3012874,
+        "admin2_id": 2968815,
+        "timezone": "Europe/Paris",
+        "population": 2138551,
+        "country_id": 3017382,
+        "country": "France",
+        "admin1": "Île-de-France",
+        "admin2": "Paris",
+        "postcodes": ["75001", "75020"],
+    },
+    {
+        "id": 4717560,
+        "name": "Paris",
+        "latitude": 33.66094,
+        "longitude": -95.55551,
+        "elevation": 180.0,
+        "feature_code": "PPLA2",
+        "country_code": "US",
+        "admin1_id": 4736286,
+        "admin2_id": 4705086,
+        "timezone": "America/Chicago",
+        "population": 24171,
+        "country_id": 6252001,
+        "country": "United States",
+        "admin1": "Texas",
+        "admin2": "Lamar",
+    },
+    {
+        "id": 5746545,
+        "name": "Portland",
+        "latitude": 45.52345,
+        "longitude": -122.67621,
+        "elevation": 15.0,
+        "feature_code": "PPLA2",
+        "country_code": "US",
+        "admin1_id": 5744337,
+        "admin2_id": 5742126,
+        "timezone": "America/Los_Angeles",
+        "population": 652503,
+        "country_id": 6252001,
+        "country": "United States",
+        "admin1": "Oregon",
+        "admin2": "Multnomah",
+    },
+    {
+        "id": 4975802,
+        "name": "Portland",
+        "latitude": 43.65737,
+        "longitude": -70.2589,
+        "elevation": 9.0,
+        "feature_code": "PPLA2",
+        "country_code": "US",
+        "admin1_id": 4971068,
+        "admin2_id": 4969398,
+        "timezone": "America/New_York",
+        "population": 66881,
+        "country_id": 6252001,
+        "country": "United States",
+        "admin1": "Maine",
+        "admin2": "Cumberland",
+    },
+    {
+        "id": 1850147,
+        "name": "Tokyo",
+        "latitude": 35.6895,
+        "longitude": 139.69171,
+        "elevation": 44.0,
+        "feature_code": "PPLC",
+        "country_code": "JP",
+        "admin1_id": 1850144,
+        "timezone": "Asia/Tokyo",
+        "population": 8336599,
+        "country_id": 1861060,
+        "country": "Japan",
+        "admin1": "Tokyo",
+    },
+    {
+        "id": 2147714,
+        "name": "Sydney",
+        "latitude": -33.86785,
+        "longitude": 151.20732,
+        "elevation": 58.0,
+        "feature_code": "PPLA",
+        "country_code": "AU",
+        "admin1_id": 2155400,
+        "timezone": "Australia/Sydney",
+        "population": 4627345,
+        "country_id": 2077456,
+        "country": "Australia",
+        "admin1": "New South Wales",
+    },
+    {
+        "id": 4164138,
+        "name": "Miami",
+        "latitude": 25.77427,
+        "longitude": -80.19366,
+        "elevation": 2.0,
+        "feature_code": "PPLA2",
+        "country_code": "US",
+        "admin1_id": 4155751,
+        "admin2_id": 4154663,
+        "timezone": "America/New_York",
+        "population": 441003,
+        "country_id": 6252001,
+        "country": "United States",
+        "admin1": "Florida",
+        "admin2": "Miami-Dade",
+    },
+    {
+        "id": 2643743,
+        "name": "London",
+        "latitude": 51.50853,
+        "longitude": -0.12574,
+        "elevation": 25.0,
+        "feature_code": "PPLC",
+        "country_code": "GB",
+        "admin1_id": 6269131,
+        "timezone": "Europe/London",
+        "population": 8961989,
+        "country_id": 2635167,
+        "country": "United Kingdom",
+        "admin1": "England",
+    },
 ]
 
 US_AREAS = frozenset(
@@ -85,14 +187,46 @@ PRECIPITATION_LABELS = {"mm": "mm", "inch": "inch"}
 WIND_FACTORS = {"kmh": 1.0, "ms": 1 / 3.6, "mph": 0.621371, "kn": 0.539957}
 CODES = [0, 1, 2, 3, 61, 80, 2, 1, 45, 95]
 KNOWN = {
-    "current": {"temperature_2m", "relative_humidity_2m", "apparent_temperature", "is_day", "precipitation",
-                "weather_code", "cloud_cover", "pressure_msl", "wind_speed_10m", "wind_direction_10m",
-                "wind_gusts_10m", "rain", "showers", "snowfall", "surface_pressure"},
-    "hourly": {"temperature_2m", "relative_humidity_2m", "apparent_temperature", "precipitation_probability",
-               "precipitation", "weather_code", "wind_speed_10m", "wind_direction_10m", "cloud_cover"},
-    "daily": {"weather_code", "temperature_2m_max", "temperature_2m_min", "precipitation_sum",
-              "precipitation_probability_max", "wind_speed_10m_max", "wind_gusts_10m_max", "uv_index_max",
-              "sunrise", "sunset"},
+    "current": {
+        "temperature_2m",
+        "relative_humidity_2m",
+        "apparent_temperature",
+        "is_day",
+        "precipitation",
+        "weather_code",
+        "cloud_cover",
+        "pressure_msl",
+        "wind_speed_10m",
+        "wind_direction_10m",
+        "wind_gusts_10m",
+        "rain",
+        "showers",
+        "snowfall",
+        "surface_pressure",
+    },
+    "hourly": {
+        "temperature_2m",
+        "relative_humidity_2m",
+        "apparent_temperature",
+        "precipitation_probability",
+        "precipitation",
+        "weather_code",
+        "wind_speed_10m",
+        "wind_direction_10m",
+        "cloud_cover",
+    },
+    "daily": {
+        "weather_code",
+        "temperature_2m_max",
+        "temperature_2m_min",
+        "precipitation_sum",
+        "precipitation_probability_max",
+        "wind_speed_10m_max",
+        "wind_gusts_10m_max",
+        "uv_index_max",
+        "sunrise",
+        "sunset",
+    },
 }
 
 
@@ -106,7 +240,8 @@ def search(name: str, count: int, country_code: str | None) -> list[dict[str, An
     """Two characters match exactly, three or more as a prefix; most populous first."""
     wanted = fold(name.strip())
     found = [
-        place for place in PLACES
+        place
+        for place in PLACES
         if (fold(place["name"]) == wanted if len(wanted) <= 2 else fold(place["name"]).startswith(wanted))
         and (country_code is None or place["country_code"] == country_code.upper())
     ]
@@ -130,7 +265,10 @@ def _value(variable: str, latitude: float, index: int, units: dict[str, str]) ->
     if variable.startswith(("wind_speed", "wind_gusts")):
         kmh = 12.0 + index % 7 + (8 if "gusts" in variable else 0)
         return round(kmh * WIND_FACTORS[units["wind_speed_unit"]], 1)
-    if variable.startswith(("precipitation_sum", "precipitation", "rain", "showers", "snowfall")) and "probability" not in variable:
+    if (
+        variable.startswith(("precipitation_sum", "precipitation", "rain", "showers", "snowfall"))
+        and "probability" not in variable
+    ):
         mm = (index % 3) * 0.4
         return round(mm / 25.4, 3) if units["precipitation_unit"] == "inch" else round(mm, 1)
     if variable == "weather_code":
@@ -141,10 +279,16 @@ def _value(variable: str, latitude: float, index: int, units: dict[str, str]) ->
         return f"{DATE[:-2]}{14 + index:02d}T06:48"
     if variable == "sunset":
         return f"{DATE[:-2]}{14 + index:02d}T19:31"
-    return {"relative_humidity_2m": 60 + index % 30, "cloud_cover": (index * 13) % 100,
-            "pressure_msl": 1013.2, "surface_pressure": 1008.0, "wind_direction_10m": (index * 40) % 360,
-            "precipitation_probability": (index * 17) % 100, "precipitation_probability_max": (index * 17) % 100,
-            "uv_index_max": 5.5}.get(variable, 0)
+    return {
+        "relative_humidity_2m": 60 + index % 30,
+        "cloud_cover": (index * 13) % 100,
+        "pressure_msl": 1013.2,
+        "surface_pressure": 1008.0,
+        "wind_direction_10m": (index * 40) % 360,
+        "precipitation_probability": (index * 17) % 100,
+        "precipitation_probability_max": (index * 17) % 100,
+        "uv_index_max": 5.5,
+    }.get(variable, 0)
 
 
 def _label(variable: str, units: dict[str, str]) -> str:
@@ -157,32 +301,43 @@ def _label(variable: str, units: dict[str, str]) -> str:
     return {"weather_code": "wmo code", "sunrise": "iso8601", "sunset": "iso8601", "is_day": ""}.get(variable, "%")
 
 
-def forecast(latitude: float, longitude: float, sections: dict[str, list[str]], days: int,
-             units: dict[str, str]) -> dict[str, Any]:
+def forecast(
+    latitude: float, longitude: float, sections: dict[str, list[str]], days: int, units: dict[str, str]
+) -> dict[str, Any]:
     """An answer shaped as Open-Meteo's: grid-cell centre, units per section, column arrays."""
     place = nearest(latitude, longitude)
     answer: dict[str, Any] = {
-        "latitude": round(latitude * 4) / 4 + 0.002, "longitude": round(longitude * 4) / 4 - 0.003,
-        "generationtime_ms": 0.31, "utc_offset_seconds": 0,
-        "timezone": place["timezone"] if place else "GMT", "timezone_abbreviation": "GMT",
+        "latitude": round(latitude * 4) / 4 + 0.002,
+        "longitude": round(longitude * 4) / 4 - 0.003,
+        "generationtime_ms": 0.31,
+        "utc_offset_seconds": 0,
+        "timezone": place["timezone"] if place else "GMT",
+        "timezone_abbreviation": "GMT",
         "elevation": place["elevation"] if place else 0.0,
     }
     if sections.get("current"):
         names = sections["current"]
         answer["current_units"] = {"time": "iso8601", "interval": "seconds", **{v: _label(v, units) for v in names}}
-        answer["current"] = {"time": f"{DATE}T12:00", "interval": 900,
-                             **{v: _value(v, latitude, 0, units) for v in names}}
+        answer["current"] = {
+            "time": f"{DATE}T12:00",
+            "interval": 900,
+            **{v: _value(v, latitude, 0, units) for v in names},
+        }
     if sections.get("daily"):
         names = sections["daily"]
         answer["daily_units"] = {"time": "iso8601", **{v: _label(v, units) for v in names}}
-        answer["daily"] = {"time": [f"{DATE[:-2]}{14 + d:02d}" for d in range(days)],
-                           **{v: [_value(v, latitude, d, units) for d in range(days)] for v in names}}
+        answer["daily"] = {
+            "time": [f"{DATE[:-2]}{14 + d:02d}" for d in range(days)],
+            **{v: [_value(v, latitude, d, units) for d in range(days)] for v in names},
+        }
     if sections.get("hourly"):
         names = sections["hourly"]
         hours = 24 * days
         answer["hourly_units"] = {"time": "iso8601", **{v: _label(v, units) for v in names}}
-        answer["hourly"] = {"time": [f"{DATE[:-2]}{14 + h // 24:02d}T{h % 24:02d}:00" for h in range(hours)],
-                            **{v: [_value(v, latitude, h, units) for h in range(hours)] for v in names}}
+        answer["hourly"] = {
+            "time": [f"{DATE[:-2]}{14 + h // 24:02d}T{h % 24:02d}:00" for h in range(hours)],
+            **{v: [_value(v, latitude, h, units) for h in range(hours)] for v in names},
+        }
     return answer
 
 
@@ -199,13 +354,23 @@ def point(latitude: float, longitude: float) -> dict[str, Any] | None:
         "type": "Feature",
         "geometry": {"type": "Point", "coordinates": [longitude, latitude]},
         "properties": {
-            "@id": f"https://api.weather.gov/points/{here}", "@type": "wx:Point", "cwa": "XXX",
-            "gridId": "XXX", "gridX": 10, "gridY": 20,
+            "@id": f"https://api.weather.gov/points/{here}",
+            "@type": "wx:Point",
+            "cwa": "XXX",
+            "gridId": "XXX",
+            "gridX": 10,
+            "gridY": 20,
             "forecast": "https://api.weather.gov/gridpoints/XXX/10,20/forecast",
-            "relativeLocation": {"type": "Feature", "geometry": None, "properties": {
-                "city": place["name"], "state": state,
-                "distance": {"unitCode": "wmoUnit:m", "value": 1200.5},
-                "bearing": {"unitCode": "wmoUnit:degree_(angle)", "value": 90}}},
+            "relativeLocation": {
+                "type": "Feature",
+                "geometry": None,
+                "properties": {
+                    "city": place["name"],
+                    "state": state,
+                    "distance": {"unitCode": "wmoUnit:m", "value": 1200.5},
+                    "bearing": {"unitCode": "wmoUnit:degree_(angle)", "value": 90},
+                },
+            },
             "timeZone": place["timezone"],
         },
     }
@@ -219,11 +384,22 @@ def alerts(area: str | None, latitude: float | None, longitude: float | None) ->
         assert latitude is not None and longitude is not None
         hit = abs(latitude - ALERT_POINT[0]) < 0.5 and abs(longitude - ALERT_POINT[1]) < 0.5
         title = f"Current watches, warnings, and advisories for {latitude} N, {longitude} W"
-    return {"@context": [], "type": "FeatureCollection", "features": [HURRICANE_WARNING] if hit else [],
-            "title": title, "updated": "2026-09-14T09:00:00+00:00"}
+    return {
+        "@context": [],
+        "type": "FeatureCollection",
+        "features": [HURRICANE_WARNING] if hit else [],
+        "title": title,
+        "updated": "2026-09-14T09:00:00+00:00",
+    }
 
 
 def problem(status: int, title: str, kind: str, detail: str) -> dict[str, Any]:
     """An NWS problem+json body."""
-    return {"correlationId": "5f1c9d", "title": title, "type": f"https://api.weather.gov/problems/{kind}",
-            "status": status, "detail": detail, "instance": "https://api.weather.gov/requests/5f1c9d"}
+    return {
+        "correlationId": "5f1c9d",
+        "title": title,
+        "type": f"https://api.weather.gov/problems/{kind}",
+        "status": status,
+        "detail": detail,
+        "instance": "https://api.weather.gov/requests/5f1c9d",
+    }

@@ -77,12 +77,19 @@ def _coordinates(args: dict[str, Any]) -> tuple[float, float] | None:
     if latitude is None or longitude is None:
         raise ToolError("Give both latitude and longitude, or a location name instead.")
     for name, value, limit in (("latitude", latitude, 90), ("longitude", longitude, 180)):
-        if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value) or abs(value) > limit:
+        if (
+            not isinstance(value, (int, float))
+            or isinstance(value, bool)
+            or not math.isfinite(value)
+            or abs(value) > limit
+        ):
             raise ToolError(f"{name} must be a number from -{limit} to {limit}.")
     return float(latitude), float(longitude)
 
 
-async def _place(service: WeatherService, args: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]], list[Answer]]:
+async def _place(
+    service: WeatherService, args: dict[str, Any]
+) -> tuple[dict[str, Any], list[dict[str, Any]], list[Answer]]:
     """The place a call is about: ``(location used, alternatives, answers it took)``.
 
     Raises:
@@ -94,10 +101,18 @@ async def _place(service: WeatherService, args: dict[str, Any]) -> tuple[dict[st
         raise ToolError("Give either a location name or latitude and longitude, not both.")
     if point is not None:
         latitude, longitude = point
-        return ({"name": f"{latitude:.4f}, {longitude:.4f}", "latitude": latitude, "longitude": longitude,
-                 "source": "coordinates"}, [], [])
+        return (
+            {
+                "name": f"{latitude:.4f}, {longitude:.4f}",
+                "latitude": latitude,
+                "longitude": longitude,
+                "source": "coordinates",
+            },
+            [],
+            [],
+        )
     if not isinstance(name, str):
-        raise ToolError("Give a location name (\"Paris, France\") or latitude and longitude.")
+        raise ToolError('Give a location name ("Paris, France") or latitude and longitude.')
     try:
         query = parse_place(name)
     except ValueError as problem:
@@ -109,8 +124,11 @@ async def _place(service: WeatherService, args: dict[str, Any]) -> tuple[dict[st
 
 
 def _where_text(location: dict[str, Any]) -> str:
-    where = location["name"] if location["source"] == "coordinates" else label(
-        {"name": location["name"], "admin1": location.get("region"), "country": location.get("country")})
+    where = (
+        location["name"]
+        if location["source"] == "coordinates"
+        else label({"name": location["name"], "admin1": location.get("region"), "country": location.get("country")})
+    )
     return f"{where} ({location['latitude']:.4f}, {location['longitude']:.4f})"
 
 
@@ -118,8 +136,10 @@ def _alternatives_note(alternatives: list[dict[str, Any]]) -> str:
     if not alternatives:
         return ""
     others = "; ".join(label({"name": p["name"], "admin1": p["region"], "country": p["country"]}) for p in alternatives)
-    return (f"\nOther places with this name: {others}. If one of them was meant, add its region or country "
-            "to the name (\"Paris, Texas\") or give its coordinates.")
+    return (
+        f"\nOther places with this name: {others}. If one of them was meant, add its region or country "
+        'to the name ("Paris, Texas") or give its coordinates.'
+    )
 
 
 def _number(value: Any, unit: str, digits: int = 1) -> str:
@@ -153,8 +173,11 @@ class WeatherTools:
         structured = {"query": query.text, "results": results, **_freshness(answer), "attribution": ATTRIBUTION}
         if results:
             lines = [f"{len(results)} place(s) match {query.text!r}:"]
-            lines += [f"{i}. {label({'name': p['name'], 'admin1': p['region'], 'country': p['country']})} "
-                      f"({p['latitude']:.4f}, {p['longitude']:.4f})" for i, p in enumerate(results, 1)]
+            lines += [
+                f"{i}. {label({'name': p['name'], 'admin1': p['region'], 'country': p['country']})} "
+                f"({p['latitude']:.4f}, {p['longitude']:.4f})"
+                for i, p in enumerate(results, 1)
+            ]
         else:
             lines = [f"No place matches {query.text!r}. Check the spelling or drop the qualifier."]
         return ToolResult([content.text("\n".join(lines) + _stale_note(structured) + f"\n{ATTRIBUTION}")], structured)
@@ -171,8 +194,15 @@ class WeatherTools:
             answer = await self.service.weather(location["latitude"], location["longitude"], units, current=True)
         data = answer.value
         fields = _freshness(*answers, answer)
-        structured = {"location": location, "alternatives": alternatives, "grid": data["grid"],
-                      "units": data["units"], "current": data["current"], **fields, "attribution": ATTRIBUTION}
+        structured = {
+            "location": location,
+            "alternatives": alternatives,
+            "grid": data["grid"],
+            "units": data["units"],
+            "current": data["current"],
+            **fields,
+            "attribution": ATTRIBUTION,
+        }
         now, unit = data["current"], data["units"]
         summary = (
             f"{_where_text(location)}: {now['conditions']}, "
@@ -200,12 +230,17 @@ class WeatherTools:
         location, alternatives, answers = await _place(self.service, args)
         with _failures():
             answer = await self.service.weather(
-                location["latitude"], location["longitude"], units, days=days, hourly=hourly)
+                location["latitude"], location["longitude"], units, days=days, hourly=hourly
+            )
         data = answer.value
         fields = _freshness(*answers, answer)
         structured: dict[str, Any] = {
-            "location": location, "alternatives": alternatives, "grid": data["grid"], "units": data["units"],
-            "days": days, "daily": data["daily"],
+            "location": location,
+            "alternatives": alternatives,
+            "grid": data["grid"],
+            "units": data["units"],
+            "days": days,
+            "daily": data["daily"],
         }
         if hourly:
             structured["hourly"] = data.get("hourly", [])
@@ -232,20 +267,27 @@ class WeatherTools:
             elif point is not None and state is None:
                 code, where, answers = await self._alerts_for_point(*point)
             else:
-                raise ToolError("Give either a US state (\"CA\" or \"California\") or latitude and longitude.")
+                raise ToolError('Give either a US state ("CA" or "California") or latitude and longitude.')
         data = answers[-1].value
         fields = _freshness(*answers)
         structured = {
             "state": code,
             "point": {"latitude": point[0], "longitude": point[1]} if point else None,
-            "title": data.get("title"), "updated": data.get("updated"),
-            "count": len(data["alerts"]), "alerts": data["alerts"], **fields, "attribution": NWS_ATTRIBUTION,
+            "title": data.get("title"),
+            "updated": data.get("updated"),
+            "count": len(data["alerts"]),
+            "alerts": data["alerts"],
+            **fields,
+            "attribution": NWS_ATTRIBUTION,
         }
         if data["alerts"]:
             lines = [f"{len(data['alerts'])} active alert(s) for {where}:"]
-            lines += [f"- {a['event']} ({a.get('severity') or 'unknown severity'})"
-                      + (f", until {a['ends'] or a['expires']}" if (a.get("ends") or a.get("expires")) else "")
-                      + (f": {a['headline']}" if a.get("headline") else "") for a in data["alerts"]]
+            lines += [
+                f"- {a['event']} ({a.get('severity') or 'unknown severity'})"
+                + (f", until {a['ends'] or a['expires']}" if (a.get("ends") or a.get("expires")) else "")
+                + (f": {a['headline']}" if a.get("headline") else "")
+                for a in data["alerts"]
+            ]
         else:
             lines = [f"No active weather alerts for {where}."]
         return ToolResult([content.text("\n".join(lines) + _stale_note(fields) + f"\n{NWS_ATTRIBUTION}")], structured)
@@ -293,7 +335,8 @@ def _daily_lines(data: dict[str, Any]) -> list[str]:
         lines.append(
             f"{day['time']}: {day['conditions']}, {_number(day.get('temperature_min'), '')} to "
             f"{_number(day.get('temperature_max'), temperature)}, precipitation "
-            f"{_number(day.get('precipitation_sum'), rain)}" + (f" ({chance:.0f}% chance)" if chance is not None else "")
+            f"{_number(day.get('precipitation_sum'), rain)}"
+            + (f" ({chance:.0f}% chance)" if chance is not None else "")
         )
     return lines
 
@@ -306,10 +349,16 @@ def register(server: Server, tools: WeatherTools) -> None:
     _add(server, tools.get_alerts, "US weather alerts", schemas.ALERTS_INPUT, schemas.ALERTS_OUTPUT)
 
 
-def _add(server: Server, handler: Callable[..., Awaitable[ToolResult]], title: str, input_schema: dict[str, Any],
-         output_schema: dict[str, Any]) -> None:
+def _add(
+    server: Server,
+    handler: Callable[..., Awaitable[ToolResult]],
+    title: str,
+    input_schema: dict[str, Any],
+    output_schema: dict[str, Any],
+) -> None:
     """``handler`` as the tool of its name. All four tools only read, answer the same when repeated, and
     reach outside the process (the upstream APIs): their annotations say so."""
     annotations = ToolAnnotations(title=title, read_only=True, idempotent=True, open_world=True)
-    server.tool(handler.__name__, title=title, input_schema=input_schema, output_schema=output_schema,
-                annotations=annotations)(handler)
+    server.tool(
+        handler.__name__, title=title, input_schema=input_schema, output_schema=output_schema, annotations=annotations
+    )(handler)
