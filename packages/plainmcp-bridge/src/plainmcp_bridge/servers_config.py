@@ -1,0 +1,114 @@
+"""Which MCP servers to use: an ``mcpServers`` file (the Claude Desktop / Cursor format) and ``--server CMD``.
+
+The format users already have::
+
+    {"mcpServers": {
+        "weather": {"command": "plainmcp-weather", "args": ["--log-level", "info"], "env": {"KEY": "v"}},
+        "remote":  {"url": "http://127.0.0.1:8000/mcp", "headers": {"Authorization": "Bearer ..."}}
+    }}
+
+An entry with ``"disabled": true`` is skipped, as those clients do. ``"type"`` (``stdio``, ``http``,
+``streamable-http``, ``sse``) is honoured when present. Any other shape is a ``ValueError`` naming the
+entry and the field.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+_TRANSPORTS = {"http": "auto", "streamable-http": "streamable", "streamableHttp": "streamable", "sse": "sse"}
+
+
+@dataclass(frozen=True)
+class ServerSpec:
+    """One server: a stdio ``command`` (with ``env`` added to this process's environment) or a ``url``
+    (with ``headers``; ``transport`` as :func:`plainmcp.http_client.connect_http` takes it)."""
+
+    name: str
+    command: tuple[str, ...] = ()
+    env: dict[str, str] = field(default_factory=dict)
+    cwd: str | None = None
+    url: str | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+    transport: str = "auto"
+
+
+def load_config(path: str | Path) -> list[ServerSpec]:
+    """The enabled servers of an ``mcpServers`` file. Raises OSError when it cannot be read and
+    ValueError when it is not the format (the message names the entry and field)."""
+    text = Path(path).read_text(encoding="utf-8")
+    try:
+        document = json.loads(text)
+    except ValueError as error:
+        raise ValueError(f"{path}: not JSON ({error.msg}, line {error.lineno})") from None
+    return parse_config(document, str(path))
+
+
+def parse_config(document: Any, where: str = "config") -> list[ServerSpec]:
+    servers = document.get("mcpServers") if isinstance(document, dict) else None
+    if not isinstance(servers, dict):
+        raise ValueError(f'{where}: expected an object with "mcpServers": {{name: server, ...}}')
+    specs = []
+    for name, entry in servers.items():
+        if not isinstance(entry, dict):
+            raise ValueError(f"{where}: mcpServers.{name} must be an object")
+        if entry.get("disabled") is True:
+            continue
+        specs.append(_spec(name, entry, f"{where}: mcpServers.{name}"))
+    return specs
+
+
+def _spec(name: str, entry: dict[str, Any], where: str) -> ServerSpec:
+    kind = entry.get("type")
+    if kind is not None and kind != "stdio" and kind not in _TRANSPORTS:
+        raise ValueError(f"{where}.type must be one of stdio, {', '.join(_TRANSPORTS)}; got {kind!r}")
+    if "url" in entry or (kind is not None and kind != "stdio"):
+        url = entry.get("url")
+        if not isinstance(url, str) or not re.match(r"^https?://", url):
+            raise ValueError(f"{where}.url must be an http:// or https:// URL")
+        headers = _strings(entry.get("headers", {}), f"{where}.headers")
+        return ServerSpec(name, url=url, headers=headers, transport=_TRANSPORTS.get(str(kind), "auto"))
+    command = entry.get("command")
+    if not isinstance(command, str) or not command:
+        raise ValueError(f'{where} needs "command" (a stdio server) or "url" (an HTTP server)')
+    args = entry.get("args", [])
+    if not isinstance(args, list) or not all(isinstance(arg, str) for arg in args):
+        raise ValueError(f"{where}.args must be a list of strings")
+    cwd = entry.get("cwd")
+    if cwd is not None and not isinstance(cwd, str):
+        raise ValueError(f"{where}.cwd must be a string")
+    return ServerSpec(name, command=(command, *args), env=_strings(entry.get("env", {}), f"{where}.env"), cwd=cwd)
+
+
+def _strings(value: Any, where: str) -> dict[str, str]:
+    if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+        raise ValueError(f"{where} must be an object of strings")
+    return dict(value)
+
+
+def inline_server(command_line: str) -> ServerSpec:
+    """``--server "plainmcp-sqlite --db x.db"``: one stdio server, named after its program."""
+    words = shlex.split(command_line)
+    if not words:
+        raise ValueError("--server needs a command")
+    name = os.path.basename(words[0]).removeprefix("plainmcp-") or "server"
+    return ServerSpec(name, command=tuple(words))
+
+
+def unique_names(specs: list[ServerSpec]) -> list[ServerSpec]:
+    """``specs`` with repeated names made unique (``sqlite``, ``sqlite-2``), in order."""
+    seen: dict[str, int] = {}
+    result = []
+    for spec in specs:
+        count = seen.get(spec.name, 0) + 1
+        seen[spec.name] = count
+        name = spec.name if count == 1 else f"{spec.name}-{count}"
+        result.append(spec if name == spec.name else ServerSpec(name, spec.command, spec.env, spec.cwd, spec.url,
+                                                                 spec.headers, spec.transport))
+    return result

@@ -1,0 +1,183 @@
+"""The tools of several connected MCP servers under names a model can use, kept current.
+
+A tool keeps its own name unless two servers offer the same one: then each copy is exposed as
+``<server>__<tool>`` (both copies: neither server is preferred silently). ``notifications/tools/list_changed``
+marks a server stale; :meth:`Toolbox.refresh_if_stale` lists its tools again before the next model turn,
+and :attr:`Toolbox.version` changes so the caller rebuilds its system prompt and interceptor catalog.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from contextlib import AsyncExitStack, asynccontextmanager, contextmanager
+from typing import Any
+
+import anyio
+from plainmcp import Client, MCPError, connect_stdio
+
+from .servers_config import ServerSpec
+
+logger = logging.getLogger(__name__)
+
+TOOLS_LIST_CHANGED = "notifications/tools/list_changed"
+SEPARATOR = "__"
+#: What chat APIs accept as a function name (OpenAI's rule; Ollama's is looser).
+_SAFE = re.compile(r"[^A-Za-z0-9_-]")
+
+
+class Toolbox:
+    """Connected servers by name and the tools they offer, as exposed to the model."""
+
+    def __init__(self) -> None:
+        self.servers: dict[str, Client] = {}
+        self._listings: dict[str, list[dict[str, Any]]] = {}
+        self._stale: set[str] = set()
+        #: The tool listings the model sees (names possibly namespaced), in server order.
+        self.tools: list[dict[str, Any]] = []
+        self._routes: dict[str, tuple[str, str]] = {}
+        #: Bumped every time :attr:`tools` is rebuilt.
+        self.version = 0
+
+    def on_notification(self, server: str) -> Callable[[Any], None]:
+        """The callback to give the server's :class:`Client` (``on_notification=``)."""
+
+        def noticed(notification: Any) -> None:
+            if getattr(notification, "method", None) == TOOLS_LIST_CHANGED:
+                logger.info("%s: the tool list changed", server)
+                self._stale.add(server)
+
+        return noticed
+
+    async def add(self, name: str, client: Client) -> None:
+        """Take a connected server's tools in (listing them now)."""
+        self.servers[name] = client
+        await self.refresh(name)
+
+    async def refresh(self, server: str | None = None) -> None:
+        """List the tools of ``server`` (or of every server) again and rebuild :attr:`tools`."""
+        for name in [server] if server is not None else list(self.servers):
+            self._stale.discard(name)
+            tools = await self.servers[name].list_all_tools()
+            self._listings[name] = [tool for tool in tools if isinstance(tool, dict) and isinstance(tool.get("name"), str)]
+        self._rebuild()
+
+    @property
+    def stale(self) -> bool:
+        return bool(self._stale)
+
+    async def refresh_if_stale(self) -> bool:
+        """Refresh the servers that announced a change; True when anything was refreshed."""
+        stale = sorted(self._stale & set(self.servers))
+        for name in stale:
+            await self.refresh(name)
+        return bool(stale)
+
+    def _rebuild(self) -> None:
+        owners: dict[str, list[str]] = {}
+        for server, tools in self._listings.items():
+            for tool in tools:
+                owners.setdefault(tool["name"], []).append(server)
+        exposed: list[dict[str, Any]] = []
+        routes: dict[str, tuple[str, str]] = {}
+        for server, tools in self._listings.items():
+            for tool in tools:
+                name = tool["name"]
+                if len(owners[name]) > 1:
+                    name = f"{_SAFE.sub('_', server)}{SEPARATOR}{name}"
+                if name in routes:  # a server listing one name twice: the first wins
+                    continue
+                routes[name] = (server, tool["name"])
+                exposed.append({**tool, "name": name})
+        self.tools, self._routes = exposed, routes
+        self.version += 1
+
+    def route(self, exposed: str) -> tuple[str, str]:
+        """The server and the tool's own name behind an exposed name. Raises KeyError."""
+        return self._routes[exposed]
+
+    def listing(self, exposed: str) -> dict[str, Any]:
+        """The tool's listing as the model sees it. Raises KeyError."""
+        for tool in self.tools:
+            if tool["name"] == exposed:
+                return tool
+        raise KeyError(exposed)
+
+    async def call(self, exposed: str, arguments: dict[str, Any], *, on_progress: Any = None,
+                   timeout: float | None = -1) -> dict[str, Any]:
+        """Call a tool by its exposed name on the server that has it. Raises KeyError, MCPError."""
+        server, name = self.route(exposed)
+        return await self.servers[server].call_tool(name, arguments, on_progress=on_progress, timeout=timeout)
+
+
+@asynccontextmanager
+async def open_toolbox(specs: Sequence[ServerSpec], *, protocol_version: str = "auto", request_timeout: float = 60.0,
+                       stderr: Any = "auto") -> AsyncIterator[Toolbox]:
+    """Connect to every server in ``specs`` (either era with ``"auto"``: server/discover, falling back to
+    initialize), list their tools, and close them all at the end. A server that cannot be reached raises
+    (its error names it); an error of the block comes out as itself, not in an exception group."""
+    toolbox = Toolbox()
+    with _unwrapped():
+        async with AsyncExitStack() as stack:
+            await _connect_all(stack, toolbox, specs, protocol_version, request_timeout, stderr)
+            yield toolbox
+
+
+@contextmanager
+def _unwrapped() -> Iterator[None]:
+    try:
+        yield
+    except BaseExceptionGroup as group:
+        # Task groups nest: a single error may sit several groups deep.
+        inner: BaseException = group
+        while isinstance(inner, BaseExceptionGroup) and len(inner.exceptions) == 1:
+            inner = inner.exceptions[0]
+        if isinstance(inner, BaseExceptionGroup):
+            raise
+        raise inner from None
+
+
+async def _connect_all(stack: AsyncExitStack, toolbox: Toolbox, specs: Sequence[ServerSpec], protocol_version: str,
+                       request_timeout: float, stderr: Any) -> None:
+    for spec in specs:
+        options = {"protocol_version": protocol_version, "on_notification": toolbox.on_notification(spec.name),
+                   "request_timeout": request_timeout,
+                   "client_info": {"name": "plainmcp-bridge", "version": _version()}}
+        if spec.url is not None:
+            from plainmcp.http_client import connect_http
+
+            client = await stack.enter_async_context(
+                connect_http(spec.url, transport=spec.transport, headers=spec.headers or None, **options))
+        else:
+            env = {**os.environ, **spec.env} if spec.env else None
+            client = await stack.enter_async_context(
+                connect_stdio(list(spec.command), env=env, cwd=spec.cwd, stderr=stderr, **options))
+        await toolbox.add(spec.name, client)
+        if client.modern and (client.server_capabilities.get("tools") or {}).get("listChanged"):
+            # 2026-07-28 sends list changes only on a listen stream the client opens. The stream's
+            # task group is left (cancelled) before its client closes: the exit stack runs backwards.
+            listener = await stack.enter_async_context(anyio.create_task_group())
+            stack.callback(listener.cancel_scope.cancel)
+            # Started (acknowledged) before we go on, so no change made from now on is missed.
+            await listener.start(_listen_for_tool_changes, spec.name, client)
+
+
+async def _listen_for_tool_changes(name: str, client: Client, *, task_status: Any = anyio.TASK_STATUS_IGNORED) -> None:
+    """Hold a ``subscriptions/listen`` stream for tool list changes; the client's ``on_notification``
+    (the toolbox's) sees each one, so the stream is only drained here. Started once acknowledged."""
+    try:
+        async with client.listen(tools=True) as subscription:
+            task_status.started()
+            async for _ in subscription:
+                pass
+    except (MCPError, TimeoutError) as error:
+        logger.warning("%s: cannot listen for tool list changes: %s", name, error)
+        task_status.started()
+
+
+def _version() -> str:
+    from . import __version__
+
+    return __version__
