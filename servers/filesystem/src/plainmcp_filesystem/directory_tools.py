@@ -23,12 +23,10 @@ LIST_DIRECTORY = ToolSpec(
     title="List a directory",
     input_schema=obj({
         "path": PATH,
-        "sizes": {"type": "boolean", "default": False,
-                  "description": "Also give each file's size and each entry's modification time (one stat per entry)"},
-        "sortBy": {"type": "string", "enum": ["name", "size", "modified"], "default": "name",
-                   "description": "name (A-Z), size (largest first) or modified (newest first); the last two imply sizes"},
-        "includeHidden": {"type": "boolean", "default": True, "description": "Include names starting with '.'"},
-        "maxEntries": count("Return at most this many entries"),
+        "sizes": {"type": "boolean", "default": False, "description": "Add sizes and mtimes"},
+        "sortBy": {"type": "string", "enum": ["name", "size", "modified"], "default": "name"},
+        "includeHidden": {"type": "boolean", "default": True},
+        "maxEntries": count(),
     }, ("path",)),
     output_schema=out({
         "path": {"type": "string"},
@@ -47,9 +45,9 @@ DIRECTORY_TREE = ToolSpec(
     title="Directory tree",
     input_schema=obj({
         "path": PATH,
-        "maxDepth": count("Levels to descend (1 = only the directory's own entries)"),
+        "maxDepth": count("1 = only its own entries"),
         "excludePatterns": EXCLUDES,
-        "maxEntries": count("Stop after this many entries"),
+        "maxEntries": count(),
     }, ("path",)),
     output_schema=out({
         "path": {"type": "string"}, "tree": big_array("{name, type, children?}, nested"), "entries": {"type": "integer"},
@@ -152,9 +150,8 @@ class DirectoryTools(ToolFamily):
     """Listings and trees."""
 
     async def list_directory(self, ctx: Context, args: dict[str, Any]) -> ToolResult:
-        """List a directory: its subdirectories, files and other entries (links, special files) by
-        name; with sizes (or a size/time sort), also each file's size, each entry's modification
-        time and the total size. Names are in the requested order within each group."""
+        """List one directory's entries (directories first). sizes adds file sizes and mtimes (sortBy
+        size or modified implies it). Recursive: directory_tree; by name: search_files."""
         config = self.config
         policy, place = await self.directory(ctx, args)
         cap = self.limit(args, "maxEntries", config.max_entries)
@@ -194,8 +191,8 @@ class DirectoryTools(ToolFamily):
         return result("\n".join(lines), data)
 
     async def directory_tree(self, ctx: Context, args: dict[str, Any]) -> ToolResult:
-        """The tree below a directory as nested {name, type, children} entries (links are shown,
-        never followed), with a depth limit, exclude patterns and an entry cap."""
+        """The tree below a directory as nested {name, type, children}; links shown, never followed.
+        On big trees set maxDepth or excludePatterns."""
         policy, place = await self.directory(ctx, args)
         cap = self.limit(args, "maxEntries", self.config.max_entries)
         exclude = Excluder(args.get("excludePatterns", ()))

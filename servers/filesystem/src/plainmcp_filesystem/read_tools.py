@@ -34,12 +34,12 @@ READ_TEXT_FILE = ToolSpec(
     title="Read a text file",
     input_schema=obj({
         "path": PATH,
-        "head": count("Only the first N lines"),
-        "tail": count("Only the last N lines"),
-        "startLine": count("First line to return (1-based, inclusive)"),
-        "endLine": count("Last line to return (1-based, inclusive)"),
-        "encoding": {"type": "string", "default": "utf-8", "maxLength": 64,
-                     "description": "Text encoding (a Python codec name of a text encoding: utf-8, latin-1, cp1252, ...)"},
+        "head": count("First N lines"),
+        "tail": count("Last N lines"),
+        "startLine": count("1-based, inclusive"),
+        "endLine": count(),
+        # Names longer than 64 characters are refused by check_encoding.
+        "encoding": {"type": "string", "default": "utf-8"},
     }, ("path",)),
     output_schema=out({
         "path": {"type": "string"}, "content": {"type": "string"}, "size": {"type": "integer"},
@@ -51,7 +51,7 @@ READ_TEXT_FILE = ToolSpec(
 
 READ_MULTIPLE_FILES = ToolSpec(
     title="Read several files",
-    input_schema=obj({"paths": {**string_list("Files to read", max_items=50), "minItems": 1}}, ("paths",)),
+    input_schema=obj({"paths": {**string_list(max_items=50), "minItems": 1}}, ("paths",)),
     output_schema=out({"files": {"type": "array", "items": out({
         "path": {"type": "string"}, "content": {"type": "string"}, "truncated": {"type": "boolean"},
         "error": {"type": "string"},
@@ -99,8 +99,8 @@ class FileTools(ToolFamily):
     """Reading files, and what the server may access."""
 
     async def read_text_file(self, ctx: Context, args: dict[str, Any]) -> ToolResult:
-        """Read a text file, whole or in part (head, tail or a line range). Output is capped; a cut
-        is announced at the end, with how to read the rest. Invalid bytes show as U+FFFD."""
+        """Read a text file, whole or part: head, tail, or startLine-endLine. Output is capped; a cut
+        result says how to read the rest. Images and binaries: read_media_file."""
         _one_range(args)
         try:
             encoding = check_encoding(args.get("encoding", "utf-8"))
@@ -143,7 +143,7 @@ class FileTools(ToolFamily):
         return result(text, data)
 
     async def read_multiple_files(self, ctx: Context, args: dict[str, Any]) -> ToolResult:
-        """Read several text files at once. A file that fails says why, and the others are still read."""
+        """Read several text files in one call; a file that fails says why and the others are still read."""
         policy = await self.access.policy_for(ctx)
         files: list[dict[str, Any]] = []
         parts: list[str] = []
@@ -170,8 +170,7 @@ class FileTools(ToolFamily):
         return result("\n---\n".join(parts), {"files": files})
 
     async def read_media_file(self, ctx: Context, args: dict[str, Any]) -> ToolResult:
-        """Read an image or audio file as an image or audio content block (base64, with its MIME
-        type); other files come back as an embedded binary resource."""
+        """Read an image or audio file as an image/audio block; other binary files as an embedded resource."""
         policy = await self.access.policy_for(ctx)
         place = policy.resolve(args["path"])
         cap = media_limit(self.config)
@@ -193,7 +192,7 @@ class FileTools(ToolFamily):
         return ToolResult(content=[block], structured={"path": policy.display(real), "mimeType": mime, "size": len(data)})
 
     async def get_file_info(self, ctx: Context, args: dict[str, Any]) -> ToolResult:
-        """Metadata of a file or directory: type, size, times (UTC), permissions, MIME type."""
+        """Metadata of a file or directory: type, size, times, permissions, MIME type."""
         policy = await self.access.policy_for(ctx)
         place = policy.resolve(args["path"])
         status = anchored.lstat(place)
@@ -213,7 +212,7 @@ class FileTools(ToolFamily):
         return result("\n".join(f"{key}: {value}" for key, value in data.items()), data)
 
     async def list_allowed_directories(self, ctx: Context, args: dict[str, Any]) -> ToolResult:
-        """The directories this server may access (narrowed by the client's roots, when it offers them)."""
+        """The directories this server may access."""
         policy = await self.access.policy_for(ctx)
         shown = [root.shown for root in policy.roots]
         return result("Allowed directories:\n" + "\n".join(shown), {"directories": shown})

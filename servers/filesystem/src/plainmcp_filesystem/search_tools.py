@@ -24,10 +24,9 @@ SEARCH_FILES = ToolSpec(
     title="Find files by name",
     input_schema=obj({
         "path": PATH,
-        "pattern": {"type": "string", "minLength": 1, "maxLength": MAX_PATTERN_CHARS, "description":
-                    "Glob: '*.py' matches names at any depth; 'src/**/test_*.py' matches paths relative to path"},
+        "pattern": {"type": "string", "minLength": 1, "maxLength": MAX_PATTERN_CHARS},
         "excludePatterns": EXCLUDES,
-        "maxResults": count("Stop after this many matches"),
+        "maxResults": count(),
     }, ("path", "pattern")),
     output_schema=out({"matches": big_array("absolute paths"), "truncated": {"type": "boolean"}},
                       ("matches", "truncated")),
@@ -38,13 +37,13 @@ SEARCH_CONTENT = ToolSpec(
     title="Search file contents",
     input_schema=obj({
         "path": PATH,
-        "query": {"type": "string", "minLength": 1, "maxLength": 1000, "description": "Text or regular expression"},
-        "regex": {"type": "boolean", "default": False, "description": "Treat query as a Python regular expression"},
+        "query": {"type": "string", "minLength": 1, "maxLength": 1000},
+        "regex": {"type": "boolean", "default": False, "description": "query is a Python regex"},
         "caseSensitive": {"type": "boolean", "default": False},
-        "contextLines": count("Lines of context before and after each match", minimum=0, maximum=10),
-        "include": string_list("Only files matching one of these globs ('*.py')", max_length=1000),
+        "contextLines": count(minimum=0, maximum=10),
+        "include": string_list("Only these globs ('*.py')", max_length=1000),
         "excludePatterns": EXCLUDES,
-        "maxResults": count("Stop after this many matching lines"),
+        "maxResults": count("Matching lines"),
     }, ("path", "query")),
     output_schema=out({
         "matches": big_array("{path, line, text, before?, after?}"),
@@ -85,8 +84,8 @@ class SearchTools(ToolFamily):
         self.workers = anyio.CapacityLimiter(SEARCH_WORKERS)
 
     async def search_files(self, ctx: Context, args: dict[str, Any]) -> ToolResult:
-        """Find files and directories whose names match a glob pattern (names only; to search inside
-        files use search_content)."""
+        """Find files and directories by glob: '*.py' matches names at any depth, 'src/**/x.py' paths
+        below path. Names only: to search inside files use search_content."""
         policy, place = await self.directory(ctx, args)
         shown = policy.display(place)
         found, truncated = await search_names(
@@ -101,8 +100,8 @@ class SearchTools(ToolFamily):
         return result(text, {"matches": matches, "truncated": truncated})
 
     async def search_content(self, ctx: Context, args: dict[str, Any]) -> ToolResult:
-        """Search inside text files for a string or regular expression; returns matching lines with
-        optional context. Binary files and files over the size cap are skipped (and counted)."""
+        """Search inside text files for a string or regex, like grep: path:line:text, with optional
+        context. Binary and oversized files are skipped."""
         config = self.config
         policy, place = await self.directory(ctx, args)
         shown = policy.display(place)

@@ -138,16 +138,25 @@ def result(text: str, data: dict[str, Any]) -> ToolResult:
 
 # ------------------------------------------------------------------------------------ schema pieces
 
-PATH = {"type": "string", "minLength": 1, "description": "Absolute, or relative to the first allowed directory"}
+#: A path argument. Its description (absolute, or relative to the first allowed directory) is said once, in
+#: the server's instructions: repeated in every tool it cost a model ~17 tokens per tool on every turn. An
+#: empty path is refused by the policy itself (a tool error), so the schema need not say it.
+PATH = {"type": "string"}
 
 
-def string_list(description: str, *, max_items: int = 100, max_length: int = 4096) -> dict[str, Any]:
-    return {"type": "array", "items": {"type": "string", "minLength": 1, "maxLength": max_length},
-            "maxItems": max_items, "description": description}
+def string_list(description: str = "", *, max_items: int = 100, max_length: int = 4096) -> dict[str, Any]:
+    # Empty items are refused where they are used (an empty path or pattern is a tool error).
+    schema: dict[str, Any] = {"type": "array", "items": {"type": "string", "maxLength": max_length},
+                              "maxItems": max_items}
+    if description:
+        schema["description"] = description
+    return schema
 
 
-def count(description: str, *, minimum: int = 1, maximum: int | None = None) -> dict[str, Any]:
-    schema: dict[str, Any] = {"type": "integer", "minimum": minimum, "description": description}
+def count(description: str = "", *, minimum: int = 1, maximum: int | None = None) -> dict[str, Any]:
+    schema: dict[str, Any] = {"type": "integer", "minimum": minimum}
+    if description:
+        schema["description"] = description
     if maximum is not None:
         schema["maximum"] = maximum
     return schema
@@ -175,8 +184,6 @@ def big_array(items: str) -> dict[str, Any]:
     return {"type": "array", "description": f"items: {items}"}
 
 
-EXCLUDES = string_list(
-    "Glob patterns to skip: a name pattern ('node_modules', '*.pyc') matches at any depth; a pattern with "
-    "'/' matches the path relative to the start ('build/**'). Excluded directories are not entered",
-    max_length=1000,
-)
+#: Name patterns ('node_modules', '*.pyc') match at any depth; patterns with '/' ('build/**') match the path
+#: relative to the start; excluded directories are not entered (the README says so at length).
+EXCLUDES = string_list("Globs to skip ('node_modules', 'build/**')", max_length=1000)

@@ -25,7 +25,7 @@ Changed = Callable[[list[str], bool], Awaitable[None]]
 
 WRITE_FILE = ToolSpec(
     title="Write a file",
-    input_schema=obj({"path": PATH, "content": {"type": "string", "description": "The whole new content (UTF-8)"}},
+    input_schema=obj({"path": PATH, "content": {"type": "string"}},
                      ("path", "content")),
     output_schema=out({"path": {"type": "string"}, "created": {"type": "boolean"}, "bytes": {"type": "integer"}},
                       ("path", "created", "bytes")),
@@ -37,10 +37,10 @@ EDIT_FILE = ToolSpec(
     input_schema=obj({
         "path": PATH,
         "edits": {"type": "array", "minItems": 1, "maxItems": 100, "items": obj({
-            "oldText": {"type": "string", "minLength": 1, "description": "Text to replace; must match exactly one place"},
-            "newText": {"type": "string", "description": "Replacement text"},
+            "oldText": {"type": "string", "minLength": 1},
+            "newText": {"type": "string"},
         }, ("oldText", "newText"))},
-        "dryRun": {"type": "boolean", "default": False, "description": "Show the diff without writing"},
+        "dryRun": {"type": "boolean", "default": False, "description": "Diff only, no write"},
     }, ("path", "edits")),
     output_schema=out({
         "path": {"type": "string"}, "diff": {"type": "string"}, "applied": {"type": "boolean"},
@@ -78,7 +78,7 @@ DELETE_FILE = ToolSpec(
     title="Delete",
     input_schema=obj({
         "path": PATH,
-        "recursive": {"type": "boolean", "default": False, "description": "Delete a directory and everything in it"},
+        "recursive": {"type": "boolean", "default": False},
     }, ("path",)),
     output_schema=out({"path": {"type": "string"}, "deleted": {"type": "string"}}, ("path", "deleted")),
     annotations=writes(destructive=True, idempotent=True),
@@ -98,8 +98,8 @@ class WriteTools(ToolFamily):
         self.changed = changed
 
     async def write_file(self, ctx: Context, args: dict[str, Any]) -> ToolResult:
-        """Create a file or replace its whole content, atomically (a reader never sees half a file).
-        The parent directory must exist."""
+        """Create a file or replace its whole content (UTF-8), atomically; the parent must exist. To change
+        part of a file use edit_file."""
         policy = await self.access.policy_for(ctx)
         place = policy.resolve(args["path"], for_write=True, must_exist=False)
         data = args["content"].encode("utf-8")
@@ -110,10 +110,8 @@ class WriteTools(ToolFamily):
         return result(f"{verb} {shown} ({len(data)} bytes)", {"path": shown, "created": created, "bytes": len(data)})
 
     async def edit_file(self, ctx: Context, args: dict[str, Any]) -> ToolResult:
-        """Replace text in a file. Each edit's oldText must match exactly one place (otherwise the
-        result says how many places matched, and on which lines); if it matches nowhere, a match
-        ignoring whitespace is tried and reported. Edits apply in order, all or none. Returns a
-        unified diff; with dryRun nothing is written."""
+        """Replace text in a file: each oldText must match exactly one place (else the error shows
+        where). Edits apply in order, all or none; returns a unified diff."""
         policy = await self.access.policy_for(ctx)
         place = policy.resolve(args["path"], for_write=True)
         raw = read_bytes(place, max_bytes=self.config.max_read_bytes * 8)
@@ -136,7 +134,7 @@ class WriteTools(ToolFamily):
                              "notes": outcome.notes})
 
     async def create_directory(self, ctx: Context, args: dict[str, Any]) -> ToolResult:
-        """Create a directory and any missing parents; succeeds if it already exists."""
+        """Create a directory and its parents; fine if it exists."""
         policy = await self.access.policy_for(ctx)
         place = policy.resolve(args["path"], must_exist=False)
         created = make_directories(place)
@@ -146,7 +144,7 @@ class WriteTools(ToolFamily):
         return result(f"{'Created' if created else 'Already exists:'} {shown}", {"path": shown, "created": created})
 
     async def move_file(self, ctx: Context, args: dict[str, Any]) -> ToolResult:
-        """Move or rename a file, link or directory. Fails if the destination exists (never replaces)."""
+        """Move or rename a file or directory; never replaces an existing destination."""
         policy = await self.access.policy_for(ctx)
         source = policy.resolve_entry(args["source"])
         destination = policy.resolve_entry(args["destination"], must_exist=False)
@@ -156,8 +154,7 @@ class WriteTools(ToolFamily):
         return result(f"Moved {data['source']} to {data['destination']}", data)
 
     async def copy_file(self, ctx: Context, args: dict[str, Any]) -> ToolResult:
-        """Copy a file, or a directory recursively (links and special files inside are skipped).
-        Fails if the destination exists (never replaces)."""
+        """Copy a file or a directory tree (links skipped); never replaces an existing destination."""
         policy = await self.access.policy_for(ctx)
         source = policy.resolve(args["source"])
         destination = policy.resolve_entry(args["destination"], must_exist=False)
@@ -172,8 +169,8 @@ class WriteTools(ToolFamily):
                       f"{counts['bytes']} bytes{skipped}", data)
 
     async def delete_file(self, ctx: Context, args: dict[str, Any]) -> ToolResult:
-        """Delete a file or link (the link, not its target), or a directory: empty, or with
-        recursive: true. An allowed directory itself cannot be deleted."""
+        """Delete a file, a link (not its target) or an empty directory; recursive for a full one.
+        Cannot be undone."""
         policy = await self.access.policy_for(ctx)
         place = policy.resolve_entry(args["path"])
         kind = await anyio.to_thread.run_sync(functools.partial(delete, place, recursive=bool(args.get("recursive"))))
