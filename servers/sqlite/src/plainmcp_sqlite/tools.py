@@ -20,14 +20,15 @@ from . import catalog, results
 from .config import Config
 from .engine import MAX_SQL_LENGTH, Database, DatabaseError, Outcome, Params
 
-_SCALAR = {"type": ["string", "number", "integer", "boolean", "null"]}
-_SQL = {"type": "string", "minLength": 1, "maxLength": MAX_SQL_LENGTH}
+# Its length bounds (1 to MAX_SQL_LENGTH) are checked by statement(), not shown: every tool that takes SQL
+# would pay for them in the model's context on every turn.
+_SQL = {"type": "string"}
+# One schema per type inside anyOf, never a ``type`` array: single-type dialects (Gemini's, OpenAI's
+# strict mode) and the Inspector's portability check accept only that. The cells are left open here,
+# and bind() refuses anything but scalars with a message that names the place.
 _PARAMS = {
-    "type": ["array", "object"],
-    "items": _SCALAR,
-    "additionalProperties": _SCALAR,
-    "description": "Values for the statement's parameters: an array for ? placeholders, or an object "
-    "for :name placeholders (keys with or without the ':'). Strings, numbers, booleans (stored as 1/0), null.",
+    "anyOf": [{"type": "array"}, {"type": "object"}],
+    "description": "Values for ? (array) or :name (object) placeholders: strings, numbers, booleans, null.",
 }
 RESULT_OUTPUT: dict[str, Any] = {
     "type": "object",
@@ -51,24 +52,43 @@ _EXPLAIN_PREFIX = re.compile(r"^\s*explain(\s+query\s+plan)?\s+", re.IGNORECASE)
 _INT64 = range(-(2**63), 2**63)
 
 
-def _value(value: Any) -> Any:
+def _value(value: Any, where: str) -> Any:
+    if isinstance(value, (list, dict)):
+        raise ToolError(
+            f"params{where} is an {'array' if isinstance(value, list) else 'object'}: a parameter "
+            "value is a string, a number, a boolean or null (JSON text as a string)."
+        )
     # JSON integers have no size limit; SQLite's stop at 64 bits (sqlite3 would raise OverflowError).
     if isinstance(value, int) and not isinstance(value, bool) and value not in _INT64:
         raise ToolError(f"The integer {value} does not fit SQLite's 64-bit integers; pass it as a string.")
     return value
 
 
+def statement(args: dict[str, Any]) -> str:
+    """The call's ``sql``, within its length bounds.
+
+    Raises:
+        ToolError: empty, or longer than ``MAX_SQL_LENGTH`` characters.
+    """
+    sql: str = args["sql"]
+    if not sql.strip():
+        raise ToolError("sql is empty: write one SQL statement.")
+    if len(sql) > MAX_SQL_LENGTH:
+        raise ToolError(f"sql is longer than {MAX_SQL_LENGTH} characters: write a shorter statement.")
+    return sql
+
+
 def bind(params: Any) -> Params:
     """The JSON ``params`` as sqlite3 wants them: a tuple, or a dict with bare names.
 
     Raises:
-        ToolError: an integer beyond 64 bits.
+        ToolError: a value that is not a scalar, an integer beyond 64 bits.
     """
     if params is None:
         return ()
     if isinstance(params, list):
-        return tuple(_value(value) for value in params)
-    return {name.lstrip(":@$"): _value(value) for name, value in params.items()}
+        return tuple(_value(value, f"[{index}]") for index, value in enumerate(params))
+    return {name.lstrip(":@$"): _value(value, f"[{name!r}]") for name, value in params.items()}
 
 
 READ_ONLY = ToolAnnotations(read_only=True, open_world=False)
@@ -77,10 +97,10 @@ WRITES = ToolAnnotations(read_only=False, destructive=True, idempotent=False, op
 QUERY_INPUT: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "sql": {**_SQL, "description": "One SQL statement (SELECT, WITH ... SELECT, VALUES, or a read-only PRAGMA)."},
+        "sql": {**_SQL, "description": "One statement; values go in params."},
         "params": _PARAMS,
         # ``maximum`` and the default are the operator's: see query_input().
-        "max_rows": {"type": "integer", "minimum": 1, "description": "Rows to return at most."},
+        "max_rows": {"type": "integer", "minimum": 1},
     },
     "required": ["sql"],
     "additionalProperties": False,
@@ -112,7 +132,7 @@ DESCRIBE_INPUT: dict[str, Any] = {
             "type": "string",
             "minLength": 1,
             "maxLength": 1000,
-            "description": "A table or view name, as list_tables gives it.",
+            "description": "As list_tables names it.",
         }
     },
     "required": ["table"],
@@ -134,14 +154,14 @@ DESCRIBE_OUTPUT: dict[str, Any] = {
 }
 EXPLAIN_INPUT: dict[str, Any] = {
     "type": "object",
-    "properties": {"sql": {**_SQL, "description": "The statement to explain (without EXPLAIN)."}, "params": _PARAMS},
+    "properties": {"sql": _SQL, "params": _PARAMS},
     "required": ["sql"],
     "additionalProperties": False,
 }
 EXECUTE_INPUT: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "sql": {**_SQL, "description": "One statement: INSERT, UPDATE, DELETE, CREATE, ALTER, DROP..."},
+        "sql": _SQL,
         "params": _PARAMS,
     },
     "required": ["sql"],
@@ -158,13 +178,28 @@ EXECUTE_OUTPUT: dict[str, Any] = {
 }
 
 
+# What a host puts in front of the model on every turn, with the name and input schema: one line
+# each, saying when to use the tool, how, and what it must not do (issue 21's budget: 110 tokens a tool).
+QUERY_DOC = (
+    "Run one read-only statement (SELECT, WITH, VALUES, read-only PRAGMA); rows come back as JSON. Never "
+    "write values into the SQL: use params. When truncated, page with ORDER BY and LIMIT/OFFSET."
+)
+LIST_DOC = "List tables and views with their columns and row counts (null when slow to count). Start here."
+DESCRIBE_DOC = "One table or view in detail: column types, nullability, defaults, keys, foreign keys, indexes, CREATE."
+EXPLAIN_DOC = "Show how SQLite would run a statement (EXPLAIN QUERY PLAN: indexes, full scans) without running it."
+EXECUTE_DOC = (
+    "Change the database with one statement (INSERT, UPDATE, DELETE, CREATE...) in its own transaction, rolled "
+    "back on error; returns changes, last_row_id, RETURNING rows. ATTACH, VACUUM and settings are refused."
+)
+
+
 def query_input(config: Config) -> dict[str, Any]:
     """:data:`QUERY_INPUT` with the operator's row limits: ``max_rows`` at most ``--max-rows``,
     its default ``--default-rows``."""
     max_rows = {
         **QUERY_INPUT["properties"]["max_rows"],
         "maximum": config.max_rows,
-        "description": f"Rows to return at most (default {config.rows_by_default}).",
+        "description": f"Default {config.rows_by_default}.",
     }
     return {**QUERY_INPUT, "properties": {**QUERY_INPUT["properties"], "max_rows": max_rows}}
 
@@ -182,7 +217,9 @@ class ReadTools:
         {"blob": base64, "bytes": size}. Long results are cut: page with ORDER BY ... LIMIT/OFFSET."""
         config = self.config
         want = args.get("max_rows", config.rows_by_default)
-        outcome = await _run(self.catalogue.db, args["sql"], bind(args.get("params")), want, config.max_result_bytes)
+        outcome = await _run(
+            self.catalogue.db, statement(args), bind(args.get("params")), want, config.max_result_bytes
+        )
         result = shaped(outcome, config)
         return ToolResult(content=[content.text(results.summary(result))], structured=result)
 
@@ -214,7 +251,7 @@ class ReadTools:
     async def explain_query(self, ctx: Context, args: dict[str, Any]) -> ToolResult:
         """How SQLite would run a statement (EXPLAIN QUERY PLAN): which indexes it uses, where it
         scans whole tables. The statement is not run."""
-        sql = _EXPLAIN_PREFIX.sub("", args["sql"], count=1)
+        sql = _EXPLAIN_PREFIX.sub("", statement(args), count=1)
         outcome = await _run(self.catalogue.db, f"EXPLAIN QUERY PLAN {sql}", bind(args.get("params")), 10_000, 1 << 20)
         plan = [{"id": row[0], "parent": row[1], "detail": row[-1]} for row in outcome.rows]
         return ToolResult(content=[content.text(plan_text(plan))], structured={"plan": plan})
@@ -233,7 +270,7 @@ class WriteTools:
         row id, and rows of a RETURNING clause. Attaching files, VACUUM and settings stay refused."""
         config = self.config
         outcome = await _run(
-            self.writer, args["sql"], bind(args.get("params")), config.rows_by_default, config.max_result_bytes
+            self.writer, statement(args), bind(args.get("params")), config.rows_by_default, config.max_result_bytes
         )
         result: dict[str, Any] = {"changes": outcome.changes, "last_row_id": outcome.last_row_id or None}
         text = f"{outcome.changes} row(s) changed" + (
@@ -248,19 +285,32 @@ class WriteTools:
 def register(server: Server, read: ReadTools, write: WriteTools | None = None) -> None:
     """Add the tools to ``server``: the read tools, and ``execute`` when ``write`` is given."""
     server.tool(
+        description=QUERY_DOC,
         title="Run a read-only SQL query",
         input_schema=query_input(read.config),
         output_schema=RESULT_OUTPUT,
         annotations=READ_ONLY,
     )(read.query)
-    server.tool(title="List tables and views", output_schema=LIST_OUTPUT, annotations=READ_ONLY)(read.list_tables)
+    server.tool(description=LIST_DOC, title="List tables and views", output_schema=LIST_OUTPUT, annotations=READ_ONLY)(
+        read.list_tables
+    )
     server.tool(
-        title="Describe a table", input_schema=DESCRIBE_INPUT, output_schema=DESCRIBE_OUTPUT, annotations=READ_ONLY
+        description=DESCRIBE_DOC,
+        title="Describe a table",
+        input_schema=DESCRIBE_INPUT,
+        output_schema=DESCRIBE_OUTPUT,
+        annotations=READ_ONLY,
     )(read.describe_table)
-    server.tool(title="Explain a query plan", input_schema=EXPLAIN_INPUT, annotations=READ_ONLY)(read.explain_query)
+    server.tool(
+        description=EXPLAIN_DOC, title="Explain a query plan", input_schema=EXPLAIN_INPUT, annotations=READ_ONLY
+    )(read.explain_query)
     if write is not None:
         server.tool(
-            title="Change the database", input_schema=EXECUTE_INPUT, output_schema=EXECUTE_OUTPUT, annotations=WRITES
+            description=EXECUTE_DOC,
+            title="Change the database",
+            input_schema=EXECUTE_INPUT,
+            output_schema=EXECUTE_OUTPUT,
+            annotations=WRITES,
         )(write.execute)
 
 
