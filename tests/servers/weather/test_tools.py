@@ -283,9 +283,11 @@ async def test_http_client_is_opened_on_the_first_call_and_closed_when_serving_e
     [
         ({"location": "Paris", "latitude": 1, "longitude": 2}, "not both"),
         ({}, "Give a location name"),
-        ({"latitude": 1}, "Invalid arguments"),
-        ({"latitude": 91, "longitude": 0}, "Invalid arguments"),
-        ({"latitude": 0, "longitude": -181}, "Invalid arguments"),
+        # The schemas leave these to the handler (they stay short for the model's context): its sentences.
+        ({"latitude": 1}, "Give both latitude and longitude"),
+        ({"latitude": 91, "longitude": 0}, "latitude must be a number from -90 to 90"),
+        ({"latitude": 0, "longitude": -181}, "longitude must be a number from -180 to 180"),
+        ({"location": "x" * 201}, "A place name is at most 200 characters"),
         ({"location": "Paris", "days": 17}, "Invalid arguments"),
         ({"location": "Paris", "days": 0}, "Invalid arguments"),
         ({"location": "Paris", "units": "kelvin"}, "Invalid arguments"),
@@ -322,6 +324,13 @@ async def test_alerts_for_a_point_round_coordinates_to_four_decimals():
     points, alerts = client.recorder.requests
     assert points.url.path == "/points/25.7743,-80.1937"
     assert alerts.url.params["point"] == "25.7743,-80.1937"
+
+
+async def test_alerts_for_a_long_state_argument_are_refused_without_echoing_it_whole():
+    async with weather() as client:
+        result = await client.call_tool("get_alerts", {"state": "Florida" * 1000})
+    assert result["isError"] is True and "is not a US state or territory" in text_of(result)
+    assert len(text_of(result)) < 400 and client.recorder.requests == []
 
 
 async def test_alerts_with_none_active_say_so():

@@ -128,8 +128,11 @@ def parse_place(raw: str) -> PlaceQuery:
     """``"  Portland ,  OR "`` -> ``PlaceQuery("Portland", ("OR",))``.
 
     Raises:
-        ValueError: nothing is left of the name after cleaning.
+        ValueError: longer than :data:`MAX_NAME` (checked here, before any cleaning, rather than by the
+            tools' schemas, which stay short for the model's context), or nothing is left after cleaning.
     """
+    if len(raw) > MAX_NAME:
+        raise ValueError(f"A place name is at most {MAX_NAME} characters.")
     cleaned = clean_name(raw)
     parts = [" ".join(part.split()) for part in cleaned.split(",")]
     parts = [part for part in parts if part]

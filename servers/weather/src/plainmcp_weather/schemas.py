@@ -16,26 +16,17 @@ MAX_COUNT = 100
 NUMBER_OR_NULL = {"type": ["number", "null"]}
 STRING_OR_NULL = {"type": ["string", "null"]}
 
-LATITUDE = {"type": "number", "minimum": -90, "maximum": 90, "description": "Decimal degrees, -90 to 90"}
-LONGITUDE = {"type": "number", "minimum": -180, "maximum": 180, "description": "Decimal degrees, -180 to 180"}
-LOCATION = {
-    "type": "string",
-    "minLength": 1,
-    "maxLength": 200,
-    "description": 'A place name, optionally qualified by country or region: "Paris, France", '
-    '"Portland, OR". Give this, or latitude and longitude.',
-}
-UNITS = {
-    "type": "string",
-    "enum": list(UNIT_SYSTEMS),
-    "default": "metric",
-    "description": "metric (°C, km/h, mm) or imperial (°F, mph, inch)",
-}
-WIND_SPEED_UNIT = {
-    "type": "string",
-    "enum": list(WIND_UNITS),
-    "description": "Overrides the wind speed unit of `units`: kmh, ms (m/s), mph or kn (knots)",
-}
+# The input schemas are what a host puts in front of the model on every turn, so they say only what a
+# model needs to call well: no description where the name and bounds say it, no "type" beside an enum,
+# no rule the handler checks anyway with a clearer sentence ("latitude and longitude together").
+#: Bounds are checked by the handlers, whose sentence names the range ("latitude must be a number from -90 to 90").
+LATITUDE = {"type": "number"}
+LONGITUDE = {"type": "number"}
+#: Latitude and longitude are the other way to give a place: the schema shows them, the instructions say it.
+#: Its length is bounded by the handlers (:data:`plainmcp_weather.places.MAX_NAME`), with a sentence.
+LOCATION = {"type": "string", "description": 'Place name; qualified if ambiguous: "Portland, OR"'}
+UNITS = {"enum": list(UNIT_SYSTEMS)}  # metric by default
+WIND_SPEED_UNIT = {"enum": list(WIND_UNITS)}
 
 
 def _where(**more: Any) -> dict[str, Any]:
@@ -43,7 +34,6 @@ def _where(**more: Any) -> dict[str, Any]:
     return {
         "type": "object",
         "properties": {"location": LOCATION, "latitude": LATITUDE, "longitude": LONGITUDE, **more},
-        "dependentRequired": {"latitude": ["longitude"], "longitude": ["latitude"]},
         "additionalProperties": False,
     }
 
@@ -51,49 +41,27 @@ def _where(**more: Any) -> dict[str, Any]:
 SEARCH_INPUT = {
     "type": "object",
     "properties": {
-        "name": {**LOCATION, "description": 'A place name, optionally qualified: "Paris, France", "Portland, OR"'},
-        "count": {
-            "type": "integer",
-            "minimum": 1,
-            "maximum": MAX_COUNT,
-            "default": 5,
-            "description": "How many places to return at most",
-        },
-        "country": {
-            "type": "string",
-            "pattern": "^[A-Za-z]{2}$",
-            "description": "Only places in this country (ISO 3166-1 alpha-2 code, e.g. FR)",
-        },
+        "name": {"type": "string", "description": '"Portland" or "Portland, OR"'},
+        "count": {"type": "integer", "minimum": 1, "maximum": MAX_COUNT},  # 5 by default
+        "country": {"type": "string", "pattern": "^[A-Za-z]{2}$"},  # an ISO 3166-1 alpha-2 code
     },
     "required": ["name"],
     "additionalProperties": False,
 }
 CURRENT_INPUT = _where(units=UNITS, wind_speed_unit=WIND_SPEED_UNIT)
 FORECAST_INPUT = _where(
-    days={
-        "type": "integer",
-        "minimum": 1,
-        "maximum": MAX_DAYS,
-        "default": 7,
-        "description": "Days to forecast, 1 to 16",
-    },
+    days={"type": "integer", "minimum": 1, "maximum": MAX_DAYS},  # 7 by default
     units=UNITS,
     wind_speed_unit=WIND_SPEED_UNIT,
-    hourly={"type": "boolean", "default": False, "description": "Also return hourly values (the first 48 hours)"},
+    hourly={"type": "boolean"},  # the first 48 hours, said in the description
 )
 ALERTS_INPUT = {
     "type": "object",
     "properties": {
-        "state": {
-            "type": "string",
-            "minLength": 2,
-            "maxLength": 40,
-            "description": "A US state or territory: two-letter code (CA) or name (California)",
-        },
+        "state": {"type": "string", "description": "CA or California"},
         "latitude": LATITUDE,
         "longitude": LONGITUDE,
     },
-    "dependentRequired": {"latitude": ["longitude"], "longitude": ["latitude"]},
     "additionalProperties": False,
 }
 

@@ -25,6 +25,9 @@ from .service import Answer, NoSuchPlace, WeatherService
 from .units import units_for
 from .upstream import UpstreamError
 
+#: The longest state or territory argument looked at ("Commonwealth of the Northern Mariana Islands" fits).
+MAX_STATE = 60
+
 
 @contextmanager
 def _failures() -> Iterator[None]:
@@ -156,11 +159,7 @@ class WeatherTools:
         self.service = service
 
     async def search_locations(self, ctx: Context, args: dict[str, Any]) -> ToolResult:
-        """Find places by name, anywhere on Earth (Open-Meteo geocoding), most populous first.
-
-        A qualifier after a comma narrows the search: "Paris, France", "Portland, OR", "Springfield, Illinois".
-        Use it to pick coordinates before asking for weather when a name is ambiguous.
-        """
+        """Find places by name, most populous first: to choose one when a name is ambiguous."""
         try:
             query = parse_place(args["name"])
         except ValueError as problem:
@@ -183,11 +182,7 @@ class WeatherTools:
         return ToolResult([content.text("\n".join(lines) + _stale_note(structured) + f"\n{ATTRIBUTION}")], structured)
 
     async def get_current_weather(self, ctx: Context, args: dict[str, Any]) -> ToolResult:
-        """Current weather for a place name ("Paris, France") or coordinates, anywhere on Earth.
-
-        The result says which place was used (check it is the one meant) and lists other places
-        with the same name.
-        """
+        """Current weather anywhere on Earth."""
         units = units_for(args.get("units", "metric"), args.get("wind_speed_unit"))
         location, alternatives, answers = await _place(self.service, args)
         with _failures():
@@ -217,11 +212,7 @@ class WeatherTools:
         return ToolResult([content.text(summary + note + f"\n{ATTRIBUTION}")], structured)
 
     async def get_forecast(self, ctx: Context, args: dict[str, Any]) -> ToolResult:
-        """Daily forecast for 1-16 days (7 by default) for a place name or coordinates, anywhere on Earth.
-
-        With hourly=true, hourly values for the first 48 hours (local time from midnight today) too.
-        The result says which place was used and lists other places with the same name.
-        """
+        """Daily forecast anywhere, 7 days by default, dated in the place's time zone. hourly adds 48 hours."""
         days = args.get("days", 7)
         if not isinstance(days, int) or isinstance(days, bool) or not 1 <= days <= schemas.MAX_DAYS:
             raise ToolError(f"days must be a whole number from 1 to {schemas.MAX_DAYS}.")
@@ -253,11 +244,7 @@ class WeatherTools:
         return ToolResult([content.text("\n".join(lines) + _stale_note(fields) + f"\n{ATTRIBUTION}")], structured)
 
     async def get_alerts(self, ctx: Context, args: dict[str, Any]) -> ToolResult:
-        """Active weather alerts (warnings, watches, advisories) from the US National Weather Service.
-
-        Give a US state or territory (code "CA" or name "California"), or the latitude and longitude of
-        a point in the US. The NWS covers only the United States and its territories.
-        """
+        """Active weather alerts for a US state or territory, or a US point (NWS). None for other countries."""
         point = _coordinates(args)
         state = args.get("state")
         code: str | None
@@ -298,10 +285,10 @@ class WeatherTools:
         Raises:
             ToolError: not a US state or territory.
         """
-        code = state_code(state)
+        code = state_code(state) if len(state) <= MAX_STATE else None
         if code is None:
             raise ToolError(
-                f"{state!r} is not a US state or territory. The NWS issues alerts only for the US; use a "
+                f"{state[:MAX_STATE]!r} is not a US state or territory. The NWS issues alerts only for the US; use a "
                 "two-letter code such as CA, or the state's name."
             )
         return code, code, [await self.service.alerts(area=code)]
