@@ -16,9 +16,10 @@ from typing import Any
 import anyio
 from plainmcp import Context, Prompt, PromptArgument, Server
 
+from . import typed
 from .completion import History, candidates
 from .library import Library
-from .model import PromptSpec
+from .model import ArgumentSpec, PromptSpec
 from .rendering import render_prompt
 from .resources import Sources, source_uri
 
@@ -95,7 +96,7 @@ class LibraryPrompt:
             arguments=tuple(
                 PromptArgument(
                     argument.name,
-                    _describe(argument.description, argument.default, argument.values),
+                    _describe(argument),
                     # "" counts as absent (rendering.check_values); the core checks presence only.
                     required=argument.required,
                     title=argument.title,
@@ -122,14 +123,16 @@ class ArgumentCompleter:
         return candidates(self.spec, self.argument, self.history, value)
 
 
-def _describe(description: str | None, default: str | None, values: tuple[str, ...]) -> str | None:
-    """The argument's description, with its allowed values and default (the MCP listing has no
-    field for either, and a person filling a form needs them)."""
+def _describe(argument: ArgumentSpec) -> str | None:
+    """The argument's description, with its allowed values, type, pattern and default (the MCP
+    listing has no field for any of them, and a person filling a form needs them)."""
+    description = argument.description
     parts = [description.rstrip(".") + "." if description else ""]
-    if values:
-        parts.append(f"One of: {', '.join(values)}.")
-    if default is not None:
-        parts.append(f"Default: {default}.")
+    if argument.values:
+        parts.append(f"One of: {', '.join(argument.values)}.")
+    parts.append(typed.describe(argument) or "")
+    if argument.default is not None:
+        parts.append(f"Default: {argument.default}.")
     text = " ".join(part for part in parts if part)
     return text or None
 

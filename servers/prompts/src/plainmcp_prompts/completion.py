@@ -45,13 +45,15 @@ class History:
 
 def candidates(spec: PromptSpec, argument: str, history: History, prefix: str) -> list[str]:
     """Values for ``argument`` of ``spec`` starting with ``prefix`` (ignoring case): its allowed values
-    in their declared order; without a list, the values used before (most recent first), then the
-    default."""
+    in their declared order (``true``, ``false`` for a boolean); without them, the values used before
+    (most recent first), then the default."""
     found = spec.argument(argument)
     if found is None:
         return []
     if found.values:
         pool = list(found.values)
+    elif found.type == "boolean":
+        pool = ["true", "false"]
     else:
         pool = history.recent(spec.name, argument)
         if found.default is not None and found.default not in pool:

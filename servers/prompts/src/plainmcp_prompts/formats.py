@@ -28,14 +28,16 @@ text. The body is one user message.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
 from typing import Any
 
-from . import template
+from . import template, typed
 from .frontmatter import Document, FormatError, clip, parse, quote
 from .messages import split_turns
 from .model import ArgumentSpec, Embed, MessageTemplate, PromptSpec
+from .pattern import PatternError, compile_pattern
 
 FORMATS = ("plainmcp", "claude-code", "vscode")
 VSCODE_SUFFIX = ".prompt.md"
@@ -49,7 +51,18 @@ _KNOWN_KEYS = {
     "claude-code": {"name", "description", "format", *_CLAUDE_KEYS},
     "vscode": {"name", "description", "format", "mode", "agent", "model", "tools", "argument-hint"},
 }
-_ARGUMENT_KEYS = {"name", "title", "description", "required", "default", "values"}
+_ARGUMENT_KEYS = {
+    "name",
+    "title",
+    "description",
+    "required",
+    "default",
+    "values",
+    "type",
+    "pattern",
+    "minimum",
+    "maximum",
+}
 
 Warn = Callable[[int | None, str], None]
 
@@ -244,14 +257,54 @@ def _argument(item: Any, index: int, doc: Document, warn: Warn) -> ArgumentSpec:
                 f"default {quote(default)} of argument {name!r} is not one of its values ({clip(', '.join(values), 200)})",
                 line("default"),
             )
-    return ArgumentSpec(
+    argument = ArgumentSpec(
         name=name,
         title=item.get("title"),
         description=item.get("description"),
         required=required,
         default=default,
         values=values,
+        **_typing(item, name, line),
     )
+    for value in (*values, *([default] if default is not None else [])):
+        wrong = typed.problem(argument, value)
+        if wrong is not None:
+            which = "default" if value == default and value not in values else "values"
+            raise FormatError(f"{which} of argument {name!r}: {quote(value)} {wrong.split(' (got ')[0]}", line(which))
+    return argument
+
+
+def _typing(item: dict[str, Any], name: str, line: Callable[..., int | None]) -> dict[str, Any]:
+    """The typed part of an argument declaration (``type``, ``pattern``, ``minimum``, ``maximum``),
+    checked: a pattern this server cannot match, or bounds on a non-number, are errors."""
+    kind = item.get("type", "string")
+    if kind not in typed.TYPES:
+        raise FormatError(
+            f"type of argument {name!r} must be one of {', '.join(typed.TYPES)}, not {quote(kind)}", line("type")
+        )
+    pattern = item.get("pattern")
+    if pattern is not None:
+        if not isinstance(pattern, str):
+            raise FormatError(f"pattern of argument {name!r} must be a string", line("pattern"))
+        try:
+            compile_pattern(pattern)
+        except PatternError as error:
+            raise FormatError(f"pattern of argument {name!r}: {error}", line("pattern")) from None
+    bounds: dict[str, int | float | None] = {}
+    for key in ("minimum", "maximum"):
+        bound = item.get(key)
+        if bound is not None:
+            if kind not in ("integer", "number"):
+                raise FormatError(f"{key} of argument {name!r} needs type integer or number", line(key))
+            # The magnitude first: an int of a thousand digits cannot even be turned into a float.
+            if isinstance(bound, bool) or not isinstance(bound, (int, float)):
+                raise FormatError(f"{key} of argument {name!r} must be a number", line(key))
+            if abs(bound) >= 10**18 if isinstance(bound, int) else not math.isfinite(bound):
+                raise FormatError(f"{key} of argument {name!r} is out of range", line(key))
+        bounds[key] = bound
+    if bounds["minimum"] is not None and bounds["maximum"] is not None and bounds["minimum"] > bounds["maximum"]:
+        raise FormatError(f"minimum of argument {name!r} is above its maximum", line("minimum"))
+    return {"type": kind, "pattern": pattern, **bounds}
 
 
 # ----------------------------------------------------------------------------------- claude code

@@ -54,6 +54,13 @@ class ArgumentSpec:
     default: str | None = None
     #: Allowed values; empty means any value.
     values: tuple[str, ...] = ()
+    #: "string", "integer", "number" or "boolean" (:mod:`.typed`: what a value must look like).
+    type: str = "string"
+    #: A pattern the whole value must match (:mod:`.pattern`), as written.
+    pattern: str | None = None
+    #: Bounds of an integer or number, inclusive.
+    minimum: int | float | None = None
+    maximum: int | float | None = None
 
     def to_listing(self) -> dict[str, Any]:
         entry: dict[str, Any] = {"name": self.name}
@@ -66,6 +73,14 @@ class ArgumentSpec:
             entry["default"] = self.default
         if self.values:
             entry["values"] = list(self.values)
+        if self.type != "string":
+            entry["type"] = self.type
+        if self.pattern is not None:
+            entry["pattern"] = self.pattern
+        if self.minimum is not None:
+            entry["minimum"] = self.minimum
+        if self.maximum is not None:
+            entry["maximum"] = self.maximum
         return entry
 
 

@@ -12,6 +12,7 @@ from typing import Any
 import anyio
 from plainmcp import ErrorCode, MCPError
 
+from . import typed
 from .completion import History
 from .frontmatter import FormatError, clip, quote
 from .library import Library
@@ -27,7 +28,7 @@ def check_values(spec: PromptSpec, arguments: Mapping[str, Any] | None) -> dict[
 
     Raises MCPError(-32602) naming the problem: an argument the prompt does not take, a value that
     is not a string or too long, a required argument missing or empty, a value not among the
-    argument's allowed values. An empty value counts as absent (clients often send "" for a field
+    argument's allowed values, or not of its type, range or pattern (:mod:`.typed`). An empty value counts as absent (clients often send "" for a field
     left blank).
     """
     given = dict(arguments or {})
@@ -60,6 +61,13 @@ def check_values(spec: PromptSpec, arguments: Mapping[str, Any] | None) -> dict[
                 f"{clip(', '.join(argument.values), 200)} (got {quote(value)})",
                 {"argument": argument.name, "allowed": list(argument.values)},
             )
+        else:
+            wrong = typed.problem(argument, value)
+            if wrong is not None:
+                raise _invalid(
+                    f"Argument {argument.name!r} of prompt {spec.name!r} {wrong}", {"argument": argument.name}
+                )
+            value = typed.normalize(argument, value)
         values[argument.name] = value
     if missing:
         raise _invalid(
@@ -76,7 +84,11 @@ async def render_prompt(
     """The ``prompts/get`` result for ``spec``. Raises MCPError (-32602 for arguments, and for a
     result that would be larger than MAX_RENDER_CHARS; -32603 for an embedded file that cannot be
     read now: the message names the file as written, never a host path)."""
-    values = check_values(spec, arguments)
+    if any(argument.pattern is not None for argument in spec.arguments):
+        # Matching is bounded (typed.MAX_PATTERN_VALUE) but pure Python: off the event loop.
+        values = await anyio.to_thread.run_sync(check_values, spec, arguments)
+    else:
+        values = check_values(spec, arguments)
 
     def read(embed: Embed) -> Any:
         try:

@@ -23,6 +23,10 @@ _ARGUMENT_LISTING = {
         "required": {"type": "boolean"},
         "default": {"type": "string"},
         "values": {"type": "array", "items": {"type": "string"}},
+        "type": {"enum": ["integer", "number", "boolean"]},
+        "pattern": {"type": "string"},
+        "minimum": {"type": "number"},
+        "maximum": {"type": "number"},
     },
     "required": ["name", "required"],
 }
