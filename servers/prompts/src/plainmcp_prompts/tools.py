@@ -75,7 +75,7 @@ LIST_INPUT = {
         "tag": {"type": "string", "description": "Only prompts with this tag"},
         "query": {
             "type": "string",
-            "description": "Only prompts whose name, title or description contains this text (ignoring case)",
+            "description": "Text in the name, title or description (any case)",
         },
     },
     "additionalProperties": False,
@@ -84,17 +84,27 @@ LIST_INPUT = {
 RENDER_INPUT = {
     "type": "object",
     "properties": {
-        "name": {"type": "string", "description": "The prompt's name (see list_prompts)"},
+        "name": {"type": "string", "description": "A name from list_prompts"},
         "arguments": {
             "type": "object",
             "additionalProperties": {"type": "string"},
-            "description": "The prompt's arguments, by name",
+            "description": "Values by argument name, as strings",
         },
     },
     "required": ["name"],
     "additionalProperties": False,
 }
 
+# What a model reads on every turn (issue 21: at most 110 tokens per tool with the input schema):
+# when to call, what comes back, what not to do.
+LIST_DESCRIPTION = (
+    "List the library's prompts: arguments (required, allowed values, type, pattern, default), tags. "
+    "Read-only; call before render_prompt."
+)
+RENDER_DESCRIPTION = (
+    "Render a prompt into its messages (Markdown and data). Use only a name and arguments "
+    "from list_prompts; never guess."
+)
 LIST_ANNOTATIONS = ToolAnnotations(title="List prompts", read_only=True, idempotent=True, open_world=False)
 RENDER_ANNOTATIONS = ToolAnnotations(title="Render a prompt", read_only=True, idempotent=True, open_world=False)
 
@@ -106,8 +116,7 @@ class LibraryTools:
         self.catalog = catalog
 
     async def list_prompts(self, ctx: Context, args: dict[str, Any]) -> ToolResult:
-        """List the prompts of the library: name, description, arguments (with their allowed values and
-        defaults) and tags. Render one with render_prompt."""
+        """``list_prompts``: the prompts served now, filtered by ``tag`` and ``query``."""
         tag, query = args.get("tag"), (args.get("query") or "").casefold()
         listing = [
             spec.to_listing()
@@ -121,7 +130,7 @@ class LibraryTools:
         return ToolResult(content=[content.text("\n".join(lines))], structured={"prompts": listing})
 
     async def render_prompt(self, ctx: Context, args: dict[str, Any]) -> ToolResult:
-        """Render a prompt of the library with its arguments: the messages, as text and as data."""
+        """``render_prompt``: what ``prompts/get`` gives, as text and as data; refusals as tool errors."""
         spec = self.catalog.lookup(args["name"])
         if spec is None:
             raise ToolError(f"No prompt named {quote(args['name'])}. Call list_prompts to see the names.")
@@ -136,10 +145,15 @@ class LibraryTools:
 
 def register(server: Server, tools: LibraryTools) -> None:
     """Register the tools of ``tools`` on ``server``."""
-    server.tool(input_schema=LIST_INPUT, output_schema=LIST_OUTPUT, annotations=LIST_ANNOTATIONS)(tools.list_prompts)
-    server.tool(input_schema=RENDER_INPUT, output_schema=RENDER_OUTPUT, annotations=RENDER_ANNOTATIONS)(
-        tools.render_prompt
-    )
+    server.tool(
+        description=LIST_DESCRIPTION, input_schema=LIST_INPUT, output_schema=LIST_OUTPUT, annotations=LIST_ANNOTATIONS
+    )(tools.list_prompts)
+    server.tool(
+        description=RENDER_DESCRIPTION,
+        input_schema=RENDER_INPUT,
+        output_schema=RENDER_OUTPUT,
+        annotations=RENDER_ANNOTATIONS,
+    )(tools.render_prompt)
 
 
 def _describe(entry: dict[str, Any]) -> str:
