@@ -1,0 +1,237 @@
+"""One conversation: the model proposes, the interceptor checks, the user confirms, the servers answer.
+
+For each user turn: the model is asked (with the live tools and the system prompt rebuilt when a server's
+tool list changed); its calls go through the interceptor; valid calls run (after the user's confirmation
+for tools that may change things, unless ``--yes`` or the allow-list says so); invalid ones are answered
+with the repair message; results go back; and again, until the model answers in words, the repair budget
+is spent (the bridge gives up and says so), or the limit of tool rounds is reached. Nothing invalid is
+ever sent to a server, and every call the model made is answered in the history, so the next turn's
+request is well-formed for either API.
+
+Every step is also an event (a plain dict) for the transcript, the ``--log`` file and the terminal.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+from plainmcp import MCPError
+
+from .chat_apis import ModelError, ModelTurn
+from .interceptor import Interceptor, Review, ToolCatalog, ValidCall, answer_for_model, gave_up_message
+from .models import ChatModel
+from .prompt import build_system_prompt
+from .toolbox import Toolbox
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_MAX_ROUNDS = 8
+
+#: Outcomes of a user turn (``plainmcp-bridge ask`` maps them to exit codes).
+ANSWERED, GAVE_UP, ROUND_LIMIT, MODEL_FAILED = "answered", "gave_up", "round_limit", "model_failed"
+
+
+@dataclass(frozen=True)
+class BridgeOptions:
+    """``max_rounds``: model turns with tool calls per user turn. ``yes``: run every tool without asking.
+    ``allow``: exposed tool names that run without asking. ``tool_timeout``: seconds per tool call."""
+
+    max_repairs: int = 2
+    max_rounds: int = DEFAULT_MAX_ROUNDS
+    yes: bool = False
+    allow: frozenset[str] = frozenset()
+    tool_timeout: float | None = 120.0
+    prompt_template: str | None = None
+
+
+@dataclass(frozen=True)
+class Outcome:
+    status: str
+    answer: str
+    rounds: int
+
+
+class Hooks:
+    """What the conversation tells its user interface. The defaults show nothing and decline every
+    confirmation (a script that wants writes passes ``--yes`` or an allow-list)."""
+
+    def text(self, fragment: str) -> None:
+        """A piece of the model's streamed answer."""
+
+    def event(self, event: dict[str, Any]) -> None:
+        """A step of the conversation (see :meth:`Bridge.record`)."""
+
+    async def confirm(self, call: ValidCall, tool: dict[str, Any]) -> bool:
+        return False
+
+    def progress(self, call: ValidCall, progress: float, total: float | None, message: str | None) -> None:
+        """A long tool call's progress."""
+
+
+def needs_confirmation(tool: dict[str, Any]) -> bool:
+    """True for a tool not annotated read-only, or annotated destructive (the MCP defaults: a tool
+    without annotations may change things)."""
+    hints = tool.get("annotations") if isinstance(tool.get("annotations"), dict) else {}
+    return hints.get("readOnlyHint") is not True or hints.get("destructiveHint") is True
+
+
+@dataclass
+class Bridge:
+    toolbox: Toolbox
+    model: ChatModel
+    options: BridgeOptions = field(default_factory=BridgeOptions)
+    hooks: Hooks = field(default_factory=Hooks)
+    #: Extra receivers of every event (the --log file, the --json transcript).
+    sinks: list[Callable[[dict[str, Any]], None]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.interceptor = Interceptor(ToolCatalog(self.toolbox.tools), max_repairs=self.options.max_repairs)
+        self.messages: list[dict[str, Any]] = [{"role": "system", "content": self._system_prompt()}]
+        self._tools_version = self.toolbox.version
+
+    @property
+    def counters(self) -> dict[str, int]:
+        return self.interceptor.counters.as_dict()
+
+    def _system_prompt(self) -> str:
+        return build_system_prompt(self.toolbox.tools, template=self.options.prompt_template)
+
+    def record(self, kind: str, **fields: Any) -> dict[str, Any]:
+        """Send one event (``{"type": kind, ...}``) to the hooks and every sink."""
+        event = {"type": kind, **fields}
+        self.hooks.event(event)
+        for sink in self.sinks:
+            sink(event)
+        return event
+
+    async def _follow_tool_changes(self) -> None:
+        await self.toolbox.refresh_if_stale()
+        if self.toolbox.version != self._tools_version:
+            self._tools_version = self.toolbox.version
+            self.interceptor.catalog = ToolCatalog(self.toolbox.tools)
+            self.messages[0] = {"role": "system", "content": self._system_prompt()}
+            self.record("tools_changed", tools=[tool["name"] for tool in self.toolbox.tools])
+
+    def add_context(self, text: str) -> None:
+        """Put text (a prompt's messages, a resource) into the conversation as the user's."""
+        self.messages.append({"role": "user", "content": text})
+
+    async def ask(self, question: str) -> Outcome:
+        """One user turn, to the end. Cancelling the caller's scope (Ctrl-C) stops the model request or
+        the tool call under way (the server is sent ``notifications/cancelled``)."""
+        self.interceptor.start_turn()
+        self.messages.append({"role": "user", "content": question})
+        self.record("user", content=question)
+        rounds = 0
+        while True:
+            await self._follow_tool_changes()
+            try:
+                turn = await self.model.complete(self.messages, self.toolbox.tools, on_text=self.hooks.text)
+            except ModelError as error:
+                self.record("model_error", message=str(error))
+                return Outcome(MODEL_FAILED, str(error), rounds)
+            review = self.interceptor.review(turn.text, turn.calls)
+            self._remember(turn, review)
+            if not review.has_calls:
+                return Outcome(ANSWERED, review.text, rounds)
+            rounds += 1
+            if review.gave_up:
+                message = gave_up_message(review)
+                self._answer_all(turn, review, {}, "Not run: " + message)
+                self.record("gave_up", message=message)
+                return Outcome(GAVE_UP, message, rounds)
+            if rounds > self.options.max_rounds:
+                message = f"Stopped: the model was still calling tools after {self.options.max_rounds} rounds."
+                self._answer_all(turn, review, {}, f"Not run: the limit of {self.options.max_rounds} tool rounds "
+                                                   "for this question was reached. Answer with what you have.")
+                self.record("round_limit", message=message)
+                return Outcome(ROUND_LIMIT, message, rounds)
+            try:
+                answers = {id(call): await self._run(call) for call in review.valid}
+            except anyio.get_cancelled_exc_class():
+                # Ctrl-C: the history must still answer every call, or the next request is malformed.
+                self._answer_all(turn, review, {}, "Not run: the user cancelled this call.")
+                self.record("cancelled")
+                raise
+            for call in review.invalid:
+                self.record("rejected", name=call.name, problems=[str(p) for p in call.problems],
+                            unknown_tool=call.unknown_tool, round=review.repair_round)
+            self._answer_all(turn, review, answers, None)
+
+    def _remember(self, turn: ModelTurn, review: Review) -> None:
+        """The model's turn into the history, as the API gave it."""
+        if review.from_text or not turn.calls:
+            self.messages.append({"role": "assistant", "content": turn.text})
+        else:
+            self.messages.append({"role": "assistant", "content": turn.text,
+                                  "calls": [{"id": call.id, "name": call.name, "arguments": call.arguments}
+                                            for call in turn.calls]})
+        if review.text:
+            self.record("assistant", content=review.text)
+
+    def _answer_all(self, turn: ModelTurn, review: Review, answers: dict[int, str], instead: str | None) -> None:
+        """Answer every call of the turn: a result, a repair message, or ``instead`` for all of them."""
+        by_id: dict[str | None, str] = {}
+        for call in review.valid:
+            by_id[call.id] = instead or answers[id(call)]
+        for call in review.invalid:
+            by_id[call.id] = instead or call.message
+        repair = (f"\n\n(Repair round {review.repair_round} of {self.interceptor.max_repairs}.)"
+                  if review.invalid and review.repair_round else "")
+        if review.from_text:
+            # No call ids to answer: the results come back as the user's message.
+            parts = [f"Result of {call.name}:\n{by_id[call.id]}" for call in review.valid]
+            parts += [by_id[call.id] for call in review.invalid]
+            self.messages.append({"role": "user", "content": "\n\n".join(parts) + repair})
+            return
+        names = {call.id: call.name for call in turn.calls}
+        last = turn.calls[-1].id if turn.calls else None
+        for call in turn.calls:
+            content = by_id.get(call.id, instead or "Not run.")
+            if call.id == last:
+                content += repair
+            self.messages.append({"role": "tool", "call_id": call.id, "name": str(names[call.id]),
+                                  "content": content})
+
+    async def _run(self, call: ValidCall) -> str:
+        """Run one valid call (after confirmation when needed); the text the model gets back."""
+        tool = self.toolbox.listing(call.name)
+        self.record("call", name=call.name, arguments=call.arguments, notes=list(call.notes))
+        if needs_confirmation(tool) and not (self.options.yes or call.name in self.options.allow):
+            if not await self.hooks.confirm(call, tool):
+                self.record("declined", name=call.name)
+                return ("Not run: the user declined this call. Do not call it again for this request; "
+                        "tell the user what you would have done instead.")
+
+        def progress(value: float, total: float | None, message: str | None) -> None:
+            self.hooks.progress(call, value, total, message)
+
+        try:
+            result = await self.toolbox.call(call.name, call.arguments, on_progress=progress,
+                                             timeout=self.options.tool_timeout)
+        except MCPError as error:
+            self.interceptor.counters.failed_at_server += 1
+            self.record("result", name=call.name, is_error=True, text=error.message)
+            return answer_for_model({"content": [{"type": "text", "text": f"the server refused the call: "
+                                                                          f"{error.message}"}], "isError": True})
+        text = answer_for_model(result)
+        failed = result.get("isError") is True
+        if failed:
+            self.interceptor.counters.failed_at_server += 1
+        self.record("result", name=call.name, is_error=failed, text=_brief(result))
+        return text
+
+
+def _brief(result: dict[str, Any], limit: int = 500) -> str:
+    text = answer_for_model({k: v for k, v in result.items() if k != "isError"})
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def transcript_line(event: dict[str, Any]) -> str:
+    """One event as a JSONL line."""
+    return json.dumps(event, ensure_ascii=False, default=str)
