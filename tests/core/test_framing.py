@@ -1,13 +1,12 @@
-"""Unit tests of stdio framing: LineDecoder (bytes in) and frame() (bytes out)."""
+"""Unit tests of the line framing every transport shares: LineDecoder (bytes in) and frame() (bytes out)."""
 
 from __future__ import annotations
 
 import json
 
 import pytest
+from plainmcp.framing import DEFAULT_MAX_MESSAGE_BYTES, LineDecoder, frame
 from plainmcp.jsonrpc import ErrorResponse, Invalid, Notification, Request, Response, error_response
-from plainmcp.session import Outbound
-from plainmcp.stdio import DEFAULT_MAX_MESSAGE_BYTES, LineDecoder, frame
 
 PING = b'{"jsonrpc":"2.0","id":1,"method":"ping"}'
 PARSE_ERROR = ErrorResponse(None, {"code": -32700, "message": "Parse error"})
@@ -202,22 +201,22 @@ def test_line_decoder_finish_twice_yields_the_tail_once():
 
 
 def test_frame_single_message_is_one_line():
-    assert frame(Outbound(Response(1, {}))) == b'{"jsonrpc":"2.0","id":1,"result":{}}\n'
+    assert frame(Response(1, {})) == b'{"jsonrpc":"2.0","id":1,"result":{}}\n'
 
 
 def test_frame_notification():
-    assert frame(Outbound(Notification("notifications/tools/list_changed"))) == (
+    assert frame(Notification("notifications/tools/list_changed")) == (
         b'{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}\n'
     )
 
 
 def test_frame_text_with_newlines_stays_on_one_line():
-    data = frame(Outbound(Response(1, {"text": "a\nb\r\n\u2028"})))
+    data = frame(Response(1, {"text": "a\nb\r\n\u2028"}))
     assert data.count(b"\n") == 1 and data.endswith(b"\n")
 
 
 def test_frame_batch_is_one_array_line():
-    data = frame(Outbound([Response(1, {}), error_response(2, -32601, "Method not found: x")]))
+    data = frame([Response(1, {}), error_response(2, -32601, "Method not found: x")])
     assert data == (
         b'[{"jsonrpc":"2.0","id":1,"result":{}},'
         b'{"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"Method not found: x"}}]\n'
@@ -226,12 +225,12 @@ def test_frame_batch_is_one_array_line():
 
 def test_frame_response_at_exactly_the_limit_is_kept():
     message = Response(1, {"t": "x" * 50})
-    size = len(frame(Outbound(message))) - 1
-    assert frame(Outbound(message), max_bytes=size) == frame(Outbound(message))
+    size = len(frame(message)) - 1
+    assert frame(message, max_bytes=size) == frame(message)
 
 
 def test_frame_oversized_response_becomes_internal_error_for_same_id():
-    data = frame(Outbound(Response("big", {"text": "x" * 5000})), max_bytes=4096)
+    data = frame(Response("big", {"text": "x" * 5000}), max_bytes=4096)
     assert data == (
         b'{"jsonrpc":"2.0","id":"big","error":{"code":-32603,'
         b'"message":"Response exceeds the 4096-byte message limit"}}\n'
@@ -239,7 +238,7 @@ def test_frame_oversized_response_becomes_internal_error_for_same_id():
 
 
 def test_frame_oversized_error_response_is_replaced_too():
-    data = frame(Outbound(error_response(7, -32602, "bad", {"blob": "y" * 500})), max_bytes=200)
+    data = frame(error_response(7, -32602, "bad", {"blob": "y" * 500}), max_bytes=200)
     assert json.loads(data) == {
         "jsonrpc": "2.0",
         "id": 7,
@@ -248,34 +247,34 @@ def test_frame_oversized_error_response_is_replaced_too():
 
 
 def test_frame_oversized_notification_is_dropped():
-    assert frame(Outbound(Notification("notifications/message", {"data": "z" * 500})), max_bytes=100) == b""
+    assert frame(Notification("notifications/message", {"data": "z" * 500}), max_bytes=100) == b""
 
 
 def test_frame_oversized_request_is_dropped():
-    assert frame(Outbound(Request(1, "sampling/createMessage", {"x": "z" * 500})), max_bytes=100) == b""
+    assert frame(Request(1, "sampling/createMessage", {"x": "z" * 500}), max_bytes=100) == b""
 
 
 @pytest.mark.parametrize("bad", [float("nan"), float("inf"), object(), {1, 2}])
 def test_frame_unserializable_response_becomes_internal_error(bad):
-    data = frame(Outbound(Response(5, {"value": bad})))
+    data = frame(Response(5, {"value": bad}))
     assert data == b'{"jsonrpc":"2.0","id":5,"error":{"code":-32603,"message":"Internal error"}}\n'
 
 
 def test_frame_unserializable_error_data_becomes_internal_error():
-    data = frame(Outbound(error_response("e", -32602, "bad", {"x": object()})))
+    data = frame(error_response("e", -32602, "bad", {"x": object()}))
     assert data == b'{"jsonrpc":"2.0","id":"e","error":{"code":-32603,"message":"Internal error"}}\n'
 
 
 def test_frame_unserializable_notification_is_dropped():
-    assert frame(Outbound(Notification("notifications/message", {"data": object()}))) == b""
+    assert frame(Notification("notifications/message", {"data": object()})) == b""
 
 
 def test_frame_unserializable_error_without_id_is_dropped():
-    assert frame(Outbound(error_response(None, -32600, "x", {"x": object()}))) == b""
+    assert frame(error_response(None, -32600, "x", {"x": object()})) == b""
 
 
 def test_frame_batch_replaces_only_the_bad_member():
-    data = frame(Outbound([Response(1, {}), Response(2, {"v": float("nan")}), Response(3, {"t": "x" * 500})]), max_bytes=300)
+    data = frame([Response(1, {}), Response(2, {"v": float("nan")}), Response(3, {"t": "x" * 500})], max_bytes=300)
     assert data.endswith(b"\n") and data.count(b"\n") == 1
     assert json.loads(data) == [
         {"jsonrpc": "2.0", "id": 1, "result": {}},
@@ -285,7 +284,7 @@ def test_frame_batch_replaces_only_the_bad_member():
 
 
 def test_frame_batch_of_only_dropped_messages_writes_nothing():
-    assert frame(Outbound([Notification("n", {"x": object()})])) == b""
+    assert frame([Notification("n", {"x": object()})]) == b""
 
 
 def test_frame_batch_line_does_not_exceed_the_limit():
@@ -293,7 +292,7 @@ def test_frame_batch_line_does_not_exceed_the_limit():
     # limit would reject the whole line and lose every answer. Every id must still be answered.
     limit = 1000
     responses = [Response(index, {"text": "x" * 300}) for index in range(5)]
-    data = frame(Outbound(responses), max_bytes=limit)
+    data = frame(responses, max_bytes=limit)
     assert data.endswith(b"\n")
     assert len(data) - 1 <= limit
     assert sorted(item["id"] for item in json.loads(data)) == [0, 1, 2, 3, 4]
@@ -301,5 +300,5 @@ def test_frame_batch_line_does_not_exceed_the_limit():
 
 def test_frame_output_decodes_back_with_line_decoder():
     messages = [Response(1, {"t": "é\n"}), Notification("n", {"a": 1}), error_response(None, -32700, "Parse error")]
-    wire = b"".join(frame(Outbound(message)) for message in messages)
+    wire = b"".join(frame(message) for message in messages)
     assert LineDecoder().feed(wire) == messages

@@ -11,8 +11,8 @@ import pytest
 from plainmcp.asgi import header, repeated_header
 from plainmcp.connection_guard import RESERVE, ConnectionGuard, peer_key
 from plainmcp.event_buffer import parse_event_id
+from plainmcp.framing import join_batch
 from plainmcp.jsonrpc import Invalid, Notification, Request, decode, has_lone_surrogate
-from plainmcp.stdio import join_batch
 
 # ------------------------------------------------------------------------------ lone surrogates
 

@@ -426,11 +426,10 @@ def test_encode_refuses_circular_and_too_deep_values_with_value_error(kind: str)
 def test_frame_answers_an_unserializable_result_with_an_internal_error() -> None:
     import json
 
+    from plainmcp.framing import frame
     from plainmcp.jsonrpc import Response
-    from plainmcp.session import Outbound
-    from plainmcp.stdio import frame
 
     cyclic: dict[str, Any] = {}
     cyclic["self"] = cyclic
-    line = json.loads(frame(Outbound(Response(7, cyclic))))
+    line = json.loads(frame(Response(7, cyclic)))
     assert line["id"] == 7 and line["error"]["code"] == -32603

@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 import anyio
 
 from . import sse
+from .errors import ErrorCode
 
 logger = logging.getLogger(__name__)
 
@@ -118,12 +119,12 @@ async def read_json_body(scope: Scope, receive: Receive, send: Send, limit: int)
     """The body of a JSON POST; None once answered otherwise: 415 when it is not JSON, 413 past
     ``limit`` bytes, nothing at all when the client left."""
     if (header(scope, "content-type") or "").split(";")[0].strip().lower() != "application/json":
-        await respond_json(send, 415, error_payload(-32600, "Unsupported Media Type: send application/json"))
+        await respond_json(send, 415, error_payload(ErrorCode.INVALID_REQUEST, "Unsupported Media Type: send application/json"))
         return None
     try:
         return await read_body(receive, limit)
     except BodyTooLarge:
-        await respond_json(send, 413, error_payload(-32600, f"Request body exceeds {limit} bytes"))
+        await respond_json(send, 413, error_payload(ErrorCode.INVALID_REQUEST, f"Request body exceeds {limit} bytes"))
     except ClientGone:
         pass
     return None
@@ -156,7 +157,7 @@ async def respond_json(send: Send, status: int, payload: Any, *, headers: Iterab
 
 def error_payload(code: int, message: str, request_id: Any = None, data: Any = None) -> dict[str, Any]:
     """A JSON-RPC error response body (``id`` null when there is no request to answer)."""
-    error: dict[str, Any] = {"code": code, "message": message}
+    error: dict[str, Any] = {"code": int(code), "message": message}
     if data is not None:
         error["data"] = data
     return {"jsonrpc": "2.0", "id": request_id, "error": error}
@@ -259,10 +260,10 @@ class HostPolicy:
         for a foreign Origin."""
         if not self.host_allowed(header(scope, "host")):
             logger.warning("refused a request for host %r", header(scope, "host"), extra=log_extra(scope))
-            await respond_json(send, 421, error_payload(-32600, "Misdirected request: unknown Host"))
+            await respond_json(send, 421, error_payload(ErrorCode.INVALID_REQUEST, "Misdirected request: unknown Host"))
             return True
         if not self.origin_allowed(header(scope, "origin")):
             logger.warning("refused a request from origin %r", header(scope, "origin"), extra=log_extra(scope))
-            await respond_json(send, 403, error_payload(-32600, "Forbidden: Origin not allowed"))
+            await respond_json(send, 403, error_payload(ErrorCode.INVALID_REQUEST, "Forbidden: Origin not allowed"))
             return True
         return False

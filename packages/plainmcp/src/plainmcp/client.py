@@ -27,25 +27,6 @@ from .versions import LATEST_LEGACY, MODERN_VERSIONS, is_modern
 
 logger = logging.getLogger(__name__)
 
-#: Requests that change nothing on the server, and so may be retried after a timeout.
-IDEMPOTENT_METHODS = frozenset(
-    {
-        protocol.PING,
-        protocol.TOOLS_LIST,
-        protocol.RESOURCES_LIST,
-        protocol.RESOURCES_TEMPLATES_LIST,
-        protocol.RESOURCES_READ,
-        protocol.PROMPTS_LIST,
-        protocol.PROMPTS_GET,
-        protocol.COMPLETION_COMPLETE,
-        protocol.LOGGING_SET_LEVEL,
-        protocol.RESOURCES_SUBSCRIBE,
-        protocol.RESOURCES_UNSUBSCRIBE,
-    }
-)
-
-#: Methods whose 2026-07-28 results may be ``input_required``.
-MULTI_ROUND_METHODS = frozenset({protocol.TOOLS_CALL, protocol.PROMPTS_GET, protocol.RESOURCES_READ})
 MAX_INPUT_ROUNDS = 10
 
 RequestCallback = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
@@ -256,7 +237,7 @@ class Client:
             params = self.with_envelope(method, params)
         result = await self._request_with_retries(method, params, timeout, idempotent, on_progress)
         rounds = 0
-        while answer_inputs and self.modern and method in MULTI_ROUND_METHODS and _is_input_required(result):
+        while answer_inputs and self.modern and method in protocol.MULTI_ROUND_METHODS and _is_input_required(result):
             rounds += 1
             if rounds > MAX_INPUT_ROUNDS:
                 raise MCPError(ErrorCode.INTERNAL_ERROR, f"{method} still wanted input after {MAX_INPUT_ROUNDS} rounds")
@@ -308,7 +289,7 @@ class Client:
         idempotent: bool | None,
         on_progress: Callable[[float, float | None, str | None], Any] | None,
     ) -> Any:
-        retryable = (method in IDEMPOTENT_METHODS) if idempotent is None else idempotent
+        retryable = (method in protocol.IDEMPOTENT_METHODS) if idempotent is None else idempotent
         attempt = 0
         reinitialized = False
         while True:
@@ -582,8 +563,9 @@ async def connect_stdio(
             the message quotes its exit code and last lines on stderr.
         FileNotFoundError: the command does not exist.
     """
+    from .framing import DEFAULT_MAX_MESSAGE_BYTES
     from .spawned import StderrTail, stderr_sink
-    from .stdio import DEFAULT_MAX_MESSAGE_BYTES, spawn_stdio
+    from .stdio import spawn_stdio
 
     name = os.path.basename(command[0])
     tail = StderrTail(stderr_sink(stderr, name))

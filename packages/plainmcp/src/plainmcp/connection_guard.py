@@ -30,10 +30,13 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
+import json
 import logging
 import time
 from collections import OrderedDict
 from typing import Any
+
+from .errors import ErrorCode
 
 logger = logging.getLogger(__name__)
 
@@ -43,7 +46,17 @@ RESERVE = 16
 _WARN_EVERY = 10.0
 
 _TIMEOUT_408 = b"HTTP/1.1 408 Request Timeout\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
-_BUSY_BODY = b'{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Server busy: every connection slot is serving a request; try again later"}}'
+_BUSY_BODY = json.dumps(
+    {
+        "jsonrpc": "2.0",
+        "id": None,
+        "error": {
+            "code": int(ErrorCode.INTERNAL_ERROR),
+            "message": "Server busy: every connection slot is serving a request; try again later",
+        },
+    },
+    separators=(",", ":"),
+).encode()
 
 
 class ConnectionGuard:

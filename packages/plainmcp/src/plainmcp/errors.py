@@ -26,6 +26,8 @@ class ErrorCode(IntEnum):
     HEADER_MISMATCH = -32020
     MISSING_REQUIRED_CLIENT_CAPABILITY = -32021
     UNSUPPORTED_PROTOCOL_VERSION = -32022
+    # JSON-RPC's first implementation-defined server error: the HTTP gateway's failed tool call.
+    SERVER_ERROR = -32000
     # Not a wire code of the specification: used locally for a request that timed out or whose peer
     # went away, so a caller can tell these apart from errors the peer sent.
     REQUEST_TIMEOUT = -32001

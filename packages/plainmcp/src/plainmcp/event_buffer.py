@@ -34,7 +34,7 @@ class EventBuffer:
         self.readers = 0
         #: Bumped to make current readers stop early (SSE polling); the stream itself goes on.
         self.interruptions = 0
-        #: The answer that finished a request's stream, as a batch member (``stdio.BatchPart``):
+        #: The answer that finished a request's stream, as a batch member (``framing.BatchPart``):
         #: (the request id if it is a result, else None; its JSON). Set by the session's router.
         self.reply: tuple[Any, bytes] | None = None
         self._changed = anyio.Event()

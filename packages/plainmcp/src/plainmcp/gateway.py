@@ -36,8 +36,8 @@ from .versions import V2026_07_28
 
 logger = logging.getLogger(__name__)
 
-#: JSON-RPC's range for implementation-defined server errors: a tool that reported a failure.
-TOOL_ERROR = -32000
+#: A tool that reported a failure, in JSON-RPC's range for implementation-defined server errors.
+TOOL_ERROR = ErrorCode.SERVER_ERROR
 _CALL_ID = 1
 
 

@@ -22,6 +22,7 @@ from typing import Any
 import anyio
 
 from .asgi import Message, Receive, Scope, Send, error_payload, header, respond_json
+from .errors import ErrorCode
 
 logger = logging.getLogger(__name__)
 
@@ -148,7 +149,7 @@ class Exchange:
         """Answer 408 if the body timed out before anything was sent."""
         if self.body_timed_out and self.status is None:
             await respond_json(
-                self.send, 408, error_payload(-32600, "Request Timeout: the body did not arrive in time"),
+                self.send, 408, error_payload(ErrorCode.INVALID_REQUEST, "Request Timeout: the body did not arrive in time"),
                 headers=[("connection", "close")],
             )
 

@@ -33,9 +33,10 @@ from .asgi import (
     respond_json,
     wait_disconnect,
 )
+from .errors import ErrorCode
+from .framing import frame
 from .jsonrpc import Batch, Decoded, Invalid, Request, decode
 from .session import Observer, Outbound
-from .stdio import frame
 
 if TYPE_CHECKING:
     from .connection import ServerConnection
@@ -94,7 +95,7 @@ class LegacySSE:
 
     async def _stream(self, scope: Scope, receive: Receive, send: Send) -> None:
         if len(self.sessions) >= self.max_sessions:
-            await respond_json(send, 503, error_payload(-32603, "Too many sessions; try again later"))
+            await respond_json(send, 503, error_payload(ErrorCode.INTERNAL_ERROR, "Too many sessions; try again later"))
             return
         session_id = secrets.token_urlsafe(24)
         input_send, input_receive = anyio.create_memory_object_stream[Decoded](64)
@@ -132,19 +133,19 @@ class LegacySSE:
         session_id = parse_qs(scope.get("query_string", b"").decode("latin-1")).get("session_id", [None])[0]
         input_send = self.sessions.get(session_id) if session_id else None
         if input_send is None or self.owners.get(session_id) != principal_subject(scope):
-            await respond_json(send, 404, error_payload(-32600, "Session not found"))
+            await respond_json(send, 404, error_payload(ErrorCode.INVALID_REQUEST, "Session not found"))
             return
         body = await read_json_body(scope, receive, send, self.max_body_bytes)
         if body is None:
             return
         decoded = decode(body)
-        if isinstance(decoded, Invalid) and decoded.reply is not None and decoded.reply.code == -32700:
+        if isinstance(decoded, Invalid) and decoded.reply is not None and decoded.reply.code == ErrorCode.PARSE_ERROR:
             await respond_json(send, 400, decoded.reply.to_dict())
             return
         output = self.outputs.get(session_id)
         if output is not None and output.congested:
             # The client is not reading its stream: taking more work would only pile up answers.
-            await respond_json(send, 503, error_payload(-32603, "Session busy: read the event stream first"), headers=[("retry-after", "1")])
+            await respond_json(send, 503, error_payload(ErrorCode.INTERNAL_ERROR, "Session busy: read the event stream first"), headers=[("retry-after", "1")])
             return
         http_request_id = (scope.get("state") or {}).get("request_id")
         connection = self.connections.get(session_id)
@@ -156,10 +157,10 @@ class LegacySSE:
             input_send.send_nowait(decoded)  # anything else, even invalid, is answered on the stream
         except anyio.WouldBlock:
             # 64 messages wait for the session already: never hold a POST (and its body) for more.
-            await respond_json(send, 503, error_payload(-32603, "Session busy: too many messages waiting"), headers=[("retry-after", "1")])
+            await respond_json(send, 503, error_payload(ErrorCode.INTERNAL_ERROR, "Session busy: too many messages waiting"), headers=[("retry-after", "1")])
             return
         except (anyio.ClosedResourceError, anyio.BrokenResourceError):
-            await respond_json(send, 404, error_payload(-32600, "Session not found"))
+            await respond_json(send, 404, error_payload(ErrorCode.INVALID_REQUEST, "Session not found"))
             return
         await respond(send, 202, b"Accepted", content_type="text/plain")
 
@@ -190,7 +191,7 @@ class _Output(ObjectSendStream[Outbound]):
     async def send(self, item: Outbound) -> None:
         if self._closed:
             raise anyio.ClosedResourceError
-        data = frame(item, self.max_message_bytes).rstrip(b"\n")
+        data = frame(item.message, self.max_message_bytes).rstrip(b"\n")
         if not data:
             return  # a notification that cannot be sent (logged)
         self._queue.append(data)

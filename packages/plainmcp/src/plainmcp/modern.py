@@ -34,12 +34,6 @@ ENVELOPE_KEYS = (
     protocol.META_CLIENT_INFO,
     protocol.META_LOG_LEVEL,
 )
-MODERN_ONLY_METHODS = frozenset({protocol.SERVER_DISCOVER, protocol.SUBSCRIPTIONS_LISTEN})
-#: The only methods that may answer ``input_required``.
-MULTI_ROUND_METHODS = frozenset({protocol.TOOLS_CALL, protocol.PROMPTS_GET, protocol.RESOURCES_READ})
-LIST_METHODS = frozenset(
-    {protocol.TOOLS_LIST, protocol.PROMPTS_LIST, protocol.RESOURCES_LIST, protocol.RESOURCES_TEMPLATES_LIST}
-)
 #: What a dual-era server supports, newest first: the same list in discover and in -32022 errors.
 SUPPORTED_VERSIONS = [*reversed(MODERN_VERSIONS), *reversed(LEGACY_VERSIONS)]
 
@@ -51,7 +45,7 @@ def is_modern_request(request: Request) -> bool:
     meta = (request.params or {}).get("_meta")
     if isinstance(meta, dict) and any(key in meta for key in ENVELOPE_KEYS):
         return True
-    return request.method in MODERN_ONLY_METHODS
+    return request.method in protocol.MODERN_ONLY_METHODS
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,7 +128,7 @@ class ModernDispatcher:
         capability = METHOD_CAPABILITY.get(method)
         if handler is None or (capability is not None and capability not in self.server.capabilities()):
             raise method_not_found(method)  # removed methods (initialize, ping, setLevel, ...) too
-        if method not in MULTI_ROUND_METHODS:
+        if method not in protocol.MULTI_ROUND_METHODS:
             try:
                 return self._complete(await handler(ctx, params), method)
             except InputRequired:
@@ -146,7 +140,7 @@ class ModernDispatcher:
 
     def _complete(self, result: dict[str, Any], method: str) -> dict[str, Any]:
         result["resultType"] = "complete"
-        if method in LIST_METHODS or method == protocol.SERVER_DISCOVER:
+        if method in protocol.LIST_METHODS or method == protocol.SERVER_DISCOVER:
             result["ttlMs"] = self.server.list_ttl_ms
             result["cacheScope"] = self.server.cache_scope
         elif method == protocol.RESOURCES_READ:

@@ -1,4 +1,4 @@
-"""Method names, notification names, ``_meta`` keys and log levels, verbatim from the specification.
+"""Method names, method sets, notification names, ``_meta`` keys and log levels, verbatim from the specification.
 
 Every other module takes these spellings from here, so a typo cannot hide in one handler.
 """
@@ -42,6 +42,41 @@ ROOTS_LIST_CHANGED = "notifications/roots/list_changed"
 SERVER_DISCOVER = "server/discover"
 SUBSCRIPTIONS_LISTEN = "subscriptions/listen"
 SUBSCRIPTIONS_ACKNOWLEDGED = "notifications/subscriptions/acknowledged"
+
+# Method sets: which methods a rule applies to, kept here beside the names.
+
+#: Requests that change nothing on the server, and so may be retried after a timeout.
+IDEMPOTENT_METHODS = frozenset(
+    {
+        PING,
+        TOOLS_LIST,
+        RESOURCES_LIST,
+        RESOURCES_TEMPLATES_LIST,
+        RESOURCES_READ,
+        PROMPTS_LIST,
+        PROMPTS_GET,
+        COMPLETION_COMPLETE,
+        LOGGING_SET_LEVEL,
+        RESOURCES_SUBSCRIBE,
+        RESOURCES_UNSUBSCRIBE,
+    }
+)
+#: Methods that exist only in 2026-07-28: naming one makes a request modern.
+MODERN_ONLY_METHODS = frozenset({SERVER_DISCOVER, SUBSCRIPTIONS_LISTEN})
+#: The only methods whose 2026-07-28 results may be ``input_required``.
+MULTI_ROUND_METHODS = frozenset({TOOLS_CALL, PROMPTS_GET, RESOURCES_READ})
+#: The paginated list methods.
+LIST_METHODS = frozenset({TOOLS_LIST, PROMPTS_LIST, RESOURCES_LIST, RESOURCES_TEMPLATES_LIST})
+#: Every request method a server serves, in either era (metrics label the others "other").
+SERVER_REQUEST_METHODS = frozenset(
+    {
+        INITIALIZE, PING,
+        TOOLS_LIST, TOOLS_CALL,
+        RESOURCES_LIST, RESOURCES_TEMPLATES_LIST, RESOURCES_READ, RESOURCES_SUBSCRIBE, RESOURCES_UNSUBSCRIBE,
+        PROMPTS_LIST, PROMPTS_GET, COMPLETION_COMPLETE, LOGGING_SET_LEVEL,
+        SERVER_DISCOVER, SUBSCRIPTIONS_LISTEN,
+    }
+)
 
 # Request _meta keys
 PROGRESS_TOKEN = "progressToken"

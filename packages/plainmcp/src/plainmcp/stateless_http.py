@@ -31,10 +31,10 @@ from .asgi import (
     wait_disconnect,
 )
 from .errors import ErrorCode, MCPError
+from .framing import frame
 from .jsonrpc import Decoded, ErrorResponse, Message, Notification, Request, RequestId
-from .modern import MODERN_ONLY_METHODS, parse_envelope
+from .modern import parse_envelope
 from .session import Outbound, Session
-from .stdio import frame
 
 if TYPE_CHECKING:
     from .streamable_http import StreamableHTTP
@@ -71,7 +71,7 @@ class ModernExchange:
             await respond(self.send, 202)  # this revision defines none over HTTP: accepted, ignored
             return
         if not isinstance(decoded, Request):
-            await respond_json(self.send, 400, error_payload(-32600, "Invalid Request: POST one request or notification"))
+            await respond_json(self.send, 400, error_payload(ErrorCode.INVALID_REQUEST, "Invalid Request: POST one request or notification"))
             return
         try:
             self._check(decoded, version_header)
@@ -139,7 +139,7 @@ class ModernExchange:
 
     async def _reply_json(self, message: Message) -> None:
         # A result too large to send becomes -32603, which is a 200 like the result would be.
-        data = frame(Outbound(message), self.app.max_message_bytes).rstrip(b"\n")
+        data = frame(message, self.app.max_message_bytes).rstrip(b"\n")
         status = MODERN_ERROR_STATUS.get(message.code, 200) if isinstance(message, ErrorResponse) else 200
         await respond(self.send, status, data, content_type="application/json")
 
@@ -160,7 +160,7 @@ class _ExchangeStream(ObjectSendStream[Outbound]):
     async def send(self, item: Outbound) -> None:
         if self.gone:
             return
-        data = frame(item, self.exchange.app.max_message_bytes).rstrip(b"\n")
+        data = frame(item.message, self.exchange.app.max_message_bytes).rstrip(b"\n")
         if not data:
             return
         try:
@@ -169,7 +169,7 @@ class _ExchangeStream(ObjectSendStream[Outbound]):
                 self.started = True
                 if self.watch is not None:
                     self.watch.now()  # a stream may be long: watch for the client leaving from now on
-                if self.request.method in MODERN_ONLY_METHODS and self.task_group is not None:
+                if self.request.method in protocol.MODERN_ONLY_METHODS and self.task_group is not None:
                     self.task_group.start_soon(self.events.keep_alive, self.exchange.app.keepalive_seconds)
             await self.events.event(data.decode("utf-8"), event="message")
         except OSError:
@@ -177,7 +177,7 @@ class _ExchangeStream(ObjectSendStream[Outbound]):
 
     async def finish(self, reply: Message) -> None:
         """The final response, then the end of the stream."""
-        data = frame(Outbound(reply), self.exchange.app.max_message_bytes).rstrip(b"\n")
+        data = frame(reply, self.exchange.app.max_message_bytes).rstrip(b"\n")
         try:
             await self.events.event(data.decode("utf-8"), event="message")
             await self.events.close()
@@ -196,20 +196,36 @@ class _LateWatch:
     def __init__(self, start: Callable[[], None]) -> None:
         self._start = start
         self.started = False
+        self._stopped = False
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._hop: asyncio.Task[None] | None = None  # held: the loop keeps only weak references
         try:
-            loop = asyncio.get_running_loop()
+            self._loop = asyncio.get_running_loop()
         except RuntimeError:  # not on asyncio: watch from the start
             self._timer: asyncio.TimerHandle | None = None
             self.now()
         else:
-            self._timer = loop.call_later(WATCH_AFTER_SECONDS, self.now)
+            self._timer = self._loop.call_later(WATCH_AFTER_SECONDS, self._due)
 
     def now(self) -> None:
-        if not self.started:
+        """Start watching (from a task of the exchange)."""
+        if not self.started and not self._stopped:
             self.started = True
             self._start()
 
+    def _due(self) -> None:
+        # A timer callback runs outside any task, where anyio cannot start one (NoEventLoopError
+        # since anyio 4.1x): hop into a short-lived task of our own, which starts the watcher.
+        if not self.started and not self._stopped and self._loop is not None:
+            self._hop = self._loop.create_task(self._now_in_task())
+
+    async def _now_in_task(self) -> None:
+        # stop() runs before the exchange's task group closes, so the group is still open here
+        # unless stop() was called first.
+        self.now()
+
     def stop(self) -> None:
+        self._stopped = True
         if self._timer is not None:
             self._timer.cancel()
 

@@ -37,7 +37,9 @@ from .asgi import (
     respond_json,
     wait_disconnect,
 )
+from .errors import ErrorCode
 from .event_buffer import EventBuffer, parse_event_id
+from .framing import DEFAULT_MAX_MESSAGE_BYTES, BatchPart, frame, join_batch
 from .jsonrpc import (
     Batch,
     Decoded,
@@ -54,7 +56,6 @@ from .jsonrpc import (
 from .modern import is_modern_request
 from .session import Observer, Outbound, Session
 from .stateless_http import MIRRORED_HEADERS, ModernExchange
-from .stdio import DEFAULT_MAX_MESSAGE_BYTES, BatchPart, frame, join_batch
 from .versions import LEGACY_VERSIONS, MODERN_VERSIONS, V2025_11_25, at_least
 
 logger = logging.getLogger(__name__)
@@ -162,14 +163,14 @@ class StreamableHTTP:
     async def _post(self, scope: Scope, receive: Receive, send: Send) -> None:
         accept = header(scope, "accept") or ""
         if not (("application/json" in accept and "text/event-stream" in accept) or "*/*" in accept):
-            await respond_json(send, 406, error_payload(-32600, "Not Acceptable: accept application/json and text/event-stream"))
+            await respond_json(send, 406, error_payload(ErrorCode.INVALID_REQUEST, "Not Acceptable: accept application/json and text/event-stream"))
             return
         body = await read_json_body(scope, receive, send, self.max_body_bytes)
         if body is None:
             return
         decoded = decode(body)
         if isinstance(decoded, Invalid):
-            reply = decoded.reply or ErrorResponse(None, {"code": -32600, "message": "Invalid Request"})
+            reply = decoded.reply or ErrorResponse(None, {"code": ErrorCode.INVALID_REQUEST, "message": "Invalid Request"})
             await respond_json(send, 400, reply.to_dict())
             return
         version_header = header(scope, "mcp-protocol-version")
@@ -187,17 +188,17 @@ class StreamableHTTP:
         session_id = header(scope, "mcp-session-id")
         if isinstance(decoded, Request) and decoded.method == protocol.INITIALIZE and session_id is None:
             if len(self.sessions) >= self.max_sessions:
-                await respond_json(send, 503, error_payload(-32603, "Too many sessions; try again later"))
+                await respond_json(send, 503, error_payload(ErrorCode.INTERNAL_ERROR, "Too many sessions; try again later"))
                 return
             session = self._open_session(principal_subject(scope))
         elif session_id is None:
-            await respond_json(send, 400, error_payload(-32600, "Bad Request: missing Mcp-Session-Id header"))
+            await respond_json(send, 400, error_payload(ErrorCode.INVALID_REQUEST, "Bad Request: missing Mcp-Session-Id header"))
             return
         elif (found := self.sessions.get(session_id)) is None or not found.owned_by(scope):
             await _session_not_found(send)
             return
         elif version is not None and version not in LEGACY_VERSIONS:
-            await respond_json(send, 400, error_payload(-32600, f"Bad Request: unsupported MCP-Protocol-Version {version!r}"))
+            await respond_json(send, 400, error_payload(ErrorCode.INVALID_REQUEST, f"Bad Request: unsupported MCP-Protocol-Version {version!r}"))
             return
         else:
             session = found
@@ -216,7 +217,7 @@ class StreamableHTTP:
         http_request_id: str | None,
     ) -> None:
         if not session.connection.accepts_batches():
-            await respond_json(send, 400, error_payload(-32600, "Invalid Request: batches are not supported in this protocol revision"), headers=headers)
+            await respond_json(send, 400, error_payload(ErrorCode.INVALID_REQUEST, "Invalid Request: batches are not supported in this protocol revision"), headers=headers)
             return
         replies: list[BatchPart] = [
             (None, encode(item.reply)) for item in batch.items if isinstance(item, Invalid) and item.reply is not None
@@ -229,7 +230,7 @@ class StreamableHTTP:
                 continue
             if isinstance(item, Request):
                 if item.id in buffers or session.owns(item.id):
-                    replies.append((None, encode(error_response(item.id, -32600, "Invalid Request: id already in use"))))
+                    replies.append((None, encode(error_response(item.id, ErrorCode.INVALID_REQUEST, "Invalid Request: id already in use"))))
                     continue
                 buffers[item.id] = session.open_stream(item.id)
                 if http_request_id is not None:
@@ -268,13 +269,13 @@ class StreamableHTTP:
             resume = parse_event_id(last_event_id)
             buffer = session.buffers.get(resume[0]) if resume is not None else None
             if resume is None or buffer is None:
-                await respond_json(send, 404, error_payload(-32600, "Unknown or expired Last-Event-ID"))
+                await respond_json(send, 404, error_payload(ErrorCode.INVALID_REQUEST, "Unknown or expired Last-Event-ID"))
                 return
             after = resume[1]
         else:
             buffer = session.standalone
             if buffer.readers:
-                await respond_json(send, 409, error_payload(-32600, "Conflict: a GET stream is already open"))
+                await respond_json(send, 409, error_payload(ErrorCode.INVALID_REQUEST, "Conflict: a GET stream is already open"))
                 return
             # The first GET also gets what was published before it (as far as the buffer reaches);
             # a later one without Last-Event-ID starts from now, since the earlier GET saw the rest.
@@ -354,7 +355,7 @@ class LegacySession:
         is_reply = isinstance(message, (Response, ErrorResponse))
         target = message.id if is_reply else related_to
         buffer = self._by_request.get(target) if target is not None else None
-        data = frame(Outbound(message), self.app.max_message_bytes).rstrip(b"\n")
+        data = frame(message, self.app.max_message_bytes).rstrip(b"\n")
         if not data:
             return  # a notification that cannot be sent (logged)
         (buffer or self.standalone).push(data)
@@ -377,7 +378,7 @@ class LegacySession:
         """Serve one posted request: JSON if its answer comes first, else an SSE stream."""
         if self.owns(request.id):
             # Refused here, before it can take over the stream of the request that owns the id.
-            payload = error_payload(-32600, "Invalid Request: id already in use", request.id)
+            payload = error_payload(ErrorCode.INVALID_REQUEST, "Invalid Request: id already in use", request.id)
             await respond_json(send, 200, payload, headers=headers)
             return
         buffer = self.open_stream(request.id)
@@ -387,7 +388,7 @@ class LegacySession:
         await self.feed(request)
         await buffer.wait_started()  # the interruption count is still 0 when a POST starts
         if buffer.finished and buffer.seq == 0:
-            await respond_json(send, 500, error_payload(-32603, "Session ended", request.id), headers=headers)
+            await respond_json(send, 500, error_payload(ErrorCode.INTERNAL_ERROR, "Session ended", request.id), headers=headers)
             return
         if buffer.finished and buffer.seq == 1:
             await respond(send, 200, buffer.history[0][1], content_type="application/json", headers=headers)
@@ -452,11 +453,11 @@ async def _cancel_on_disconnect(receive: Receive, scope: anyio.CancelScope) -> N
 
 
 async def _repeated(send: Send, name: str, request_id: RequestId | None = None) -> None:
-    await respond_json(send, 400, error_payload(-32600, f"Bad Request: the {name} header was sent more than once", request_id))
+    await respond_json(send, 400, error_payload(ErrorCode.INVALID_REQUEST, f"Bad Request: the {name} header was sent more than once", request_id))
 
 
 async def _session_not_found(send: Send) -> None:
-    await respond_json(send, 404, error_payload(-32600, "Session not found: it ended or never existed; initialize again"))
+    await respond_json(send, 404, error_payload(ErrorCode.INVALID_REQUEST, "Session not found: it ended or never existed; initialize again"))
 
 
 def _is_modern(decoded: Decoded, version_header: str | None) -> bool:

@@ -18,15 +18,6 @@ from .metrics import Registry
 DURATION_BUCKETS = (0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
 SIZE_BUCKETS = tuple(float(64 * 4**n) for n in range(10))  # 64 B .. 16 MiB
 
-KNOWN_METHODS = frozenset({
-    protocol.INITIALIZE, protocol.PING,
-    protocol.TOOLS_LIST, protocol.TOOLS_CALL,
-    protocol.RESOURCES_LIST, protocol.RESOURCES_TEMPLATES_LIST, protocol.RESOURCES_READ,
-    protocol.RESOURCES_SUBSCRIBE, protocol.RESOURCES_UNSUBSCRIBE,
-    protocol.PROMPTS_LIST, protocol.PROMPTS_GET, protocol.COMPLETION_COMPLETE, protocol.LOGGING_SET_LEVEL,
-    protocol.SERVER_DISCOVER, protocol.SUBSCRIPTIONS_LISTEN,
-})
-
 #: Outcomes of a call: answered with a result, a JSON-RPC error, a tool's ``isError`` result, a
 #: 2026-07-28 ``input_required`` round, or no answer because it was cancelled.
 OUTCOMES = ("ok", "error", "tool_error", "input_required", "cancelled")
@@ -87,7 +78,7 @@ class HTTPMetrics:
 
     def observe_call(self, request: Request, reply: Message | None, seconds: float) -> None:
         """The session observer (``Session(observer=...)``)."""
-        method = request.method if request.method in KNOWN_METHODS else "other"
+        method = request.method if request.method in protocol.SERVER_REQUEST_METHODS else "other"
         tool = ""
         if method == protocol.TOOLS_CALL:
             name = (request.params or {}).get("name")

@@ -13,9 +13,9 @@ import anyio
 from anyio.abc import ObjectReceiveStream, ObjectSendStream
 
 from .client import Client, open_client
+from .framing import frame
 from .jsonrpc import Decoded, decode
 from .session import Outbound
-from .stdio import frame
 
 if TYPE_CHECKING:
     from .connection import ServerConnection
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 async def _relay(source: ObjectReceiveStream[Outbound], sink: ObjectSendStream[Decoded]) -> None:
     async with source, sink:
         async for outbound in source:
-            data = frame(outbound)
+            data = frame(outbound.message)
             if data:
                 try:
                     await sink.send(decode(data))
