@@ -56,10 +56,23 @@ def folder_state(folder: Path) -> dict[str, str]:
 
 @asynccontextmanager
 async def serve(path: Path | None, **options: Any) -> AsyncIterator[Client]:
-    client_options = {key: options.pop(key) for key in ("protocol_version", "on_notification") if key in options}
+    client_options = {
+        key: options.pop(key) for key in ("protocol_version", "on_notification", "elicitation") if key in options
+    }
     server = build_server(Config(db=path, **options))
     async with connect_in_memory(server, **client_options) as client:
         yield client
+
+
+def answering(action: str, asked: list[dict[str, Any]] | None = None) -> Any:
+    """A client's ``elicitation/create`` handler that answers ``action`` (and keeps each request in ``asked``)."""
+
+    async def answer(params: dict[str, Any]) -> dict[str, Any]:
+        if asked is not None:
+            asked.append(params)
+        return {"action": action, "content": {}} if action == "accept" else {"action": action}
+
+    return answer
 
 
 def text_of(result: dict[str, Any]) -> str:

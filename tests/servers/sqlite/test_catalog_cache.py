@@ -127,7 +127,7 @@ async def test_cached_catalogue_sees_another_process_change_the_schema(tmp_path)
 async def test_cached_list_tables_sees_the_execute_tool(tmp_path):
     # The write connection is another connection to the reader: its commits change data_version.
     path = make_shop(tmp_path)
-    async with serve(path, allow_write=True) as client:
+    async with serve(path, allow_write=True, confirm_writes=False) as client:
         before = tables_of(await client.call_tool("list_tables", {}))
         await client.call_tool("execute", {"sql": "DELETE FROM orders WHERE id = ?", "params": [3]})
         after = tables_of(await client.call_tool("list_tables", {}))

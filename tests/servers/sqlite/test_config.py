@@ -60,3 +60,14 @@ def test_help_says_max_result_bytes_also_bounds_each_value(capsys: pytest.Captur
     assert (
         "also the per-value limit: the longest text or blob a statement may build or read, at most 16 MiB" in help_text
     )
+
+
+def test_confirm_writes_is_on_by_default_and_off_with_never(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = make_shop(tmp_path)
+    assert from_command_line("--db", str(path), "--allow-write").confirm_writes is True
+    assert from_command_line("--db", str(path), "--allow-write", "--confirm-writes", "never").confirm_writes is False
+    monkeypatch.setenv("PLAINMCP_SQLITE_CONFIRM_WRITES", "NEVER")
+    assert from_command_line("--db", str(path), "--allow-write").confirm_writes is False
+    assert from_command_line("--db", str(path), "--confirm-writes", "always").confirm_writes is True
+    with pytest.raises(SystemExit):
+        from_command_line("--db", str(path), "--confirm-writes", "sometimes")

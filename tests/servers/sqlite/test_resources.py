@@ -10,7 +10,7 @@ import anyio
 import pytest
 from plainmcp import MCPError
 
-from .support import WAIT, make_shop, serve
+from .support import WAIT, answering, make_shop, serve
 
 pytestmark = pytest.mark.anyio
 
@@ -90,7 +90,7 @@ async def test_legacy_subscription_hears_another_process_write(tmp_path):
 
 async def test_modern_listen_hears_the_execute_tool(tmp_path):
     path = make_shop(tmp_path)
-    async with serve(path, allow_write=True, protocol_version=MODERN) as client:
+    async with serve(path, allow_write=True, protocol_version=MODERN, elicitation=answering("accept")) as client:
         async with client.listen(uris=["sqlite://schema"]) as subscription:
             await anyio.sleep(0.3)
             result = await client.call_tool("execute", {"sql": "CREATE TABLE added (x)"})

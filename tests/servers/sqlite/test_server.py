@@ -36,7 +36,7 @@ class CountingDatabase(Database):
 async def test_serving_uses_the_connections_of_deps_and_closes_them(tmp_path):
     path = make_shop(tmp_path)
     reader, writer = CountingDatabase(path, "read"), CountingDatabase(path, "write")
-    server = build_server(Config(db=path, allow_write=True), Deps(reader, writer))
+    server = build_server(Config(db=path, allow_write=True, confirm_writes=False), Deps(reader, writer))
     assert reader.connections_opened == writer.connections_opened == 0  # building opened nothing
     async with connect_in_memory(server) as client:
         changed = await client.call_tool(

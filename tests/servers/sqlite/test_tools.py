@@ -6,7 +6,7 @@ import sqlite3
 
 import pytest
 
-from .support import make_shop, serve, text_of
+from .support import answering, make_shop, serve, text_of
 
 pytestmark = pytest.mark.anyio
 
@@ -125,7 +125,7 @@ async def test_explain_query_shows_index_use(tmp_path):
 
 async def test_execute_commits_and_reports_changes(tmp_path):
     path = make_shop(tmp_path)
-    async with serve(path, allow_write=True) as client:
+    async with serve(path, allow_write=True, elicitation=answering("accept")) as client:
         inserted = await client.call_tool(
             "execute", {"sql": "INSERT INTO customers (name, city) VALUES (?, ?)", "params": ["Barbara", "Boston"]}
         )

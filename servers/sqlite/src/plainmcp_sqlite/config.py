@@ -33,6 +33,8 @@ class Config:
         max_result_bytes: approximate size of one result, rows past it left out (truncated); also
             the longest value a statement may build or read (at most ``engine.MAX_VALUE_BYTES``).
         watch: watch the file for changes while clients are subscribed.
+        confirm_writes: ask the user (elicitation) before ``execute`` commits anything; a client that
+            cannot ask is refused. ``--confirm-writes never`` turns it off.
 
     Raises:
         ValueError: a value out of range, or ``allow_write`` without ``db`` (the message names the option).
@@ -46,6 +48,7 @@ class Config:
     max_cell_chars: int = 2000
     max_result_bytes: int = 1_000_000
     watch: bool = True
+    confirm_writes: bool = True
 
     def __post_init__(self) -> None:
         if self.db is None and self.allow_write:
@@ -129,6 +132,17 @@ class Config:
             f"longest text or blob a statement may build or read, at most {MAX_VALUE_BYTES >> 20} MiB "
             "(default 1000000)",
         )
+        env_option(
+            parser,
+            "--confirm-writes",
+            f"{ENV_PREFIX}_CONFIRM_WRITES",
+            choices=("always", "never"),
+            type=str.lower,
+            default="always",
+            help="with --allow-write: always (the default) shows the user what each change would do, "
+            "counted by a dry run, and commits only when they accept; a client that cannot ask is "
+            "refused. never runs changes without asking",
+        )
         env_switch(
             parser,
             "--no-watch",
@@ -156,6 +170,7 @@ class Config:
             max_cell_chars=args.max_cell_chars,
             max_result_bytes=args.max_result_bytes,
             watch=not args.no_watch,
+            confirm_writes=args.confirm_writes == "always",
         )
         _prepare_file(config)
         return config

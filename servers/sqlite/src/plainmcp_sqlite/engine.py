@@ -95,6 +95,10 @@ class Refused(DatabaseError):
     """The access mode does not allow what the statement tried."""
 
 
+class Changed(DatabaseError):
+    """A confirmed statement would now change another number of rows than the user confirmed."""
+
+
 class DeadlineExceeded(DatabaseError):
     """The statement ran past its deadline and was stopped."""
 
@@ -116,6 +120,9 @@ class Guard:
         #: Counts statements, so a late timer cannot interrupt the statement after its own.
         self.generation = 0
         self.busy = False
+        #: What the running statement changes, as the authorizer allowed it (write mode; for the
+        #: confirmation a dry run asks).
+        self.effects: list[str] = []
         #: The longest value the running statement may build (SQLITE_LIMIT_LENGTH), for its errors.
         self.value_limit = MAX_VALUE_BYTES
         self.connection: sqlite3.Connection | None = None
@@ -144,9 +151,13 @@ class Guard:
     def authorize(
         self, action: int, arg1: str | None, arg2: str | None, database: str | None, _source: str | None
     ) -> int:
-        if self.internal and action == sqlite3.SQLITE_TRANSACTION:
+        if self.internal and action in (sqlite3.SQLITE_TRANSACTION, sqlite3.SQLITE_SAVEPOINT):
             return policy.OK
         if policy.decide(self.mode, action, arg1, arg2, database):
+            if self.mode == "write" and policy.changes_data(action, arg1):
+                effect = policy.describe(action, arg1, arg2, database)
+                if effect not in self.effects:
+                    self.effects.append(effect)
             return policy.OK
         # The first refusal is the cause, except that a change to the schema table comes before
         # the action that explains it (CREATE TABLE first inserts into sqlite_master).
@@ -164,6 +175,7 @@ class Guard:
         self.stop = False
         self.refusal = None
         self.refusal_is_schema = False
+        self.effects = []
         self.generation += 1
         self.busy = True
         return self.generation
@@ -349,6 +361,9 @@ class Database:
                         uri=True,
                         isolation_level=None,  # no implicit BEGIN: transactions are the engine's, explicitly
                         timeout=min(self.timeout, 5.0),  # how long to wait for another process's lock
+                        # Writes are prepared afresh: a cached statement would skip the authorizer,
+                        # which tells a dry run what the statement changes.
+                        cached_statements=0 if self.mode == "write" else 128,
                         factory=_connection_class(self._guard),
                     )
                 )
@@ -384,14 +399,19 @@ class Database:
         max_bytes: int = 1 << 62,
         max_value_bytes: int | None = None,
         timeout: float | None = None,
+        dry_run: bool = False,
+        expect_changes: int | None = None,
     ) -> Outcome:
         """Run one statement and fetch at most ``max_rows`` rows (fewer when they pass ``max_bytes``).
 
         No value longer than ``max_value_bytes`` (default ``max_bytes``; at most
         :data:`MAX_VALUE_BYTES`) may be built while it runs. In write mode the statement runs in its
-        own transaction, committed when it succeeds.
+        own transaction, committed when it succeeds; with ``dry_run`` inside a savepoint that is
+        rolled back (the outcome counts the changes it would make, and says what they are); with
+        ``expect_changes`` committed only when it changed exactly that many rows.
 
         Raises:
+            Changed: ``expect_changes`` was not met; nothing was committed.
             Refused: the mode does not allow what the statement does.
             DeadlineExceeded: it ran longer than ``timeout`` (default: the database's).
             DatabaseError: any other failure, with SQLite's explanation.
@@ -409,7 +429,7 @@ class Database:
                 # behind STOP_GRACE later (see the finally clause).
                 with anyio.move_on_after(limit + STOP_GRACE):
                     outcome: Outcome = await worker.call(
-                        self._statement, connection, guard, sql, params, max_rows, max_bytes
+                        self._statement, connection, guard, sql, params, max_rows, max_bytes, (dry_run, expect_changes)
                     )
                     ended = True
                     return outcome
@@ -421,6 +441,9 @@ class Database:
             except MemoryError:  # SQLITE_NOMEM: the statement wanted more than HEAP_LIMIT
                 ended = failed = True
                 raise DatabaseError(_OUT_OF_MEMORY) from None
+            except Changed:
+                ended = failed = True
+                raise
             finally:
                 # Also on cancellation, where the statement may still be running on the worker
                 # thread: the stop flag makes the progress handler end it within a few
@@ -469,20 +492,48 @@ class Database:
         worker.stop()
 
     def _statement(
-        self, connection: sqlite3.Connection, guard: Guard, sql: str, params: Params, max_rows: int, max_bytes: int
+        self,
+        connection: sqlite3.Connection,
+        guard: Guard,
+        sql: str,
+        params: Params,
+        max_rows: int,
+        max_bytes: int,
+        confirmation: tuple[bool, int | None] = (False, None),
     ) -> Outcome:
         """On the worker thread: the whole statement. On failure a write transaction is left open
-        for :meth:`_settle`, which runs after the event loop cancelled the deadline timer."""
+        for :meth:`_settle`, which runs after the event loop cancelled the deadline timer.
+        ``confirmation`` is (dry run, expected changes): see :meth:`run`."""
         connection.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, guard.value_limit)
+        dry_run, expected = confirmation
         if self.mode == "write":
             _internal(connection, guard, "BEGIN IMMEDIATE")
+            if dry_run:
+                _internal(connection, guard, "SAVEPOINT dry_run")
+        before = connection.total_changes
         cursor = connection.execute(sql, params)
         try:
             outcome = fetch_rows(cursor, max_rows, max_bytes, partial=self.mode == "read")
         finally:
             cursor.close()  # ends the statement: no read transaction stays open
         if self.mode == "write":
-            _internal(connection, guard, "COMMIT")
+            outcome.all_changes = connection.total_changes - before
+            # A RETURNING statement whose rows were not all fetched has a rowcount of 0, though SQLite
+            # made every change at its first step; changes() counts them. It would still hold the
+            # count of an earlier statement after DDL, which changes no row: hence the guard.
+            outcome.changes = _changes(connection) if outcome.all_changes else 0
+            outcome.effects = tuple(guard.effects)
+            if dry_run:
+                for step in ("ROLLBACK TO dry_run", "RELEASE dry_run", "ROLLBACK"):
+                    _internal(connection, guard, step)
+            elif expected is not None and outcome.changes != expected:
+                _internal(connection, guard, "ROLLBACK")
+                raise Changed(
+                    f"The data changed since the user confirmed {expected} row(s): the statement now changes "
+                    f"{outcome.changes}. Nothing was changed; run it again to ask anew."
+                )
+            else:
+                _internal(connection, guard, "COMMIT")
         return outcome
 
     @staticmethod
@@ -501,6 +552,15 @@ _OUT_OF_MEMORY = (
     f"The statement needs more memory than this server allows ({HEAP_LIMIT // (1024 * 1024)} MiB): "
     "select fewer or shorter values (fewer columns, substr(x, 1, n), length(x)), or aggregate."
 )
+
+
+def _changes(connection: sqlite3.Connection) -> int:
+    """Rows the last completed INSERT, UPDATE or DELETE changed itself (no trigger's)."""
+    cursor = connection.execute("SELECT changes()")
+    try:
+        return int(cursor.fetchone()[0])
+    finally:
+        cursor.close()
 
 
 def _internal(connection: sqlite3.Connection, guard: Guard, sql: str) -> None:

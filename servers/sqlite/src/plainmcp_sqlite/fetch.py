@@ -19,6 +19,10 @@ class Outcome:
     capped_by: str | None = None
     changes: int = 0
     last_row_id: int | None = None
+    #: Write mode: rows changed in all, triggers and foreign-key actions included (``total_changes``).
+    all_changes: int = 0
+    #: Write mode: what the statement does, as the authorizer saw it (``"deleting from orders"``).
+    effects: tuple[str, ...] = ()
 
 
 def fetch_rows(cursor: sqlite3.Cursor, max_rows: int, max_bytes: int, *, partial: bool) -> Outcome:

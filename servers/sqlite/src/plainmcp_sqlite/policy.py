@@ -151,6 +151,12 @@ def describe(action: int, arg1: str | None, arg2: str | None, database: str | No
     return words.format(arg1 or "?", arg2 or "?")
 
 
+def changes_data(action: int, table: str | None) -> bool:
+    """Whether an allowed action changes what the database holds (for a confirmation's wording):
+    the write actions, except the bookkeeping of the schema table that comes with every DDL."""
+    return action in _WRITE_ACTIONS and table not in SCHEMA_TABLES
+
+
 def decide(mode: str, action: int, arg1: str | None, arg2: str | None, database: str | None) -> bool:
     """Whether ``mode`` (``"read"`` or ``"write"``) allows this authorizer action."""
     if action in _READ_ACTIONS:

@@ -58,7 +58,11 @@ def build_server(config: Config, deps: Deps | None = None) -> Server:
     resources with subscriptions, prompts, and the background task that watches the file for
     subscribers and closes the connections when serving ends. Opens nothing."""
     deps = deps or default_deps(config)
-    mode = "writes enabled through the execute tool" if deps.writer else "read-only"
+    mode = "read-only"
+    if deps.writer:
+        mode = "writes enabled through the execute tool" + (
+            ", each confirmed by the user first" if config.confirm_writes else ""
+        )
     server = Server(
         NAME,
         importlib.metadata.version(NAME),

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from plainmcp import Context, Server, ToolAnnotations, ToolError, ToolResult, content
+from plainmcp import Context, MCPError, Server, ToolAnnotations, ToolError, ToolResult, content, inputs
 
 from . import catalog, results
 from .config import Config
@@ -189,7 +189,8 @@ DESCRIBE_DOC = "One table or view in detail: column types, nullability, defaults
 EXPLAIN_DOC = "Show how SQLite would run a statement (EXPLAIN QUERY PLAN: indexes, full scans) without running it."
 EXECUTE_DOC = (
     "Change the database with one statement (INSERT, UPDATE, DELETE, CREATE...) in its own transaction, rolled "
-    "back on error; returns changes, last_row_id, RETURNING rows. ATTACH, VACUUM and settings are refused."
+    "back on error; the user may be asked to confirm first. Returns changes, last_row_id, RETURNING rows. "
+    "No ATTACH, VACUUM, settings."
 )
 
 
@@ -266,11 +267,12 @@ class WriteTools:
 
     async def execute(self, ctx: Context, args: dict[str, Any]) -> ToolResult:
         """Run one statement that changes the database, in its own transaction (committed when it
-        succeeds, rolled back otherwise). Returns the number of changed rows and the last inserted
-        row id, and rows of a RETURNING clause. Attaching files, VACUUM and settings stay refused."""
+        succeeds, rolled back otherwise), once the user confirmed it (see :meth:`confirm`)."""
         config = self.config
+        sql, params = statement(args), bind(args.get("params"))
+        expected = await self.confirm(ctx, sql, params) if config.confirm_writes else None
         outcome = await _run(
-            self.writer, statement(args), bind(args.get("params")), config.rows_by_default, config.max_result_bytes
+            self.writer, sql, params, config.rows_by_default, config.max_result_bytes, expect_changes=expected
         )
         result: dict[str, Any] = {"changes": outcome.changes, "last_row_id": outcome.last_row_id or None}
         text = f"{outcome.changes} row(s) changed" + (
@@ -280,6 +282,55 @@ class WriteTools:
             result.update(shaped(outcome, config))
             text += "\n\n" + results.summary(result)
         return ToolResult(content=[content.text(text)], structured=result)
+
+    async def confirm(self, ctx: Context, sql: str, params: Params) -> int:
+        """Ask the user to confirm ``sql``, showing what a dry run found it would change; the number
+        of rows they confirmed (the real run must change exactly these).
+
+        In 2026-07-28 the call comes back for the answer (``input_required``), and the dry run's
+        figures come back with it, sealed in the request state: the user's answer is to what they saw.
+
+        Raises:
+            ToolError: the client cannot ask, the user did not accept, or the question failed.
+        """
+        shown = ctx.state.get("confirm")
+        if shown is None:
+            # First, so that a statement the server refuses, or SQLite rejects, says so at once.
+            dry = await _run(self.writer, sql, params, 1, 1 << 20, dry_run=True)
+            shown = ctx.state["confirm"] = {"changes": dry.changes, "message": confirmation(sql, dry)}
+        if not ctx.client_supports("elicitation"):
+            raise ToolError(NO_ELICITATION)
+        try:
+            answers = await ctx.ask({"confirm": inputs.elicitation(shown["message"], CONFIRM_SCHEMA)})
+        except MCPError:
+            raise ToolError(
+                "The user could not be asked to confirm the change (the client did not answer). Nothing was changed."
+            ) from None
+        action = answers["confirm"].get("action")
+        if action != "accept":
+            raise ToolError(
+                f"The user {'declined' if action == 'decline' else 'dismissed'} the change. "
+                "Nothing was changed; do not retry it unless they ask."
+            )
+        return int(shown["changes"])
+
+
+NO_ELICITATION = (
+    "Refused: this server asks the user to confirm every change, and this client cannot ask "
+    "(it does not support elicitation). Nothing was changed. The operator can start the server "
+    "with --confirm-writes never to allow changes without asking."
+)
+#: The confirmation form: nothing to fill in, the user accepts or declines.
+CONFIRM_SCHEMA: dict[str, Any] = {"type": "object", "properties": {}}
+
+
+def confirmation(sql: str, dry: Outcome) -> str:
+    """What the user is asked: what the statement does, how many rows it changes, and the SQL."""
+    effects = ", ".join(dry.effects) or "no change to any table"
+    more = dry.all_changes - dry.changes
+    side = f" (and {more} more through triggers or foreign keys)" if more > 0 else ""
+    shown = sql if len(sql) <= 2000 else sql[:2000] + " …"
+    return f"Run this change on the database? {effects}: {dry.changes} row(s){side}.\n\n{shown}"
 
 
 def register(server: Server, read: ReadTools, write: WriteTools | None = None) -> None:
@@ -319,9 +370,9 @@ def shaped(outcome: Outcome, config: Config) -> dict[str, Any]:
     return results.to_json(outcome, max_cell_chars=config.max_cell_chars, max_rows=config.max_rows)
 
 
-async def _run(db: Database, sql: str, params: Params, max_rows: int, max_bytes: int) -> Outcome:
+async def _run(db: Database, sql: str, params: Params, max_rows: int, max_bytes: int, **options: Any) -> Outcome:
     try:
-        return await db.run(sql, params, max_rows=max_rows, max_bytes=max_bytes)
+        return await db.run(sql, params, max_rows=max_rows, max_bytes=max_bytes, **options)
     except DatabaseError as failure:
         raise ToolError(str(failure)) from None
 
