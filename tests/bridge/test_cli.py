@@ -1,0 +1,151 @@
+"""``plainmcp-bridge ask`` and ``chat`` as a user runs them: a real process, the real sqlite server, the
+stand-in model; exit codes by outcome, --json, --log, confirmation without a terminal, Ctrl-C in the chat."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import plainmcp_sqlite
+import pytest
+from plainmcp_bridge.standin import StandInModel
+
+SAMPLE = Path(plainmcp_sqlite.__file__).parent / "sample" / "sample.db"
+BRIDGE = [sys.executable, "-m", "plainmcp_bridge"]
+
+
+@pytest.fixture
+def database(tmp_path: Path) -> Path:
+    path = tmp_path / "shop.db"
+    shutil.copy(SAMPLE, path)
+    return path
+
+
+def server(database: Path, *extra: str) -> str:
+    return f"{sys.executable} -m plainmcp_sqlite --db {database} --log-level warning {' '.join(extra)}"
+
+
+def run(model: StandInModel, *args: str, stdin: str = "", env: dict[str, str] | None = None,
+        ) -> subprocess.CompletedProcess[str]:
+    environment = {**os.environ, "PLAINMCP_BRIDGE_BASE_URL": model.url, "PLAINMCP_BRIDGE_MODEL": "standin",
+                   **(env or {})}
+    return subprocess.run([*BRIDGE, *args], input=stdin, capture_output=True, text=True, timeout=60,
+                          env=environment)
+
+
+def call(name: str, arguments: Any) -> dict[str, Any]:
+    return {"calls": [{"name": name, "arguments": arguments}]}
+
+
+def test_ask_prints_the_answer_and_exits_0(database: Path) -> None:
+    with StandInModel([call("list_tables", {}), {"text": "There are 5 tables."}]) as model:
+        done = run(model, "ask", "How many tables?", "--server", server(database))
+    assert (done.returncode, done.stdout) == (0, "There are 5 tables.\n")
+    assert "tool calls: 1 proposed, 1 valid at first try, 0 repaired, 0 rejected" in done.stderr
+
+
+def test_ask_json_is_a_machine_readable_transcript(database: Path) -> None:
+    script = [call("describe_table", {"table": 5}), call("describe_table", {"table": "books"}), {"text": "ok"}]
+    with StandInModel(script) as model:
+        done = run(model, "ask", "Describe books", "--json", "--api", "openai", "--base-url", model.url + "/v1",
+                   "--server", server(database))
+    assert done.returncode == 0, done.stderr
+    document = json.loads(done.stdout)
+    assert (document["status"], document["answer"], document["rounds"]) == ("answered", "ok", 2)
+    assert document["counts"]["repaired"] == 1 and document["counts"]["rejected"] == 1
+    kinds = [event["type"] for event in document["transcript"]]
+    assert kinds == ["user", "rejected", "call", "result", "assistant"]
+    assert document["transcript"][1]["problems"] == ["table: expected a string; sent 5 (an integer)"]
+
+
+@pytest.mark.parametrize(("script", "code", "message"), [
+    ([call("nope", {})] * 3, 3, "did not produce a valid call to nope"),
+    ([call("list_tables", {})] * 3, 4, "still calling tools after 2 rounds"),
+    ([{"status": 404, "error": "model 'standin' not found"}], 1, "model 'standin' not found"),
+])
+def test_ask_exit_codes_by_outcome(database: Path, script: list[dict[str, Any]], code: int, message: str) -> None:
+    with StandInModel(script) as model:
+        done = run(model, "ask", "q", "--max-rounds", "2", "--server", server(database))
+    assert done.returncode == code and done.stdout == ""
+    assert message in done.stderr
+
+
+def test_usage_errors_exit_2(tmp_path: Path) -> None:
+    with StandInModel([]) as model:
+        assert run(model, "ask", "q").returncode == 2  # no servers
+        bad = tmp_path / "c.json"
+        bad.write_text('{"mcpServers": {"x": {"args": []}}}', encoding="utf-8")
+        done = run(model, "ask", "q", "--config", str(bad))
+    assert done.returncode == 2 and 'mcpServers.x needs "command"' in done.stderr
+
+
+def test_a_server_that_cannot_start_exits_1(database: Path) -> None:
+    with StandInModel([]) as model:
+        done = run(model, "ask", "q", "--server", f"{sys.executable} -m plainmcp_sqlite --db /nonexistent/x.db")
+    assert done.returncode == 1 and "a server failed" in done.stderr
+
+
+def test_log_file_holds_every_event_and_the_counts(database: Path, tmp_path: Path) -> None:
+    log = tmp_path / "bridge.jsonl"
+    with StandInModel([call("list_tables", {}), {"text": "5"}]) as model:
+        assert run(model, "ask", "q", "--server", server(database), "--log", str(log)).returncode == 0
+    events = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+    assert [event["type"] for event in events] == ["user", "call", "result", "assistant", "counts"]
+    assert events[-1]["proposed"] == 1 and events[-1]["valid_first_try"] == 1
+
+
+def test_ask_without_a_terminal_declines_writes_unless_allowed(database: Path) -> None:
+    insert = call("execute", {"sql": "INSERT INTO authors (name, country) VALUES ('A', 'B')"})
+    writable = server(database, "--allow-write", "--confirm-writes", "never")
+    with StandInModel([insert, {"text": "declined"}, insert, {"text": "written"}]) as model:
+        declined = run(model, "ask", "add", "--server", writable)
+        allowed = run(model, "ask", "add", "--server", writable, env={"PLAINMCP_BRIDGE_ALLOW": "execute"})
+    assert declined.returncode == 0 and "execute was not run: it may change things" in declined.stderr
+    assert allowed.stdout == "written\n" and "was not run" not in allowed.stderr
+    assert '"the user declined this call' not in json.dumps(model.requests[-1])
+
+
+def test_chat_session_with_commands(database: Path, tmp_path: Path) -> None:
+    config = tmp_path / "servers.json"
+    config.write_text(json.dumps({"mcpServers": {"shop": {"command": sys.executable, "args": [
+        "-m", "plainmcp_sqlite", "--db", str(database), "--log-level", "warning"]}}}), encoding="utf-8")
+    with StandInModel([call("list_tables", {}), {"text": "Five tables."}, {"text": "Noted."}]) as model:
+        done = run(model, "chat", "--config", str(config), stdin="Which tables?\n/tools\n/read sqlite://schema\n"
+                   "thanks\n/counts\n")
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "-> list_tables {}" in out and "Five tables." in out and "  describe_table" in out
+    assert "i  sqlite://schema (" in out
+    # The resource went into the conversation before the next question.
+    assert "CREATE TABLE" in json.dumps(model.requests[-1][1]["messages"][-2])
+    assert out.rstrip().endswith("tool calls: 1 proposed, 1 valid at first try, 0 repaired, 0 rejected, "
+                                 "0 failed at the server, 0 given up")
+
+
+def test_ctrl_c_in_the_chat_cancels_the_turn_and_the_chat_goes_on(database: Path) -> None:
+    slow = {"text": "word " * 100, "chunk_delay": 0.1}
+    with StandInModel([slow, {"text": "still here"}]) as model:
+        environment = {**os.environ, "PLAINMCP_BRIDGE_BASE_URL": model.url}
+        process = subprocess.Popen([*BRIDGE, "chat", "--server", server(database)], stdin=subprocess.PIPE,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=environment)
+        assert process.stdin is not None and process.stdout is not None
+        process.stdin.write("talk slowly\n")
+        process.stdin.flush()
+        for _ in range(100):  # wait until the answer is streaming
+            if model.requests:
+                break
+            time.sleep(0.05)
+        time.sleep(0.5)
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate("again\n", timeout=30)
+    assert process.returncode == 0, err
+    assert "(interrupted)" in out
+    assert "still here" in out and out.count("word") < 100
+    assert model.disconnects == 1
