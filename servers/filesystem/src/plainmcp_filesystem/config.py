@@ -33,8 +33,10 @@ class Config:
         use_roots: narrow the allowed directories to the client's roots when it offers them
             (legacy sessions; roots never widen the operator's set).
         watch: run the file watcher that feeds resource subscriptions and list changes.
-        max_read_bytes: cap on the text one read returns (``read_text_file``, each file of
-            ``read_multiple_files``); longer files are truncated with a notice.
+        max_read_bytes: the budget of text one read returns (``read_text_file``; all the files of one
+            ``read_multiple_files`` together): about 10k tokens by default, below the 10k-token
+            warning Claude Code shows for a tool's output. A longer part is cut and the result says
+            how to read on (a cursor).
         max_media_bytes: cap on a file ``read_media_file`` or ``resources/read`` returns whole
             (never above about 3 MB, whatever is set: base64 of more would not fit a 4 MiB message).
         max_entries: default cap on entries a listing, tree or search walk returns.
@@ -59,7 +61,7 @@ class Config:
     allow_delete: bool = False
     use_roots: bool = False
     watch: bool = True
-    max_read_bytes: int = 1 * MIB
+    max_read_bytes: int = 40_000
     max_media_bytes: int = 3 * MIB
     max_entries: int = 10_000
     max_entries_limit: int = 200_000
@@ -97,7 +99,7 @@ class Config:
         ):
             env_switch(parser, flag, _env(flag), help=help)
         for flag, convert, help in (
-            ("--max-read-bytes", int, "cap on the text one read returns"),
+            ("--max-read-bytes", int, "budget of text one read returns (about 4 bytes a token); more is paged"),
             ("--max-media-bytes", int, "largest file read_media_file and resources/read return"),
             ("--max-entries", int, "default cap on entries of a listing, tree or search"),
             ("--max-resources", int, "cap on files listed by resources/list"),

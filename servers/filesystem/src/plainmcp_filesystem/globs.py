@@ -24,6 +24,9 @@ from dataclasses import dataclass
 
 MAX_PATTERN_CHARS = 1000
 MAX_SEGMENTS = 64
+#: The most patterns one list may hold (checked here, not in the tools' schemas: bounds a model never
+#: reaches cost every turn there).
+MAX_PATTERNS = 100
 
 
 def _class(segment: str, start: int) -> tuple[str, int] | None:
@@ -190,6 +193,10 @@ class Excluder:
     __slots__ = ("globs", "by_path")
 
     def __init__(self, patterns: Iterable[str] = ()) -> None:
+        """Raises: ValueError: a bad pattern (:func:`compile_glob`), or more than :data:`MAX_PATTERNS`."""
+        patterns = tuple(patterns)
+        if len(patterns) > MAX_PATTERNS:
+            raise ValueError(f"give at most {MAX_PATTERNS} patterns")
         self.globs = tuple(compile_glob(p) for p in patterns)
         self.by_path = any(not glob.by_name for glob in self.globs)
 

@@ -13,8 +13,9 @@ from plainmcp import Context, ToolError, ToolResult, content
 
 from . import anchored
 from .mime import OCTET_STREAM, mime_type
+from .paging import Page
 from .paths import AccessError
-from .reading import check_encoding, fit_text, read_bytes, read_text
+from .reading import TextPart, check_encoding, fit_text, json_weight, read_bytes, read_part
 from .toolkit import PATH, READ, ToolFamily, ToolSpec, count, media_limit, obj, out, result, string_list
 
 
@@ -30,31 +31,43 @@ def _iso_seconds(seconds: int) -> str:
     return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+#: The arguments that choose a part of a file, shared by read_text_file and read_multiple_files.
+#: Their meaning is said once, in the tools' descriptions (each word in the schema costs every turn).
+_HEAD_TAIL = {"head": count(), "tail": count()}
+
 READ_TEXT_FILE = ToolSpec(
     title="Read a text file",
     input_schema=obj({
         "path": PATH,
-        "head": count("First N lines"),
-        "tail": count("Last N lines"),
-        "startLine": count("1-based, inclusive"),
+        **_HEAD_TAIL,
+        "startLine": count("1-based"),
         "endLine": count(),
+        "offset": count(minimum=0),
+        "length": count(),
+        "cursor": {"type": "string"},
         # Names longer than 64 characters are refused by check_encoding.
         "encoding": {"type": "string", "default": "utf-8"},
     }, ("path",)),
     output_schema=out({
         "path": {"type": "string"}, "content": {"type": "string"}, "size": {"type": "integer"},
-        "truncated": {"type": "boolean"}, "encodingErrors": {"type": "boolean"},
+        "truncated": {"type": "boolean", "description": "more of what was asked is left: see nextCursor"},
+        "encodingErrors": {"type": "boolean"},
         "startLine": {"type": "integer"}, "endLine": {"type": "integer"},
+        "offset": {"type": "integer", "description": "byte offset of the first byte shown"},
+        "nextCursor": {"type": "string", "description": "pass as cursor to read on"},
+        "tailContent": {"type": "string", "description": "with head and tail: the tail (content is the head)"},
+        "omittedBytes": {"type": "integer", "description": "with head and tail: bytes between them, not read"},
     }, ("path", "content", "size", "truncated")),
     annotations=READ,
 )
 
 READ_MULTIPLE_FILES = ToolSpec(
     title="Read several files",
-    input_schema=obj({"paths": {**string_list(max_items=50), "minItems": 1}}, ("paths",)),
+    input_schema=obj({"paths": {**string_list(max_items=50), "minItems": 1}, **_HEAD_TAIL}, ("paths",)),
     output_schema=out({"files": {"type": "array", "items": out({
         "path": {"type": "string"}, "content": {"type": "string"}, "truncated": {"type": "boolean"},
-        "error": {"type": "string"},
+        "nextCursor": {"type": "string", "description": "read on with read_text_file's cursor"},
+        "tailContent": {"type": "string"}, "error": {"type": "string"},
     }, ("path",))}}, ("files",)),
     annotations=READ,
 )
@@ -87,86 +100,124 @@ LIST_ALLOWED_DIRECTORIES = ToolSpec(
 
 
 def _one_range(args: dict[str, Any]) -> None:
-    """Refuse more than one of head, tail and a line range, and a range that ends before it starts."""
-    ranges = [k for k in ("head", "tail") if k in args] + (["a line range"] if {"startLine", "endLine"} & set(args) else [])
-    if len(ranges) > 1:
-        raise ToolError(f"Give only one of head, tail or startLine/endLine (got {', '.join(ranges)})")
+    """Refuse parts that do not go together (head and tail do), and a range that ends before it starts."""
+    asked = [name for name, keys in (("head/tail", ("head", "tail")), ("startLine/endLine", ("startLine", "endLine")),
+                                     ("offset/length", ("offset", "length")), ("cursor", ("cursor",)))
+             if any(key in args for key in keys)]
+    if len(asked) > 1:
+        raise ToolError(f"Give only one of head/tail, startLine/endLine, offset/length or cursor (got {', '.join(asked)})")
     if args.get("startLine", 1) > args.get("endLine", float("inf")):
         raise ToolError("startLine is after endLine")
+
+
+def _encoding(args: dict[str, Any]) -> str:
+    try:
+        return check_encoding(args.get("encoding", "utf-8"))
+    except LookupError:
+        raise ToolError(f"Unknown encoding: {args.get('encoding')!r}") from None
+
+
+def _shown(part: TextPart, page: Page) -> str:
+    """Where a page is in its file, for the notice of a cut result."""
+    if page.first_line is not None and page.last_line is not None:
+        return f"lines {page.first_line}-{page.last_line}"
+    return f"bytes {page.offset}-{page.end}"
 
 
 class FileTools(ToolFamily):
     """Reading files, and what the server may access."""
 
     async def read_text_file(self, ctx: Context, args: dict[str, Any]) -> ToolResult:
-        """Read a text file, whole or part: head, tail, or startLine-endLine. Output is capped; a cut
-        result says how to read the rest. Images and binaries: read_media_file."""
+        """Read a text file, whole or part: head and/or tail lines, startLine-endLine (inclusive), or bytes
+        offset/length. Capped at ~10k tokens: pass a cut result's nextCursor as cursor. Binaries: read_media_file."""
         _one_range(args)
-        try:
-            encoding = check_encoding(args.get("encoding", "utf-8"))
-        except LookupError:
-            raise ToolError(f"Unknown encoding: {args.get('encoding')!r}") from None
+        encoding = _encoding(args)
         config = self.config
         policy = await self.access.policy_for(ctx)
         place = policy.resolve(args["path"])
-        read_part = functools.partial(
-            read_text, place, max_bytes=config.max_read_bytes, head=args.get("head"), tail=args.get("tail"),
-            start_line=args.get("startLine"), end_line=args.get("endLine"), encoding=encoding,
-        )
+        reading = functools.partial(read_part, place, args, budget=config.max_read_bytes, encoding=encoding)
         if args.get("startLine", 1) > 1:
             # Skipping lines reads the file up to them: gigabytes, for a far line of a huge file.
             # A worker thread keeps the event loop serving; check_cancelled stops it when cancelled.
-            read = await anyio.to_thread.run_sync(
-                functools.partial(read_part, check=anyio.from_thread.check_cancelled))
+            part = await anyio.to_thread.run_sync(functools.partial(reading, check=anyio.from_thread.check_cancelled))
         else:
-            read = read_part()
-        # The text goes out twice (content and structured): each copy gets half the budget.
-        shown_text, cut = fit_text(read.text, config.max_result_bytes // 2 - 4096)
-        truncated = read.truncated or cut
+            part = reading()
+        page = part.page
+        # The text goes out twice (content and structured): each copy gets half the message budget.
+        shown_text, cut = fit_text(page.text, config.max_result_bytes // 2 - 4096)
+        following = None if cut else page.next
         data: dict[str, Any] = {
-            "path": policy.display(place), "content": shown_text, "size": read.size,
-            "truncated": truncated, "encodingErrors": read.replaced,
+            "path": policy.display(place), "content": shown_text, "size": part.size,
+            "truncated": cut or following is not None or part.tail_cut, "encodingErrors": part.replaced,
+            "offset": page.offset,
         }
-        if read.start_line is not None:
-            data["startLine"] = read.start_line
-        if read.end_line is not None:
-            data["endLine"] = read.end_line
+        if page.first_line is not None:
+            data["startLine"] = page.first_line
+        if page.last_line is not None:
+            data["endLine"] = page.last_line
+        if following is not None:
+            data["nextCursor"] = str(following)
         text = shown_text
-        if read.replaced:
+        if part.tail is not None:
+            data["tailContent"], data["omittedBytes"] = part.tail.text, part.omitted
+            gap = f"[... {part.omitted} bytes not shown ...]\n" if part.omitted else ""
+            text += ("" if not text or text.endswith("\n") else "\n") + gap + part.tail.text
+        if part.replaced:
             text += f"\n[note: bytes that are not valid {encoding} are shown as U+FFFD]"
-        if cut and not read.truncated:
+        if "\x00" in shown_text:
+            text += "\n[note: this looks binary (NUL bytes): read_media_file returns it as it is]"
+        if cut:
             text += ("\n[truncated: this text is mostly characters that need escaping (a binary file?); "
-                     "read it with read_media_file, or in smaller parts with startLine/endLine]")
-        elif truncated:
-            text += (f"\n[truncated: output is capped at {config.max_read_bytes} bytes of a {read.size}-byte file; "
-                     "read further with startLine/endLine, head or tail]")
+                     "read it with read_media_file, or in smaller parts with offset/length]")
+        elif following is not None:
+            text += (f"\n[truncated at {config.max_read_bytes} bytes: shown {_shown(part, page)} of a {part.size}-byte "
+                     f"file; read on with cursor \"{following}\"]")
+        elif part.tail_cut:
+            text += f"\n[truncated: the last lines are longer than {config.max_read_bytes} bytes; shown the last bytes]"
         return result(text, data)
 
     async def read_multiple_files(self, ctx: Context, args: dict[str, Any]) -> ToolResult:
-        """Read several text files in one call; a file that fails says why and the others are still read."""
+        """Read several text files at once (head/tail lines of each); a failing file says why. One output
+        cap for all: read on a cut file with read_text_file."""
         policy = await self.access.policy_for(ctx)
         files: list[dict[str, Any]] = []
         parts: list[str] = []
-        # One budget for all the files (each goes out twice): fifty 1 MiB files would otherwise
-        # outgrow the message limit and fail as a whole.
-        left = self.config.max_result_bytes // 2 - 4096
+        want = {key: args[key] for key in ("head", "tail") if key in args}
+        # One budget of text for all the files: fifty large files read at once stay within one result.
+        # And the room their JSON takes in the message (each goes out twice): escapes weigh more.
+        left, room = self.config.max_read_bytes, self.config.max_result_bytes // 2 - 4096
         for path in args["paths"]:
             try:
                 place = policy.resolve(path)
-                read = read_text(place, max_bytes=min(self.config.max_read_bytes, max(left, 0)))
+                part = read_part(place, want, budget=max(left, 0), encoding="utf-8")
             except (AccessError, OSError) as problem:
                 message = str(problem) if isinstance(problem, AccessError) else os.strerror(problem.errno or 5)
                 files.append({"path": policy.echo(path), "error": message})
                 parts.append(f"{policy.echo(path)}: Error - {message}")
                 left -= 200
                 continue
-            text, cut = fit_text(read.text, max(left, 0))
-            left -= len(text.encode("utf-8", "surrogatepass")) + 2 * len(policy.display(place)) + 100
-            truncated = read.truncated or cut
-            files.append({"path": policy.display(place), "content": text, "truncated": truncated})
-            notice = (f"\n[truncated: {len(text)} characters of a {read.size}-byte file; read it with read_text_file]"
-                      if truncated else "")
-            parts.append(f"{policy.display(place)}:\n{text}{notice}")
+            page, shown = part.page, policy.display(place)
+            text, cut = fit_text(page.text, max(room, 0))
+            room -= json_weight(text) + 2 * len(shown) + 100
+            left -= len(text.encode("utf-8", "surrogatepass"))
+            entry: dict[str, Any] = {"path": shown, "content": text,
+                                     "truncated": cut or page.next is not None or part.tail_cut}
+            body = text
+            if part.tail is not None:
+                entry["tailContent"] = part.tail.text
+                left -= len(part.tail.text.encode("utf-8", "surrogatepass"))
+                room -= json_weight(part.tail.text)
+                body += ("" if not text or text.endswith("\n") else "\n") + (
+                    f"[... {part.omitted} bytes not shown ...]\n" if part.omitted else "") + part.tail.text
+            notice = ""
+            if page.next is not None and not cut:
+                entry["nextCursor"] = str(page.next)
+                notice = (f"\n[truncated: shown {_shown(part, page)} of a {part.size}-byte file; read on with "
+                          f"read_text_file and cursor \"{page.next}\"]")
+            elif entry["truncated"]:
+                notice = "\n[truncated: read it with read_text_file]"
+            files.append(entry)
+            parts.append(f"{shown}:\n{body}{notice}")
         return result("\n---\n".join(parts), {"files": files})
 
     async def read_media_file(self, ctx: Context, args: dict[str, Any]) -> ToolResult:

@@ -10,7 +10,7 @@ from plainmcp import Context, ToolError, ToolResult
 
 from .globs import MAX_PATTERN_CHARS, Excluder, compile_glob
 from .search import ContentSearch, GrepRequest, SearchTimeout, compile_query, search_contents, search_names
-from .toolkit import EXCLUDES, PATH, READ, ToolFamily, ToolSpec, big_array, count, obj, out, result, string_list
+from .toolkit import EXCLUDES, PATH, READ, ToolFamily, ToolSpec, big_array, count, obj, out, result
 from .walk import Pacer
 
 if TYPE_CHECKING:
@@ -41,7 +41,8 @@ SEARCH_CONTENT = ToolSpec(
         "regex": {"type": "boolean", "default": False, "description": "query is a Python regex"},
         "caseSensitive": {"type": "boolean", "default": False},
         "contextLines": count(minimum=0, maximum=10),
-        "include": string_list("Only these globs ('*.py')", max_length=1000),
+        # Checked like excludePatterns, by the Excluder.
+        "include": {"type": "array", "items": {"type": "string"}, "description": "Only these globs ('*.py')"},
         "excludePatterns": EXCLUDES,
         "maxResults": count("Matching lines"),
     }, ("path", "query")),

@@ -186,4 +186,5 @@ def big_array(items: str) -> dict[str, Any]:
 
 #: Name patterns ('node_modules', '*.pyc') match at any depth; patterns with '/' ('build/**') match the path
 #: relative to the start; excluded directories are not entered (the README says so at length).
-EXCLUDES = string_list("Globs to skip ('node_modules', 'build/**')", max_length=1000)
+#: Their count and length are checked by the Excluder (globs.MAX_PATTERNS, MAX_PATTERN_CHARS).
+EXCLUDES = {"type": "array", "items": {"type": "string"}, "description": "Globs to skip ('node_modules', 'build/**')"}

@@ -23,6 +23,9 @@ if TYPE_CHECKING:
 #: (``structural`` when names came or went), so subscribers hear of it.
 Changed = Callable[[list[str], bool], Awaitable[None]]
 
+#: The largest file edit_file changes: it holds the file, the new text and the diff in memory at once.
+EDIT_MAX_BYTES = 8 * 1024 * 1024
+
 WRITE_FILE = ToolSpec(
     title="Write a file",
     input_schema=obj({"path": PATH, "content": {"type": "string"}},
@@ -114,7 +117,7 @@ class WriteTools(ToolFamily):
         where). Edits apply in order, all or none; returns a unified diff."""
         policy = await self.access.policy_for(ctx)
         place = policy.resolve(args["path"], for_write=True)
-        raw = read_bytes(place, max_bytes=self.config.max_read_bytes * 8)
+        raw = read_bytes(place, max_bytes=EDIT_MAX_BYTES)
         try:
             before = raw.decode("utf-8")
         except UnicodeDecodeError:
