@@ -32,13 +32,13 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from . import template
+from . import dotprompt, template
 from .arguments import declare, scalar
 from .frontmatter import Document, FormatError, parse, quote
 from .messages import split_turns
 from .model import ArgumentSpec, Embed, MessageTemplate, PromptSpec
 
-FORMATS = ("plainmcp", "claude-code", "vscode")
+FORMATS = ("plainmcp", "claude-code", "vscode", "dotprompt")
 VSCODE_SUFFIX = ".prompt.md"
 #: Prompt names: what the conformance suite accepts, and safe in every client's slash-command menu.
 PROMPT_NAME = re.compile(r"[A-Za-z0-9_.-]{1,64}")
@@ -49,6 +49,7 @@ _KNOWN_KEYS = {
     "plainmcp": {"name", "title", "description", "tags", "arguments", "format"},
     "claude-code": {"name", "description", "format", *_CLAUDE_KEYS},
     "vscode": {"name", "description", "format", "mode", "agent", "model", "tools", "argument-hint"},
+    "dotprompt": dotprompt.KNOWN_KEYS,
 }
 
 Warn = Callable[[int | None, str], None]
@@ -63,6 +64,8 @@ def detect(meta: dict[str, Any], body: str, path: str, doc: Document) -> str:
         return str(forced)
     if path.endswith(VSCODE_SUFFIX):
         return "vscode"
+    if path.endswith(dotprompt.SUFFIX):
+        return "dotprompt"
     if "arguments" not in meta and (_CLAUDE_KEYS & meta.keys() or "$ARGUMENTS" in body):
         return "claude-code"
     return "plainmcp"
@@ -85,12 +88,16 @@ def load_prompt(text: str, *, root: str, path: str, warn: Warn) -> PromptSpec:
         messages, arguments = _plainmcp_body(meta, doc, warn)
     elif kind == "claude-code":
         messages, arguments = _claude_body(meta, doc)
+    elif kind == "dotprompt":
+        messages, arguments = dotprompt.load(doc, warn)
     else:
         messages, arguments = _vscode_body(doc)
     return PromptSpec(
         name=name,
         title=_optional_string(meta, "title", doc) if kind == "plainmcp" else None,
-        description=_optional_string(meta, "description", doc) or _first_line(doc.body) or name,
+        description=_optional_string(meta, "description", doc)
+        or _first_line(dotprompt.without_tags(doc.body) if kind == "dotprompt" else doc.body)
+        or name,
         arguments=arguments,
         tags=_tags(meta, doc) if kind == "plainmcp" else (),
         messages=messages,
@@ -112,7 +119,7 @@ def _name(meta: dict[str, Any], path: str, kind: str, doc: Document) -> str:
         return name
     filename = path.rsplit("/", 1)[-1]
     stem = filename[: -len(VSCODE_SUFFIX)] if kind == "vscode" and filename.endswith(VSCODE_SUFFIX) else filename
-    stem = stem.removesuffix(".md")
+    stem = dotprompt.default_name(stem) if kind == "dotprompt" else stem.removesuffix(".md")
     return re.sub(r"[^A-Za-z0-9_.-]+", "-", stem).strip("-")[:64] or "prompt"
 
 

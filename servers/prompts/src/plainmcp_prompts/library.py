@@ -26,7 +26,7 @@ import urllib.parse
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from . import beneath, template
+from . import beneath, dotprompt, template
 from .formats import load_file_text
 from .frontmatter import FormatError, quote
 from .model import Embed, PromptSpec
@@ -143,7 +143,7 @@ class Library:
 
         try:
             found = [
-                entry.path for entry in beneath.walk(root, self.max_depth, unreadable) if entry.path.endswith(".md")
+                entry.path for entry in beneath.walk(root, self.max_depth, unreadable) if is_prompt_file(entry.path)
             ]
         except FileNotFoundError:
             problems.append(Problem(root, None, "the directory does not exist; no prompts are read from it"))
@@ -275,6 +275,13 @@ class Library:
         relative, text = template.read_embedded(spec.root, _folder(spec), embed.path)
         uri = EMBED_URI_PREFIX + urllib.parse.quote(relative, safe="/")
         return template.EmbeddedFile(uri, text, template.mime_type(relative))
+
+
+def is_prompt_file(path: str) -> bool:
+    """Whether the file at ``path`` (below a library directory) is read as a prompt: ``*.md``, and
+    ``*.prompt`` except Dotprompt partials (``_name.prompt``)."""
+    name = path.rpartition("/")[2]
+    return name.endswith(".md") or (name.endswith(dotprompt.SUFFIX) and not name.startswith("_"))
 
 
 def digest(text: str) -> str:

@@ -35,7 +35,23 @@ class Embed:
     line: int
 
 
-Segment = Text | Slot | Embed
+@dataclass(frozen=True, slots=True)
+class When:
+    """Dotprompt's ``{{#if name}}then{{else}}otherwise{{/if}}`` (``negate``: ``{{#unless}}``): ``then``
+    when argument ``name`` is set (not empty, and for a boolean not ``false``), else ``otherwise``."""
+
+    name: str
+    then: tuple[Segment, ...]
+    otherwise: tuple[Segment, ...] = ()
+    negate: bool = False
+    boolean: bool = False
+
+    def holds(self, value: str) -> bool:
+        truthy = bool(value) and not (self.boolean and value == "false")
+        return truthy != self.negate
+
+
+Segment = Text | Slot | Embed | When
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,7 +27,7 @@ from plainmcp import content
 
 from . import beneath
 from .frontmatter import FormatError, quote
-from .model import Embed, MessageTemplate, Segment, Slot, Text
+from .model import Embed, MessageTemplate, Segment, Slot, Text, When
 
 #: Argument names: what ``{{...}}`` accepts, and what the front matter may declare.
 ARGUMENT_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]{0,63}")
@@ -51,7 +51,8 @@ class TooLarge(ValueError):
     """The prompt, rendered, would be larger than MAX_RENDER_CHARS."""
 
 
-def _merge(segments: list[Segment]) -> tuple[Segment, ...]:
+def merge_segments(segments: list[Segment]) -> tuple[Segment, ...]:
+    """``segments`` without empty texts, neighbouring texts joined."""
     merged: list[Segment] = []
     for segment in segments:
         if isinstance(segment, Text):
@@ -96,7 +97,7 @@ def compile_native(text: str, first_line: int) -> tuple[Segment, ...]:
                 line,
             )
     segments.append(Text(text[position:]))
-    return _merge(segments)
+    return merge_segments(segments)
 
 
 def claude_positions(text: str, first_line: int = 1) -> tuple[int, bool]:
@@ -135,7 +136,7 @@ def compile_claude(text: str, positional: Sequence[str], whole: str) -> tuple[Se
         else:
             segments.append(Slot(whole))
     segments.append(Text(text[position:]))
-    return _merge(segments)
+    return merge_segments(segments)
 
 
 def vscode_inputs(text: str) -> dict[str, str | None]:
@@ -157,17 +158,25 @@ def compile_vscode(text: str) -> tuple[Segment, ...]:
         position = match.end()
         segments.append(Slot(match.group("name")))
     segments.append(Text(text[position:]))
-    return _merge(segments)
+    return merge_segments(segments)
 
 
 def slot_names(messages: Sequence[MessageTemplate]) -> list[str]:
     """Every argument name the templates use, in order of first use."""
     names: dict[str, None] = {}
-    for message in messages:
-        for segment in message.segments:
+
+    def visit(segments: Sequence[Segment]) -> None:
+        for segment in segments:
             if isinstance(segment, Slot):
                 for name in segment.joined or (segment.name,):
                     names[name] = None
+            elif isinstance(segment, When):
+                names[segment.name] = None
+                visit(segment.then)
+                visit(segment.otherwise)
+
+    for message in messages:
+        visit(message.segments)
     return list(names)
 
 
@@ -201,9 +210,17 @@ def render(
         if size > MAX_RENDER_CHARS:
             raise TooLarge(f"larger than {MAX_RENDER_CHARS} characters")
 
+    def flat(segments: Sequence[Segment]) -> Iterator[Segment]:
+        """The segments with each condition replaced by its chosen branch."""
+        for segment in segments:
+            if isinstance(segment, When):
+                yield from flat(segment.then if segment.holds(values.get(segment.name, "")) else segment.otherwise)
+            else:
+                yield segment
+
     for message in messages:
         pending: list[str] = []
-        for segment in message.segments:
+        for segment in flat(message.segments):
             if isinstance(segment, Text):
                 count(len(segment.text))
                 pending.append(segment.text)

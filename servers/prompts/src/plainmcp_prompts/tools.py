@@ -44,7 +44,7 @@ LIST_OUTPUT = {
                     "description": {"type": "string"},
                     "arguments": {"type": "array", "items": _ARGUMENT_LISTING},
                     "tags": {"type": "array", "items": {"type": "string"}},
-                    "format": {"enum": ["plainmcp", "claude-code", "vscode"]},
+                    "format": {"enum": ["plainmcp", "claude-code", "vscode", "dotprompt"]},
                 },
                 "required": ["name", "description", "arguments", "tags", "format"],
             },
