@@ -38,8 +38,9 @@ class Clock:
         return self.now
 
 
-def recorded(request: httpx.Request) -> httpx.Response:
-    """Open-Meteo and NWS answers in their recorded shapes, from the stand-in's data."""
+def recorded(request: httpx.Request, now: float | None = None) -> httpx.Response:
+    """Open-Meteo and NWS answers in their recorded shapes, from the stand-in's data (forecasts as of
+    ``now``, Unix time; the real clock when None)."""
     query = dict(request.url.params)
     path = request.url.path
     if path == "/v1/search":
@@ -57,7 +58,12 @@ def recorded(request: httpx.Request) -> httpx.Response:
         return httpx.Response(
             200,
             json=data.forecast(
-                float(query["latitude"]), float(query["longitude"]), sections, int(query.get("forecast_days", 7)), units
+                float(query["latitude"]),
+                float(query["longitude"]),
+                sections,
+                int(query.get("forecast_days", 7)),
+                units,
+                now,
             ),
         )
     if path.startswith("/points/"):
@@ -79,8 +85,12 @@ def recorded(request: httpx.Request) -> httpx.Response:
 class Recorder:
     """A MockTransport handler that logs requests and can be told to fail ``path`` prefixes."""
 
-    def __init__(self, answer: Callable[[httpx.Request], httpx.Response] = recorded) -> None:
-        self.answer = answer
+    def __init__(
+        self, answer: Callable[[httpx.Request], httpx.Response] | None = None, now: float | None = None
+    ) -> None:
+        #: The moment the recorded forecasts are for (Unix time; None: the real clock).
+        self.now = now
+        self.answer = answer or (lambda request: recorded(request, self.now))
         self.requests: list[httpx.Request] = []
         self.failures: list[tuple[str, Callable[[httpx.Request], httpx.Response]]] = []
 

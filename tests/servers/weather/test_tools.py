@@ -15,15 +15,17 @@ from .support import Clock, Recorder, config
 pytestmark = pytest.mark.anyio
 
 ATTRIBUTION = "Weather data by Open-Meteo.com"
+#: The server's wall clock in these tests: 2026-09-09T00:26:40Z.
+WALL = 1_789_000_000.0
 
 
 @asynccontextmanager
 async def weather(recorder: Recorder | None = None, clock: Clock | None = None, **overrides):
     recorder = recorder or Recorder()
+    if recorder.now is None:
+        recorder.now = WALL  # the recorded forecasts are as of the server's own clock
     clock = clock or Clock()
-    server = build_server(
-        config(**overrides), Deps(transport=recorder.transport(), clock=clock, wall=lambda: 1_789_000_000.0)
-    )
+    server = build_server(config(**overrides), Deps(transport=recorder.transport(), clock=clock, wall=lambda: WALL))
     async with connect_in_memory(server) as client:
         client.recorder = recorder
         client.clock = clock

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any, TypeGuard
 
+from .localtime import localize, zone
 from .units import Units
 from .upstream import Unavailable, Upstream
 from .wmo import describe
@@ -50,9 +51,11 @@ HOURLY = {
     "weather_code": "weather_code",
     "wind_speed_10m": "wind_speed",
 }
-#: Hours of hourly data a forecast returns at most: enough for "tomorrow afternoon", small enough
-#: for a model's context (16 days of hours would be 384 rows).
+#: Hours of hourly data a forecast returns at most, from the current hour: enough for "tomorrow
+#: afternoon", small enough for a model's context (16 days of hours would be 384 rows).
 MAX_HOURS = 48
+#: Days of hourly data fetched so that :data:`MAX_HOURS` from now fit whatever the local hour.
+HOURLY_DAYS = 3
 #: Candidates fetched when a qualifier will filter them: "Portland" alone has dozens.
 QUALIFIED_COUNT = 50
 
@@ -156,7 +159,9 @@ class OpenMeteo:
         days: int = 0,
         hourly: bool = False,
     ) -> dict[str, Any]:
-        """Current conditions and/or ``days`` of daily forecast (plus up to :data:`MAX_HOURS` hours).
+        """Current conditions and/or ``days`` of daily forecast, plus the hours of at least
+        :data:`HOURLY_DAYS` days from local midnight when ``hourly``. Times of day carry the offset valid
+        at that moment in the place's zone (see :mod:`.localtime`); daily dates are the place's.
 
         Returns ``{"grid": {latitude, longitude, elevation, timezone}, "units": {...},
         "current"?: {...}, "daily"?: [...], "hourly"?: [...]}``.
@@ -174,34 +179,42 @@ class OpenMeteo:
         if current:
             params["current"] = ",".join(CURRENT)
         if days:
-            params["forecast_days"] = days
             params["daily"] = ",".join(DAILY)
-        else:
-            params["forecast_days"] = 1
+        params["forecast_days"] = max(days, 1, HOURLY_DAYS if hourly else 0)
         if hourly:
             params["hourly"] = ",".join(HOURLY)
         label = self.forecast_api.label
         data = await self.forecast_api.get_json(self.forecast_url, params)
         if not isinstance(data, dict) or not _is_number(data.get("latitude")) or not _is_number(data.get("longitude")):
             raise _unreadable(label)
+        offset = data.get("utc_offset_seconds")
+        offset = int(offset) if _is_number(offset) and abs(offset) <= 18 * 3600 else 0
+        zone_name = data.get("timezone") if isinstance(data.get("timezone"), str) else None
+        place_zone = zone(zone_name, offset)
         answer: dict[str, Any] = {
             "grid": {
                 "latitude": data["latitude"],
                 "longitude": data["longitude"],
                 "elevation": data.get("elevation"),
-                "timezone": data.get("timezone") or "GMT",
+                "timezone": zone_name or "GMT",
+                "utc_offset_seconds": offset,
             },
         }
         if current:
             section = data.get("current")
             if not isinstance(section, dict):
                 raise _unreadable(label)
-            answer["current"] = {"time": section.get("time"), **_rename(section, CURRENT)}
+            answer["current"] = {"time": localize(section.get("time"), offset, place_zone), **_rename(section, CURRENT)}
             answer["units"] = _unit_labels(data.get("current_units"))
         if days:
             answer["daily"] = _columns(data.get("daily"), DAILY, days, label)
             answer.setdefault("units", _unit_labels(data.get("daily_units")))
         if hourly:
-            answer["hourly"] = _columns(data.get("hourly"), HOURLY, MAX_HOURS, label)
+            # Every hour asked for (the caller keeps MAX_HOURS from its "now"), each at its true local
+            # time; no more rows than asked for, whatever the upstream sent.
+            answer["hourly"] = [
+                {**row, "time": localize(row["time"], offset, place_zone)}
+                for row in _columns(data.get("hourly"), HOURLY, 24 * params["forecast_days"], label)
+            ]
         answer.setdefault("units", _unit_labels({}))
         return answer

@@ -53,7 +53,8 @@ FORECAST_INPUT = _where(
     days={"type": "integer", "minimum": 1, "maximum": MAX_DAYS},  # 7 by default
     units=UNITS,
     wind_speed_unit=WIND_SPEED_UNIT,
-    hourly={"type": "boolean"},  # the first 48 hours, said in the description
+    hourly={"type": "boolean"},  # the next 48 hours, said in the description
+    detail={"enum": ["summary", "full"]},
 )
 ALERTS_INPUT = {
     "type": "object",
@@ -98,7 +99,8 @@ GRID = {
         "latitude": {"type": "number"},
         "longitude": {"type": "number"},
         "elevation": NUMBER_OR_NULL,
-        "timezone": {"type": "string"},
+        "timezone": {"type": "string", "description": "The place's IANA time zone: local dates and times are in it"},
+        "utc_offset_seconds": {"type": "integer", "description": "The zone's offset from UTC now"},
     },
     "required": ["latitude", "longitude", "timezone"],
 }
@@ -143,7 +145,7 @@ DAILY_ROW = _row(
     "wind_speed_max",
     "wind_gusts_max",
     "uv_index_max",
-    strings=("sunrise", "sunset"),
+    strings=("sunrise", "sunset", "day"),
 )
 HOURLY_ROW = _row(
     "temperature",
@@ -184,6 +186,7 @@ FORECAST_OUTPUT = _output(
         "grid": GRID,
         "units": UNIT_LABELS,
         "days": {"type": "integer"},
+        "detail": {"enum": ["summary", "full"], "description": "summary: the main fields of each row"},
         "daily": {"type": "array", "items": DAILY_ROW},
         "hourly": {"type": "array", "items": HOURLY_ROW},
     },

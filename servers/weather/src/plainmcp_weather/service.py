@@ -142,6 +142,10 @@ class WeatherService:
         )
         self.nws = NWS(self.upstreams["nws"], base_url=config.nws_url)
 
+    def now(self) -> float:
+        """The current Unix time (the injected wall clock): what "today" and "from now" mean."""
+        return self._wall()
+
     # ------------------------------------------------------------------------------ the client
 
     def client(self) -> httpx.AsyncClient:

@@ -16,7 +16,9 @@ Faults are set per path prefix, each for a number of requests (``times``, -1 = u
 
 Control endpoints (JSON): ``POST /_standin/faults`` ``{"rules": [{"path", "mode", ...}]}`` adds
 rules, ``GET /_standin/requests`` gives ``{"counts": {path: n}, "log": [...]}``, ``POST
-/_standin/reset`` clears both. Binds 127.0.0.1 only.
+/_standin/reset`` clears both, ``POST /_standin/clock`` ``{"now": unix_time}`` sets the moment forecasts
+are for (local dates and times follow each place's zone at that moment; ``null``: the real clock).
+Binds 127.0.0.1 only.
 """
 
 from __future__ import annotations
@@ -45,6 +47,8 @@ class State:
         self.rules: list[dict[str, Any]] = []
         self.counts: dict[str, int] = {}
         self.log: list[dict[str, Any]] = []
+        #: The Unix time the forecasts are for (None: the real clock); see ``POST /_standin/clock``.
+        self.now: float | None = None
 
     def record(self, path: str, query: str, headers: Any) -> dict[str, Any] | None:
         """Count a request; return the fault rule it consumes, if any."""
@@ -96,6 +100,10 @@ class Handler(BaseHTTPRequestHandler):
         if self.path == "/_standin/faults":
             with state.lock:
                 state.rules.extend(body.get("rules", []))
+            self._send(200, {"ok": True})
+        elif self.path == "/_standin/clock":
+            with state.lock:
+                state.now = None if body.get("now") is None else float(body["now"])
             self._send(200, {"ok": True})
         elif self.path == "/_standin/reset":
             state.reset()
@@ -204,7 +212,7 @@ class Handler(BaseHTTPRequestHandler):
         days = int(query.get("forecast_days", "7"))
         if not 0 <= days <= 16:
             return self._bad("Forecast days is invalid. Allowed range 0 to 16.")
-        self._send(200, data.forecast(latitude, longitude, sections, days, units))
+        self._send(200, data.forecast(latitude, longitude, sections, days, units, self.server.state.now))
 
     # ------------------------------------------------------------------------------------ NWS
 
@@ -311,6 +319,11 @@ class StandIn:
     def fault(self, path: str, mode: str, times: int = 1, **options: Any) -> None:
         with self.state.lock:
             self.state.rules.append({"path": path, "mode": mode, "times": times, **options})
+
+    def set_clock(self, now: float | None) -> None:
+        """Answer forecasts as of ``now`` (Unix time; None: the real clock)."""
+        with self.state.lock:
+            self.state.now = now
 
     def count(self, prefix: str) -> int:
         """Requests received whose path starts with ``prefix``."""

@@ -3,8 +3,11 @@ deterministic weather, and NWS points and alerts shaped as api.weather.gov shape
 
 from __future__ import annotations
 
+import time
 import unicodedata
+from datetime import UTC, datetime, timedelta
 from typing import Any
+from zoneinfo import ZoneInfo
 
 #: Geocoding results as Open-Meteo returns them (ids, coordinates and populations from GeoNames).
 PLACES: list[dict[str, Any]] = [
@@ -139,6 +142,21 @@ PLACES: list[dict[str, Any]] = [
         "country": "United Kingdom",
         "admin1": "England",
     },
+    # UTC+14: the first place on Earth to start each day (for the local-date tests).
+    {
+        "id": 4030939,
+        "name": "Kiritimati",
+        "latitude": 1.87,
+        "longitude": -157.43,
+        "elevation": 5.0,
+        "feature_code": "PPLA",
+        "country_code": "KI",
+        "timezone": "Pacific/Kiritimati",
+        "population": 5586,
+        "country_id": 4030945,
+        "country": "Kiribati",
+        "admin1": "Line Islands",
+    },
 ]
 
 US_AREAS = frozenset(
@@ -179,7 +197,6 @@ HURRICANE_WARNING = {
     },
 }
 
-DATE = "2026-09-14"
 #: Units as Open-Meteo labels them.
 TEMPERATURE_LABELS = {"celsius": "°C", "fahrenheit": "°F"}
 WIND_LABELS = {"kmh": "km/h", "ms": "m/s", "mph": "mp/h", "kn": "kn"}
@@ -256,7 +273,7 @@ def nearest(latitude: float, longitude: float, within: float = 1.0) -> dict[str,
     return None
 
 
-def _value(variable: str, latitude: float, index: int, units: dict[str, str]) -> Any:
+def _value(variable: str, latitude: float, index: int, units: dict[str, str], day: str = "") -> Any:
     celsius = round(28 - abs(latitude) * 0.25 + (index % 5) - 2, 1)
     if variable.startswith(("temperature_2m", "apparent_temperature")):
         value = celsius + (3 if variable.endswith("_max") else -3 if variable.endswith("_min") else 0)
@@ -276,9 +293,9 @@ def _value(variable: str, latitude: float, index: int, units: dict[str, str]) ->
     if variable == "is_day":
         return 1
     if variable == "sunrise":
-        return f"{DATE[:-2]}{14 + index:02d}T06:48"
+        return f"{day}T06:48"
     if variable == "sunset":
-        return f"{DATE[:-2]}{14 + index:02d}T19:31"
+        return f"{day}T19:31"
     return {
         "relative_humidity_2m": 60 + index % 30,
         "cloud_cover": (index * 13) % 100,
@@ -301,41 +318,69 @@ def _label(variable: str, units: dict[str, str]) -> str:
     return {"weather_code": "wmo code", "sunrise": "iso8601", "sunset": "iso8601", "is_day": ""}.get(variable, "%")
 
 
+def zone_name(latitude: float, longitude: float) -> str:
+    """The time zone ``timezone=auto`` resolves to: the nearby place's, else the nautical zone of the
+    longitude (``Etc/GMT+12`` is UTC-12: the Etc names' signs are inverted), ``GMT`` at offset 0."""
+    place = nearest(latitude, longitude)
+    if place is not None:
+        return str(place["timezone"])
+    hours = round(longitude / 15)
+    return "GMT" if hours == 0 else f"Etc/GMT{-hours:+d}"
+
+
 def forecast(
-    latitude: float, longitude: float, sections: dict[str, list[str]], days: int, units: dict[str, str]
+    latitude: float,
+    longitude: float,
+    sections: dict[str, list[str]],
+    days: int,
+    units: dict[str, str],
+    now: float | None = None,
 ) -> dict[str, Any]:
-    """An answer shaped as Open-Meteo's: grid-cell centre, units per section, column arrays."""
+    """An answer shaped as Open-Meteo's: grid-cell centre, units per section, column arrays.
+
+    Times are local as Open-Meteo gives them with ``timezone=auto``: the zone's offset *at ``now``*
+    (Unix time; the real clock when None) applied to the whole series, from local midnight today,
+    with no daylight-saving change inside it (Open-Meteo's documented behaviour, open-meteo#488).
+    """
+    zone_id = zone_name(latitude, longitude)
+    zone = ZoneInfo(zone_id)
+    moment = datetime.fromtimestamp(time.time() if now is None else now, UTC)
+    offset = moment.astimezone(zone).utcoffset() or timedelta(0)
+    local_now = (moment + offset).replace(tzinfo=None)
+    midnight = local_now.replace(hour=0, minute=0, second=0, microsecond=0)
     place = nearest(latitude, longitude)
     answer: dict[str, Any] = {
         "latitude": round(latitude * 4) / 4 + 0.002,
         "longitude": round(longitude * 4) / 4 - 0.003,
         "generationtime_ms": 0.31,
-        "utc_offset_seconds": 0,
-        "timezone": place["timezone"] if place else "GMT",
-        "timezone_abbreviation": "GMT",
+        "utc_offset_seconds": int(offset.total_seconds()),
+        "timezone": zone_id,
+        "timezone_abbreviation": moment.astimezone(zone).tzname() or "GMT",
         "elevation": place["elevation"] if place else 0.0,
     }
     if sections.get("current"):
         names = sections["current"]
+        quarter = local_now.replace(minute=local_now.minute // 15 * 15, second=0, microsecond=0)
         answer["current_units"] = {"time": "iso8601", "interval": "seconds", **{v: _label(v, units) for v in names}}
         answer["current"] = {
-            "time": f"{DATE}T12:00",
+            "time": quarter.isoformat(timespec="minutes"),
             "interval": 900,
             **{v: _value(v, latitude, 0, units) for v in names},
         }
+    dates = [(midnight + timedelta(days=d)).date().isoformat() for d in range(days)]
     if sections.get("daily"):
         names = sections["daily"]
         answer["daily_units"] = {"time": "iso8601", **{v: _label(v, units) for v in names}}
         answer["daily"] = {
-            "time": [f"{DATE[:-2]}{14 + d:02d}" for d in range(days)],
-            **{v: [_value(v, latitude, d, units) for d in range(days)] for v in names},
+            "time": dates,
+            **{v: [_value(v, latitude, d, units, dates[d]) for d in range(days)] for v in names},
         }
     if sections.get("hourly"):
         names = sections["hourly"]
         hours = 24 * days
         answer["hourly_units"] = {"time": "iso8601", **{v: _label(v, units) for v in names}}
         answer["hourly"] = {
-            "time": [f"{DATE[:-2]}{14 + h // 24:02d}T{h % 24:02d}:00" for h in range(hours)],
+            "time": [(midnight + timedelta(hours=h)).isoformat(timespec="minutes") for h in range(hours)],
             **{v: [_value(v, latitude, h, units) for h in range(hours)] for v in names},
         }
     return answer

@@ -16,7 +16,7 @@ from typing import Any
 
 from plainmcp import Context, Server, ToolAnnotations, ToolError, ToolResult, content
 
-from . import schemas
+from . import localtime, schemas
 from .nws import ATTRIBUTION as NWS_ATTRIBUTION
 from .nws import OutsideCoverage
 from .openmeteo import ATTRIBUTION, MAX_HOURS
@@ -140,8 +140,8 @@ def _alternatives_note(alternatives: list[dict[str, Any]]) -> str:
         return ""
     others = "; ".join(label({"name": p["name"], "admin1": p["region"], "country": p["country"]}) for p in alternatives)
     return (
-        f"\nOther places with this name: {others}. If one of them was meant, add its region or country "
-        'to the name ("Paris, Texas") or give its coordinates.'
+        f"\nOther places with this name: {others} (to use one, add its region or country to the name, or "
+        "give its coordinates)."
     )
 
 
@@ -212,11 +212,13 @@ class WeatherTools:
         return ToolResult([content.text(summary + note + f"\n{ATTRIBUTION}")], structured)
 
     async def get_forecast(self, ctx: Context, args: dict[str, Any]) -> ToolResult:
-        """Daily forecast anywhere, 7 days by default, dated in the place's time zone. hourly adds 48 hours."""
+        """Daily forecast anywhere, 7 days by default, in the place's local dates. hourly adds 48 hours from now;
+        detail full adds every field."""
         days = args.get("days", 7)
         if not isinstance(days, int) or isinstance(days, bool) or not 1 <= days <= schemas.MAX_DAYS:
             raise ToolError(f"days must be a whole number from 1 to {schemas.MAX_DAYS}.")
         hourly = bool(args.get("hourly", False))
+        full = args.get("detail", "summary") == "full"
         units = units_for(args.get("units", "metric"), args.get("wind_speed_unit"))
         location, alternatives, answers = await _place(self.service, args)
         with _failures():
@@ -225,22 +227,31 @@ class WeatherTools:
             )
         data = answer.value
         fields = _freshness(*answers, answer)
+        now = self.service.now()
+        grid = data["grid"]
+        place_today = localtime.today(now, localtime.zone(grid["timezone"], grid.get("utc_offset_seconds", 0)))
+        daily = [{**row, "day": localtime.day_label(row["time"], place_today)} for row in data["daily"]]
         structured: dict[str, Any] = {
-            "location": location,
-            "alternatives": alternatives,
-            "grid": data["grid"],
+            "location": location if full else {**_brief_place(location), "source": location["source"]},
+            "alternatives": alternatives if full else [_brief_place(place) for place in alternatives],
+            "grid": grid,
             "units": data["units"],
             "days": days,
-            "daily": data["daily"],
+            "detail": "full" if full else "summary",
+            "daily": daily if full else [_pick(row, SUMMARY_DAILY) for row in daily],
         }
         if hourly:
-            structured["hourly"] = data.get("hourly", [])
+            hours = _from_now(data.get("hourly", []), now)
+            structured["hourly"] = hours if full else [_pick(row, SUMMARY_HOURLY) for row in hours]
         structured.update(fields, attribution=ATTRIBUTION)
-        lines = [f"{days}-day forecast for {_where_text(location)}:", *_daily_lines(data)]
+        lines = [
+            f"{days}-day forecast for {_where_text(location)}, local dates; {DAILY_LEGEND}:",
+            *_daily_lines(daily, data["units"]),
+        ]
         if alternatives:
             lines.append(_alternatives_note(alternatives).strip())
         if hourly:
-            lines.append(f"Hourly values for the first {MAX_HOURS} hours are in the structured result.")
+            lines.append(f"Hourly values for the next {MAX_HOURS} hours are in the structured result.")
         return ToolResult([content.text("\n".join(lines) + _stale_note(fields) + f"\n{ATTRIBUTION}")], structured)
 
     async def get_alerts(self, ctx: Context, args: dict[str, Any]) -> ToolResult:
@@ -313,19 +324,50 @@ class WeatherTools:
         return code, where, [located, answer]
 
 
-def _daily_lines(data: dict[str, Any]) -> list[str]:
-    """One line per forecast day: conditions, temperature range, precipitation and its chance."""
-    temperature, rain = data["units"]["temperature"], data["units"]["precipitation"]
+#: What a daily and an hourly row keep unless ``detail`` is "full": enough to plan a week, in a few
+#: hundred tokens for seven days (the output schema lists every field; the others are optional). The
+#: summary's text also gives each day's precipitation amount.
+SUMMARY_DAILY = ("time", "conditions", "temperature_min", "temperature_max", "precipitation_probability_max")
+SUMMARY_HOURLY = ("time", "conditions", "temperature", "precipitation_probability", "wind_speed")
+
+
+def _pick(row: dict[str, Any], names: tuple[str, ...]) -> dict[str, Any]:
+    return {name: row[name] for name in names if name in row}
+
+
+def _brief_place(place: dict[str, Any]) -> dict[str, Any]:
+    """An alternative place with what tells it apart (the full record with ``detail`` "full")."""
+    return _pick(place, ("name", "region", "country", "latitude", "longitude"))
+
+
+def _from_now(hours: list[dict[str, Any]], now: float) -> list[dict[str, Any]]:
+    """:data:`MAX_HOURS` rows from the hour ``now`` (Unix time) falls in; the last ones when every row
+    is past (an old cached answer served stale)."""
+    start = next(
+        (index for index, row in enumerate(hours) if (at := localtime.timestamp(row["time"])) and at > now - 3600),
+        max(0, len(hours) - MAX_HOURS),
+    )
+    return hours[start : start + MAX_HOURS]
+
+
+def _daily_lines(daily: list[dict[str, Any]], units: dict[str, str]) -> list[str]:
+    """One short line per forecast day: its local date, conditions, the temperature range (whole
+    degrees), precipitation and its chance; :data:`DAILY_LEGEND` says so once."""
     lines = []
-    for day in data["daily"]:
+    for day in daily:
+        low, high = day.get("temperature_min"), day.get("temperature_max")
         chance = day.get("precipitation_probability_max")
         lines.append(
-            f"{day['time']}: {day['conditions']}, {_number(day.get('temperature_min'), '')} to "
-            f"{_number(day.get('temperature_max'), temperature)}, precipitation "
-            f"{_number(day.get('precipitation_sum'), rain)}"
-            + (f" ({chance:.0f}% chance)" if chance is not None else "")
+            f"{day['day']}: {day['conditions']}, "
+            + (f"{low:.0f} to {high:.0f} {units['temperature']}" if low is not None and high is not None else "n/a")
+            + f", {_number(day.get('precipitation_sum'), units['precipitation'])}"
+            + (f" ({chance:.0f}%)" if chance is not None else "")
         )
     return lines
+
+
+#: What each of :func:`_daily_lines` says, in the order it says it.
+DAILY_LEGEND = "conditions, low to high, precipitation (chance)"
 
 
 def register(server: Server, tools: WeatherTools) -> None:
