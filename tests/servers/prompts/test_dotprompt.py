@@ -210,3 +210,12 @@ async def test_readme_dotprompt_example_is_served(tmp_path, era):
     assert text_of(result["messages"][1]) == "Greet a guest named Ada."
     assert caught.value.code == -32602
     assert caught.value.message == "Argument 'style' of prompt 'greeting' must be one of: pirate, formal (got 'rude')"
+
+
+def test_dotprompt_escapes_comments_triple_stash_and_whitespace_control():
+    from plainmcp_prompts.template import render
+
+    spec, _ = load("Use \\{{literal}} and {{{raw}}}.{{!-- gone --}}  {{~x~}}  !")
+    (message,) = render(spec.messages, {"raw": "<b>", "x": "X"}, None)
+    assert message["content"]["text"] == "Use {{literal}} and <b>.X!"
+    assert [argument.name for argument in spec.arguments] == ["raw", "x"]

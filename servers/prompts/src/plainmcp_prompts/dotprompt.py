@@ -26,6 +26,7 @@ file is never served meaning something other than what its author wrote.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from .arguments import Warn, declare
@@ -191,97 +192,127 @@ def _compile(
     body: str, first_line: int, declared: dict[str, ArgumentSpec]
 ) -> tuple[tuple[MessageTemplate, ...], list[str]]:
     """The messages of a Dotprompt template, and the argument names it uses (in order)."""
-    messages: list[MessageTemplate] = []
-    used: dict[str, None] = {}
-    role = "user"
-    # The segments being built: one list per open block; each open block's (kind, name, then, line).
-    stack: list[list[Segment]] = [[]]
-    blocks: list[tuple[str, str, list[Segment] | None, int]] = []
-    strip_next = False
+    compiler = _Compiler(declared)
     position = 0
-
-    def add_text(text: str) -> None:
-        nonlocal strip_next
-        if strip_next:
-            text = text.lstrip()
-            strip_next = False
-        stack[-1].append(Text(text))
-
     for match in _TAG.finditer(body):
-        add_text(body[position : match.start()])
+        compiler.text(body[position : match.start()])
         position = match.end()
+        compiler.tag(match, first_line + body.count("\n", 0, match.start()))
+    compiler.text(body[position:])
+    return compiler.finish(first_line), list(compiler.used)
+
+
+@dataclass
+class _Block:
+    """An open ``{{#if}}`` / ``{{#unless}}``: ``then`` is set once its ``{{else}}`` is seen."""
+
+    kind: str
+    name: str
+    line: int
+    then: list[Segment] | None = None
+
+
+class _Compiler:
+    """The state of one template being compiled: the messages so far, and the open blocks."""
+
+    def __init__(self, declared: dict[str, ArgumentSpec]) -> None:
+        self.declared = declared
+        self.messages: list[MessageTemplate] = []
+        self.used: dict[str, None] = {}
+        self.role = "user"
+        self.stack: list[list[Segment]] = [[]]  # the segments being built: one list per open block
+        self.blocks: list[_Block] = []
+        self.strip_next = False
+
+    def text(self, text: str) -> None:
+        if self.strip_next:
+            text, self.strip_next = text.lstrip(), False
+        self.stack[-1].append(Text(text))
+
+    def tag(self, match: re.Match[str], line: int) -> None:
         token = match.group(0)
-        line = first_line + body.count("\n", 0, match.start())
         if token == "\\{{":
-            stack[-1].append(Text("{{"))
-            continue
+            self.stack[-1].append(Text("{{"))
+            return
         if token.startswith("{{!--"):
-            continue
+            return
         raw, inner = match.group("raw"), match.group("inner")
         if raw is None and inner is None:
             raise FormatError("'{{' is never closed with '}}' (write \\{{ for a literal '{{')", line)
         tag = (raw if raw is not None else inner).strip()
         if tag.startswith("~"):
-            _strip_end(stack[-1])
+            if self.stack[-1] and isinstance(self.stack[-1][-1], Text):
+                self.stack[-1][-1] = Text(self.stack[-1][-1].text.rstrip())
             tag = tag[1:].strip()
         if tag.endswith("~"):
-            strip_next = True
-            tag = tag[:-1].strip()
-        if raw is not None:
-            tag = "{" + tag  # a triple stash takes only a variable: checked below
-        if tag.startswith("!"):
-            continue
-        if tag.startswith(("#if ", "#unless ")):
-            kind, _, name = tag[1:].partition(" ")
-            name = _variable(name.strip(), line)
-            if len(blocks) >= MAX_BLOCK_DEPTH:
-                raise FormatError(f"conditions are nested more than {MAX_BLOCK_DEPTH} deep", line)
-            used[name] = None
-            blocks.append((kind, name, None, line))
-            stack.append([])
+            self.strip_next, tag = True, tag[:-1].strip()
+        if raw is not None:  # a triple stash holds a variable only
+            self.variable(tag, line)
+        elif tag.startswith("!"):
+            return
+        elif tag.startswith(("#if ", "#unless ")):
+            self.open(tag, line)
         elif tag == "else":
-            if not blocks or blocks[-1][2] is not None:
+            if not self.blocks or self.blocks[-1].then is not None:
                 raise FormatError("{{else}} outside an {{#if}} or {{#unless}} (or a second one)", line)
-            kind, name, _, opened = blocks[-1]
-            blocks[-1] = (kind, name, stack.pop(), opened)
-            stack.append([])
+            self.blocks[-1].then = self.stack.pop()
+            self.stack.append([])
         elif tag in ("/if", "/unless"):
-            if not blocks or blocks[-1][0] != tag[1:]:
-                raise FormatError(f"{{{{{tag}}}}} closes no open {{{{#{tag[1:]}}}}}", line)
-            kind, name, then, _ = blocks.pop()
-            last = stack.pop()
-            then, otherwise = (then, last) if then is not None else (last, [])
-            argument = declared.get(name)
-            stack[-1].append(
-                When(
-                    name,
-                    merge_segments(then),
-                    merge_segments(otherwise),
-                    negate=kind == "unless",
-                    boolean=argument is not None and argument.type == "boolean",
-                )
-            )
+            self.close(tag[1:], line)
         elif tag.startswith("role "):
-            if blocks:
-                raise FormatError("{{role}} inside a condition: a message cannot start conditionally", line)
-            wanted = tag[5:].strip().strip("\"'")
-            if wanted not in ROLES:
-                raise FormatError(f"role {quote(wanted)} is not one of user, model, system", line)
-            messages.append(MessageTemplate(role, merge_segments(stack[0])))
-            stack[0] = []
-            role = ROLES[wanted]
+            self.switch_role(tag[5:].strip().strip("\"'"), line)
         else:
-            name = _variable(tag.removeprefix("{"), line)
-            used[name] = None
-            stack[-1].append(Slot(name))
-    add_text(body[position:])
-    if blocks:
-        raise FormatError(f"{{{{#{blocks[-1][0]} {blocks[-1][1]}}}}} is never closed", blocks[-1][3])
-    messages.append(MessageTemplate(role, merge_segments(stack[0])))
-    kept = tuple(message for message in messages if any(_has_text(s) for s in message.segments))
-    if not kept:
-        raise FormatError("the prompt has no text (the body is empty)", first_line)
-    return kept, list(used)
+            self.variable(tag, line)
+
+    def variable(self, tag: str, line: int) -> None:
+        name = _variable(tag, line)
+        self.used[name] = None
+        self.stack[-1].append(Slot(name))
+
+    def open(self, tag: str, line: int) -> None:
+        kind, _, name = tag[1:].partition(" ")
+        name = _variable(name.strip(), line)
+        if len(self.blocks) >= MAX_BLOCK_DEPTH:
+            raise FormatError(f"conditions are nested more than {MAX_BLOCK_DEPTH} deep", line)
+        self.used[name] = None
+        self.blocks.append(_Block(kind, name, line))
+        self.stack.append([])
+
+    def close(self, kind: str, line: int) -> None:
+        if not self.blocks or self.blocks[-1].kind != kind:
+            raise FormatError(f"{{{{/{kind}}}}} closes no open {{{{#{kind}}}}}", line)
+        block = self.blocks.pop()
+        last = self.stack.pop()
+        then, otherwise = (block.then, last) if block.then is not None else (last, [])
+        argument = self.declared.get(block.name)
+        self.stack[-1].append(
+            When(
+                block.name,
+                merge_segments(then),
+                merge_segments(otherwise),
+                negate=kind == "unless",
+                boolean=argument is not None and argument.type == "boolean",
+            )
+        )
+
+    def switch_role(self, wanted: str, line: int) -> None:
+        if self.blocks:
+            raise FormatError("{{role}} inside a condition: a message cannot start conditionally", line)
+        if wanted not in ROLES:
+            raise FormatError(f"role {quote(wanted)} is not one of user, model, system", line)
+        self.messages.append(MessageTemplate(self.role, merge_segments(self.stack[0])))
+        self.stack[0] = []
+        self.role = ROLES[wanted]
+
+    def finish(self, first_line: int) -> tuple[MessageTemplate, ...]:
+        if self.blocks:
+            block = self.blocks[-1]
+            raise FormatError(f"{{{{#{block.kind} {block.name}}}}} is never closed", block.line)
+        self.messages.append(MessageTemplate(self.role, merge_segments(self.stack[0])))
+        kept = tuple(message for message in self.messages if any(_has_text(s) for s in message.segments))
+        if not kept:
+            raise FormatError("the prompt has no text (the body is empty)", first_line)
+        return kept
 
 
 def _variable(tag: str, line: int) -> str:
@@ -303,11 +334,6 @@ def _variable(tag: str, line: int) -> str:
         "helpers or loops)",
         line,
     )
-
-
-def _strip_end(segments: list[Segment]) -> None:
-    if segments and isinstance(segments[-1], Text):
-        segments[-1] = Text(segments[-1].text.rstrip())
 
 
 def _has_text(segment: Segment) -> bool:
