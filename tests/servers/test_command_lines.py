@@ -161,8 +161,9 @@ def test_filesystem_allow_write_from_the_environment(tmp_path: Path) -> None:
 
 def test_sqlite_switches_before_options_do_not_take_their_values(tmp_path: Path) -> None:
     database = tmp_path / "new.db"
-    ran = run_stdio([script("plainmcp-sqlite"), "--allow-write", "--no-watch", "--db", str(database)], LIST_TOOLS,
-                    call("execute", {"sql": "create table t (x integer)"}))
+    # --confirm-writes never: this client cannot be asked to confirm (see tests/servers/sqlite/test_confirm.py).
+    ran = run_stdio([script("plainmcp-sqlite"), "--allow-write", "--no-watch", "--db", str(database),
+                     "--confirm-writes", "never"], LIST_TOOLS, call("execute", {"sql": "create table t (x integer)"}))
     assert ran.code == 0, ran.err
     assert "execute" in tool_names(ran, 1)
     assert ran.answers[2]["result"].get("isError") is not True, ran.answers[2]

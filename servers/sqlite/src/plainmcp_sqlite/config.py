@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
+import re
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
-from plainmcp import StartupError, env_option, env_switch
+from plainmcp import StartupError, env_list_option, env_option, env_switch
 
 from .engine import MAX_VALUE_BYTES, check_file
 
@@ -17,6 +19,20 @@ ENV_PREFIX = "PLAINMCP_SQLITE"
 SAMPLE_DB = Path(__file__).parent / "sample" / "sample.db"
 
 logger = logging.getLogger(__name__)
+
+#: What a database may be called: a plain SQL identifier (it is written into ATTACH ... AS and
+#: into the model's SQL as ``name.table``), short, and none of SQLite's own schema names.
+NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,31}")
+RESERVED_NAMES = frozenset({"main", "temp"})
+
+
+@dataclass(frozen=True, slots=True)
+class Named:
+    """One database the server serves: the name calls use, its file, whether ``execute`` may change it."""
+
+    name: str
+    path: Path
+    writable: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,7 +48,9 @@ class Config:
         max_cell_chars: characters of a text cell (bytes of a blob) before it is cut.
         max_result_bytes: approximate size of one result, rows past it left out (truncated); also
             the longest value a statement may build or read (at most ``engine.MAX_VALUE_BYTES``).
-        watch: watch the file for changes while clients are subscribed.
+        watch: watch the file for changes while clients are subscribed (the first database).
+        name: what calls name the first database (``db``); ``main`` unless ``--db NAME=PATH``.
+        others: more databases (``--db NAME=PATH`` after the first), each read-only unless writable.
         confirm_writes: ask the user (elicitation) before ``execute`` commits anything; a client that
             cannot ask is refused. ``--confirm-writes never`` turns it off.
 
@@ -49,8 +67,21 @@ class Config:
     max_result_bytes: int = 1_000_000
     watch: bool = True
     confirm_writes: bool = True
+    name: str = "main"
+    others: tuple[Named, ...] = ()
 
     def __post_init__(self) -> None:
+        names = [database.name for database in self.databases]
+        bad = [name for name in names if not NAME.fullmatch(name)] + [n for n in names[1:] if n in RESERVED_NAMES]
+        if bad or self.name == "temp":
+            raise ValueError(
+                f"--db {(bad or ['temp'])[0]!r}=...: a name is a letter or _ then letters, digits or _ "
+                "(at most 32), and not main or temp (main only for the first)"
+            )
+        if len(set(names)) != len(names):
+            raise ValueError("--db: two databases have the same name")
+        if self.others and self.db is None:
+            raise ValueError("--db NAME=PATH: name the first database too (the bundled sample is served alone)")
         if self.db is None and self.allow_write:
             raise ValueError("--allow-write needs --db: the bundled sample database is read-only")
         if not 0 < self.timeout <= 3600:  # also refuses NaN, which compares false with everything
@@ -64,6 +95,11 @@ class Config:
         return self.db if self.db is not None else SAMPLE_DB
 
     @property
+    def databases(self) -> tuple[Named, ...]:
+        """Every database served, the first (the default of calls that name none) first."""
+        return (Named(self.name, self.path, self.allow_write), *self.others)
+
+    @property
     def is_sample(self) -> bool:
         return self.db is None
 
@@ -74,21 +110,7 @@ class Config:
     @staticmethod
     def add_arguments(parser: argparse.ArgumentParser) -> None:
         """Add the server's own options (each with its ``PLAINMCP_SQLITE_*`` variable) to ``parser``."""
-        env_option(
-            parser,
-            "--db",
-            f"{ENV_PREFIX}_DB",
-            metavar="PATH",
-            default=None,
-            help="the SQLite database file (default: the bundled sample database, read-only)",
-        )
-        env_switch(
-            parser,
-            "--allow-write",
-            f"{ENV_PREFIX}_ALLOW_WRITE",
-            help="offer the execute tool, which changes the database (creates the file if missing); "
-            "query stays read-only",
-        )
+        _add_database_options(parser)
         env_option(
             parser,
             "--timeout",
@@ -161,9 +183,17 @@ class Config:
             ValueError: a wrong option value (a usage error).
             StartupError: valid options the file does not fit (one line naming the option).
         """
+        databases = [_named(text, index) for index, text in enumerate(args.db or [])]
+        writable = set(args.writable or ())
+        unknown = writable - {name for name, _ in databases[1:]}
+        if unknown:
+            raise ValueError(f"--writable {sorted(unknown)[0]}: no --db NAME=PATH after the first has that name")
+        first_name, first_path = databases[0] if databases else ("main", None)
         config = cls(
-            db=Path(args.db).expanduser() if args.db else None,
-            allow_write=args.allow_write,
+            db=first_path,
+            name=first_name,
+            others=tuple(Named(name, path, name in writable) for name, path in databases[1:]),
+            allow_write=args.allow_write or first_name in writable,
             timeout=args.timeout,
             max_rows=args.max_rows,
             default_rows=args.default_rows,
@@ -172,29 +202,72 @@ class Config:
             watch=not args.no_watch,
             confirm_writes=args.confirm_writes == "always",
         )
-        _prepare_file(config)
+        if config.db is None:
+            if not SAMPLE_DB.is_file():
+                raise StartupError("the bundled sample database is missing from this installation")
+            return config
+        for database in config.databases:
+            _prepare_file(database.path, database.writable)
         return config
 
 
-def _prepare_file(config: Config) -> None:
-    """Check that ``config``'s file can be served; create a missing one for ``--allow-write``.
+def _add_database_options(parser: argparse.ArgumentParser) -> None:
+    """The options that say which databases are served, and which may be changed."""
+    env_list_option(
+        parser,
+        "--db",
+        f"{ENV_PREFIX}_DB",
+        separator=os.pathsep,
+        metavar="[NAME=]PATH",
+        help="a SQLite database file (default: the bundled sample database, read-only); repeat it with "
+        "NAME=PATH to serve several: calls name one (db), the first by default, and queries read the "
+        "others as NAME.table",
+    )
+    env_switch(
+        parser,
+        "--allow-write",
+        f"{ENV_PREFIX}_ALLOW_WRITE",
+        help="offer the execute tool, which changes the (first) database (creates the file if missing); "
+        "query stays read-only",
+    )
+    env_list_option(
+        parser,
+        "--writable",
+        f"{ENV_PREFIX}_WRITABLE",
+        metavar="NAME",
+        help="a database given as --db NAME=PATH that execute may change too (repeatable)",
+    )
+
+
+def _named(text: str, index: int) -> tuple[str, Path]:
+    """``NAME=PATH`` or, for the first database only, a bare ``PATH`` (named ``main``).
 
     Raises:
-        StartupError: the file cannot be served as ``config`` asks.
+        ValueError: a later database without a name.
     """
-    if config.db is None:
-        if not SAMPLE_DB.is_file():
-            raise StartupError("the bundled sample database is missing from this installation")
-        return
-    problem = check_file(config.db, "write" if config.allow_write else "read")
+    name, equals, path = text.partition("=")
+    if equals and NAME.fullmatch(name):
+        return name, Path(path).expanduser()
+    if index:
+        raise ValueError(f"--db {text}: each database after the first needs a name (--db NAME=PATH)")
+    return "main", Path(text).expanduser()
+
+
+def _prepare_file(path: Path, writable: bool) -> None:
+    """Check that the file at ``path`` can be served; create a missing one when ``writable``.
+
+    Raises:
+        StartupError: the file cannot be served as asked.
+    """
+    problem = check_file(path, "write" if writable else "read")
     if problem is not None:
         raise StartupError(problem)
-    if config.db.exists():
+    if path.exists():
         return
-    if not config.allow_write:
-        raise StartupError(f"--db {config.db}: no such file (read-only mode does not create one)")
+    if not writable:
+        raise StartupError(f"--db {path}: no such file (read-only mode does not create one)")
     try:
-        sqlite3.connect(config.db).close()
+        sqlite3.connect(path).close()
     except sqlite3.Error as failure:
-        raise StartupError(f"--db {config.db} cannot be created: {failure}") from None
-    logger.warning("created an empty database at %s", config.db)
+        raise StartupError(f"--db {path} cannot be created: {failure}") from None
+    logger.warning("created an empty database at %s", path)

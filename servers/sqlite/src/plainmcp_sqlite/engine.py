@@ -109,8 +109,10 @@ class Guard:
     Installed into the connection on the connection's own thread (see :func:`_connection_class`).
     """
 
-    def __init__(self, mode: str) -> None:
+    def __init__(self, mode: str, attach: Sequence[tuple[str, Path]] = ()) -> None:
         self.mode = mode
+        #: The other databases the server serves, attached read-only under their names.
+        self.attach = tuple(attach)
         self.deadline = float("inf")
         self.stop = False
         self.refusal: str | None = None
@@ -129,7 +131,12 @@ class Guard:
 
     def install(self, connection: sqlite3.Connection) -> None:
         self.connection = connection
-        connection.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
+        # The server's own databases, read-only (mode=ro), before the authorizer exists; then the limit
+        # is what is attached, so no statement can attach one more, whatever the authorizer says.
+        connection.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, len(self.attach))
+        for name, path in self.attach:
+            # The name is an identifier checked by Config (config.NAME); SQLite takes no parameter there.
+            connection.execute(f'ATTACH DATABASE ? AS "{name}"', (database_uri(path, "read"),)).close()
         connection.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, MAX_VALUE_BYTES)
         connection.setlimit(sqlite3.SQLITE_LIMIT_SQL_LENGTH, MAX_SQL_LENGTH)
         connection.setlimit(sqlite3.SQLITE_LIMIT_LIKE_PATTERN_LENGTH, MAX_LIKE_PATTERN)
@@ -322,9 +329,19 @@ class Database:
         mode: ``"read"`` or ``"write"``.
         timeout: default deadline of a statement, in seconds.
         immutable: the file never changes while served (skips locking; the bundled sample).
+        attach: other databases (name, file) every connection attaches read-only, for queries that
+            read ``name.table``; none can be written through this connection.
     """
 
-    def __init__(self, path: Path, mode: str = "read", *, timeout: float = 5.0, immutable: bool = False) -> None:
+    def __init__(
+        self,
+        path: Path,
+        mode: str = "read",
+        *,
+        timeout: float = 5.0,
+        immutable: bool = False,
+        attach: Sequence[tuple[str, Path]] = (),
+    ) -> None:
         if mode not in ("read", "write"):
             raise ValueError(f"mode must be 'read' or 'write', not {mode!r}")
         self.path = path
@@ -332,7 +349,8 @@ class Database:
         self.timeout = timeout
         self.immutable = immutable
         #: The guard of the next (or current) connection; a retired connection keeps its own.
-        self._guard = Guard(mode)
+        self.attach = tuple(attach)
+        self._guard = Guard(mode, self.attach)
         self._worker: Worker | None = None
         #: Read workers still finishing a step they could not interrupt (see :meth:`_retire`).
         self._retired: list[Worker] = []
@@ -370,7 +388,9 @@ class Database:
             except sqlite3.Error as failure:
                 worker.stop()
                 logger.error("cannot open the database %s: %s", self.path, failure)
-                raise DatabaseError(f"The database cannot be opened: {failure}") from None
+                raise DatabaseError(
+                    f"The database cannot be opened: {_scrub(str(failure), self.path, self.attach)}"
+                ) from None
             except BaseException:
                 worker.stop()
                 raise
@@ -486,7 +506,7 @@ class Database:
         )
         self._retired.append(worker)
         if worker is self._worker:
-            self._worker, self._connection, self._guard = None, None, Guard(self.mode)
+            self._worker, self._connection, self._guard = None, None, Guard(self.mode, self.attach)
         if connection is not None:
             worker.post(connection.close)
         worker.stop()
@@ -604,11 +624,12 @@ def _explain(failure: sqlite3.Error, guard: Guard, mode: str, path: Path) -> Dat
         return DatabaseError("The database is locked by another connection; try again shortly.")
     if isinstance(failure, sqlite3.ProgrammingError) and "binding" in message:
         return DatabaseError(f"Parameters do not match the statement: {message}")
-    return DatabaseError(_scrub(message, path))
+    return DatabaseError(_scrub(message, path, guard.attach))
 
 
-def _scrub(message: str, path: Path) -> str:
-    """SQLite's message without the database's host path, should it mention one."""
-    for text in {str(path), str(path.resolve()), path.resolve().as_uri()}:
-        message = message.replace(text, "<database>")
+def _scrub(message: str, path: Path, others: Sequence[tuple[str, Path]] = ()) -> str:
+    """SQLite's message without the databases' host paths, should it mention one."""
+    for name, file in (("database", path), *others):
+        for text in {str(file), str(file.resolve()), file.resolve().as_uri()}:
+            message = message.replace(text, f"<{name}>")
     return message[:1:].upper() + message[1:]

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import importlib.metadata
 from dataclasses import dataclass
+from typing import Any
 
 from plainmcp import Server
 
 from . import prompts, resources, tools
 from .catalog import Catalog
-from .config import Config
+from .config import Config, Named
 from .engine import Database
 from .probe import VersionProbe
 from .watch import DatabaseUpkeep
@@ -37,20 +38,36 @@ class Deps:
     """The databases the server talks to; tests and embedders may pass their own (none opened yet).
 
     Args:
-        reader: the read-only connection every tool but ``execute``, the resources, the prompts and
-            the watcher use.
-        writer: the connection ``execute`` uses; None offers no ``execute`` tool.
+        reader: the read-only connection to the first database, which every tool but ``execute``,
+            the resources, the prompts and the watcher use by default.
+        writer: the connection ``execute`` uses for the first database; None when it is read-only.
+        others: the other databases (``--db NAME=PATH``), each as (name, reader, writer or None).
     """
 
     reader: Database
     writer: Database | None = None
+    others: tuple[tuple[str, Database, Database | None], ...] = ()
+
+    @property
+    def databases(self) -> tuple[Database, ...]:
+        """Every connection, for closing."""
+        pairs = [(self.reader, self.writer), *((reader, writer) for _, reader, writer in self.others)]
+        return tuple(db for pair in pairs for db in pair if db is not None)
 
 
 def default_deps(config: Config) -> Deps:
-    """The connections ``config`` asks for (none opened yet)."""
-    reader = Database(config.path, "read", timeout=config.timeout, immutable=config.is_sample)
-    writer = Database(config.path, "write", timeout=config.timeout) if config.allow_write else None
-    return Deps(reader, writer)
+    """The connections ``config`` asks for (none opened yet). Each database's connections attach the
+    others read-only under their names."""
+
+    def connections(named: Named) -> tuple[Database, Database | None]:
+        attach = tuple((other.name, other.path) for other in config.databases if other.name != named.name)
+        options: dict[str, Any] = {"timeout": config.timeout, "attach": attach}
+        reader = Database(named.path, "read", immutable=config.is_sample, **options)
+        return reader, Database(named.path, "write", **options) if named.writable else None
+
+    first, *others = config.databases
+    reader, writer = connections(first)
+    return Deps(reader, writer, tuple((named.name, *connections(named)) for named in others))
 
 
 def build_server(config: Config, deps: Deps | None = None) -> Server:
@@ -58,30 +75,43 @@ def build_server(config: Config, deps: Deps | None = None) -> Server:
     resources with subscriptions, prompts, and the background task that watches the file for
     subscribers and closes the connections when serving ends. Opens nothing."""
     deps = deps or default_deps(config)
+    writers = {name: writer for name, _, writer in deps.others if writer is not None}
     mode = "read-only"
-    if deps.writer:
+    if deps.writer or writers:
         mode = "writes enabled through the execute tool" + (
             ", each confirmed by the user first" if config.confirm_writes else ""
+        )
+    names = [config.name, *(name for name, _, _ in deps.others)]
+    several = ""
+    if deps.others:
+        several = (
+            f" Databases: {', '.join(names)}. Tools take db, by default {names[0]}"
+            + (f" ({next(iter(writers))} for execute)" if writers and deps.writer is None else "")
+            + "; a query reads the other databases as name.table."
         )
     server = Server(
         NAME,
         importlib.metadata.version(NAME),
         title="SQLite",
         description="Explore and query a SQLite database: read-only by default, bounded in time and size",
-        instructions=INSTRUCTIONS + f"This server is {mode}.",
+        instructions=INSTRUCTIONS + f"This server is {mode}." + several,
         resource_subscriptions=True,
     )
-    # Shared: one cache of what the database holds, checked for changes by a probe on the event loop.
-    catalogue = Catalog(deps.reader, VersionProbe(deps.reader.path, immutable=deps.reader.immutable))
+    # Shared: one cache of what each database holds, checked for changes by a probe on the event loop.
+    catalogue = _catalogue(deps.reader)
+    others = {name: _catalogue(reader) for name, reader, _ in deps.others}
     tools.register(
         server,
-        tools.ReadTools(config, catalogue),
-        tools.WriteTools(config, deps.writer) if deps.writer is not None else None,
+        tools.ReadTools(config, catalogue, others),
+        tools.WriteTools(config, deps.writer, writers) if deps.writer is not None or writers else None,
     )
     resources.register(server, resources.DatabaseResources(config, catalogue))
     prompts.register(server, prompts.DatabasePrompts(catalogue))
     # The bundled sample never changes: it is not watched.
-    server.background(
-        DatabaseUpkeep(catalogue, (deps.reader, deps.writer), watch=config.watch and not config.is_sample)
-    )
+    watch = config.watch and not config.is_sample
+    server.background(DatabaseUpkeep(catalogue, deps.databases, watch=watch, others=others.values()))
     return server
+
+
+def _catalogue(reader: Database) -> Catalog:
+    return Catalog(reader, VersionProbe(reader.path, immutable=reader.immutable))

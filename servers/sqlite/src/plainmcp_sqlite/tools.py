@@ -12,6 +12,7 @@ configuration, the catalogue, the connections); :func:`register` is the table th
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from plainmcp import Context, MCPError, Server, ToolAnnotations, ToolError, ToolResult, content, inputs
@@ -208,9 +209,15 @@ def query_input(config: Config) -> dict[str, Any]:
 class ReadTools:
     """The read-only tools: over ``catalogue`` and its read connection, within ``config``'s limits."""
 
-    def __init__(self, config: Config, catalogue: catalog.Catalog) -> None:
+    def __init__(self, config: Config, catalogue: catalog.Catalog, others: Mapping[str, catalog.Catalog] = {}) -> None:
         self.config = config
         self.catalogue = catalogue
+        #: Every database by the name calls give (``db``); ``catalogue`` is the first, the default.
+        self.catalogues = {config.name: catalogue, **others}
+
+    def pick(self, args: dict[str, Any]) -> catalog.Catalog:
+        """The catalogue of the database the call names (the schema allows only served names)."""
+        return self.catalogues[args.get("db", self.config.name)]
 
     async def query(self, ctx: Context, args: dict[str, Any]) -> ToolResult:
         """Run one read-only SQL statement and return its rows as JSON: {columns, rows, row_count,
@@ -219,7 +226,7 @@ class ReadTools:
         config = self.config
         want = args.get("max_rows", config.rows_by_default)
         outcome = await _run(
-            self.catalogue.db, statement(args), bind(args.get("params")), want, config.max_result_bytes
+            self.pick(args).db, statement(args), bind(args.get("params")), want, config.max_result_bytes
         )
         result = shaped(outcome, config)
         return ToolResult(content=[content.text(results.summary(result))], structured=result)
@@ -228,7 +235,7 @@ class ReadTools:
         """The tables and views of the database with their column names, and row counts where
         counting is quick (null otherwise)."""
         try:
-            listing = await self.catalogue.list_tables()
+            listing = await self.pick(args).list_tables()
         except DatabaseError as failure:
             raise ToolError(str(failure)) from None
         lines = [
@@ -244,7 +251,7 @@ class ReadTools:
         """Columns (type, nullable, default, primary key), foreign keys, indexes, the CREATE
         statement and the row count of one table or view."""
         try:
-            description = await self.catalogue.describe(args["table"])
+            description = await self.pick(args).describe(args["table"])
         except DatabaseError as failure:
             raise ToolError(str(failure)) from None
         return ToolResult(content=[content.text(describe_text(description))], structured=description)
@@ -253,7 +260,7 @@ class ReadTools:
         """How SQLite would run a statement (EXPLAIN QUERY PLAN): which indexes it uses, where it
         scans whole tables. The statement is not run."""
         sql = _EXPLAIN_PREFIX.sub("", statement(args), count=1)
-        outcome = await _run(self.catalogue.db, f"EXPLAIN QUERY PLAN {sql}", bind(args.get("params")), 10_000, 1 << 20)
+        outcome = await _run(self.pick(args).db, f"EXPLAIN QUERY PLAN {sql}", bind(args.get("params")), 10_000, 1 << 20)
         plan = [{"id": row[0], "parent": row[1], "detail": row[-1]} for row in outcome.rows]
         return ToolResult(content=[content.text(plan_text(plan))], structured={"plan": plan})
 
@@ -261,18 +268,24 @@ class ReadTools:
 class WriteTools:
     """``execute`` (``--allow-write`` only): over ``writer``, its own read-write connection."""
 
-    def __init__(self, config: Config, writer: Database) -> None:
+    def __init__(self, config: Config, writer: Database | None, others: Mapping[str, Database] = {}) -> None:
         self.config = config
-        self.writer = writer
+        #: The writable databases by name; the first database's when it is writable, then the others.
+        self.writers = {**({config.name: writer} if writer is not None else {}), **others}
+        self.default = next(iter(self.writers))
+
+    def pick(self, args: dict[str, Any]) -> Database:
+        return self.writers[args.get("db", self.default)]
 
     async def execute(self, ctx: Context, args: dict[str, Any]) -> ToolResult:
         """Run one statement that changes the database, in its own transaction (committed when it
         succeeds, rolled back otherwise), once the user confirmed it (see :meth:`confirm`)."""
         config = self.config
         sql, params = statement(args), bind(args.get("params"))
-        expected = await self.confirm(ctx, sql, params) if config.confirm_writes else None
+        writer = self.pick(args)
+        expected = await self.confirm(ctx, writer, sql, params) if config.confirm_writes else None
         outcome = await _run(
-            self.writer, sql, params, config.rows_by_default, config.max_result_bytes, expect_changes=expected
+            writer, sql, params, config.rows_by_default, config.max_result_bytes, expect_changes=expected
         )
         result: dict[str, Any] = {"changes": outcome.changes, "last_row_id": outcome.last_row_id or None}
         text = f"{outcome.changes} row(s) changed" + (
@@ -283,7 +296,7 @@ class WriteTools:
             text += "\n\n" + results.summary(result)
         return ToolResult(content=[content.text(text)], structured=result)
 
-    async def confirm(self, ctx: Context, sql: str, params: Params) -> int:
+    async def confirm(self, ctx: Context, writer: Database, sql: str, params: Params) -> int:
         """Ask the user to confirm ``sql``, showing what a dry run found it would change; the number
         of rows they confirmed (the real run must change exactly these).
 
@@ -296,7 +309,7 @@ class WriteTools:
         shown = ctx.state.get("confirm")
         if shown is None:
             # First, so that a statement the server refuses, or SQLite rejects, says so at once.
-            dry = await _run(self.writer, sql, params, 1, 1 << 20, dry_run=True)
+            dry = await _run(writer, sql, params, 1, 1 << 20, dry_run=True)
             shown = ctx.state["confirm"] = {"changes": dry.changes, "message": confirmation(sql, dry)}
         if not ctx.client_supports("elicitation"):
             raise ToolError(NO_ELICITATION)
@@ -334,32 +347,49 @@ def confirmation(sql: str, dry: Outcome) -> str:
 
 
 def register(server: Server, read: ReadTools, write: WriteTools | None = None) -> None:
-    """Add the tools to ``server``: the read tools, and ``execute`` when ``write`` is given."""
+    """Add the tools to ``server``: the read tools, and ``execute`` when ``write`` is given. With
+    several databases, each tool takes ``db``: the database's name (``execute``: a writable one)."""
+    names, writable = list(read.catalogues), list(write.writers) if write is not None else []
+
+    def naming(schema: dict[str, Any], among: list[str]) -> dict[str, Any]:
+        if len(names) < 2:
+            return schema
+        # The default is said once, in the server's instructions, not in every tool's schema.
+        db = {"enum": among}
+        return {**schema, "properties": {**schema.get("properties", {}), "db": db}, "additionalProperties": False}
+
     server.tool(
         description=QUERY_DOC,
         title="Run a read-only SQL query",
-        input_schema=query_input(read.config),
+        input_schema=naming(query_input(read.config), names),
         output_schema=RESULT_OUTPUT,
         annotations=READ_ONLY,
     )(read.query)
-    server.tool(description=LIST_DOC, title="List tables and views", output_schema=LIST_OUTPUT, annotations=READ_ONLY)(
-        read.list_tables
-    )
+    server.tool(
+        description=LIST_DOC,
+        title="List tables and views",
+        input_schema=naming({"type": "object", "additionalProperties": False}, names),
+        output_schema=LIST_OUTPUT,
+        annotations=READ_ONLY,
+    )(read.list_tables)
     server.tool(
         description=DESCRIBE_DOC,
         title="Describe a table",
-        input_schema=DESCRIBE_INPUT,
+        input_schema=naming(DESCRIBE_INPUT, names),
         output_schema=DESCRIBE_OUTPUT,
         annotations=READ_ONLY,
     )(read.describe_table)
     server.tool(
-        description=EXPLAIN_DOC, title="Explain a query plan", input_schema=EXPLAIN_INPUT, annotations=READ_ONLY
+        description=EXPLAIN_DOC,
+        title="Explain a query plan",
+        input_schema=naming(EXPLAIN_INPUT, names),
+        annotations=READ_ONLY,
     )(read.explain_query)
     if write is not None:
         server.tool(
             description=EXECUTE_DOC,
             title="Change the database",
-            input_schema=EXECUTE_INPUT,
+            input_schema=naming(EXECUTE_INPUT, writable),
             output_schema=EXECUTE_OUTPUT,
             annotations=WRITES,
         )(write.execute)

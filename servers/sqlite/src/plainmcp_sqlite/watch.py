@@ -37,10 +37,14 @@ class DatabaseUpkeep:
     subscribers while served (when ``watch``), and close the catalogue's probe and ``databases``
     when serving ends."""
 
-    def __init__(self, catalogue: Catalog, databases: Iterable[Database | None], *, watch: bool) -> None:
+    def __init__(
+        self, catalogue: Catalog, databases: Iterable[Database | None], *, watch: bool, others: Iterable[Catalog] = ()
+    ) -> None:
         self.catalogue = catalogue
         self.databases = [db for db in databases if db is not None]
         self.watch = watch
+        #: The catalogues of the other databases (``--db NAME=PATH``): not watched, their probes closed.
+        self.others = list(others)
 
     async def __call__(self, server: Server) -> None:
         try:
@@ -49,8 +53,9 @@ class DatabaseUpkeep:
             else:
                 await anyio.sleep_forever()
         finally:
-            if self.catalogue.probe is not None:
-                self.catalogue.probe.close()
+            for catalogue in (self.catalogue, *self.others):
+                if catalogue.probe is not None:
+                    catalogue.probe.close()
             with anyio.CancelScope(shield=True):
                 for db in self.databases:
                     await db.close()
