@@ -23,7 +23,7 @@ LIST_DIRECTORY = ToolSpec(
     title="List a directory",
     input_schema=obj({
         "path": PATH,
-        "sizes": {"type": "boolean", "default": False, "description": "Add sizes and mtimes"},
+        "sizes": {"type": "boolean", "description": "Add sizes and mtimes"},
         "sortBy": {"type": "string", "enum": ["name", "size", "modified"], "default": "name"},
         "includeHidden": {"type": "boolean", "default": True},
         "maxEntries": count(),

@@ -1,24 +1,32 @@
-"""Text edits: each replaces one place, exactly once, or fails saying why.
+"""Text edits: each replaces one place, exactly once (or every place, with ``replace_all``), or fails saying why.
 
 Pure string functions (no I/O), applied in order to the text in memory: either every edit applies
 or none is written. For each edit:
 
-1. ``oldText`` found exactly once: replaced.
+1. ``oldText`` found exactly once (or, with ``replace_all``, at least once): replaced.
 2. Found several times: refused, with the line of every match, so the caller can add context.
 3. Not found: a whitespace-tolerant match over whole lines (runs of spaces and tabs compared as one
    space, leading and trailing ones ignored). A single such match is replaced and re-indented to
    the file's indentation, and the result says so; several are refused like (2); none is refused
-   with the most similar line as a hint.
+   with the nearest candidates: their line numbers and how each differs from ``oldText``.
 
-Line endings: matching is done on ``\\n``; a file written with ``\\r\\n`` keeps ``\\r\\n``.
+Bytes outside the places edited are never touched. Matching is done on a view of the text with
+every ``\r\n`` read as ``\n`` (so a model's ``\n`` matches a CRLF file), and each match is spliced
+back into the original text: the replacement's line breaks become those of the text it replaces
+(``\r\n`` if that had any, else ``\n``; for a match within one line, the file's most common ending),
+so a file of mixed endings keeps every other line's ending as it was.
 """
 
 from __future__ import annotations
 
+import bisect
 import difflib
 from dataclasses import dataclass, field
 
 MAX_LISTED = 10
+#: Candidates shown when oldText matches nowhere, and the lines of the file compared (bounded time).
+MAX_CANDIDATES = 3
+MAX_COMPARED_LINES = 20_000
 
 
 class EditFailed(Exception):
@@ -29,6 +37,41 @@ class EditFailed(Exception):
 class EditOutcome:
     text: str
     notes: list[str] = field(default_factory=list)
+
+
+class _View:
+    """The text with ``\r\n`` read as ``\n``, and the way back from a view offset to the original's."""
+
+    def __init__(self, original: str) -> None:
+        self.original = original
+        self.text = original.replace("\r\n", "\n")
+        # The view offsets of the "\n"s that were "\r\n" in the original, in order: a view offset maps
+        # back by adding how many of them come before it.
+        self._crlf_newlines: list[int] = []
+        if len(self.text) != len(original):
+            position = original.find("\r\n")
+            while position >= 0:
+                self._crlf_newlines.append(position - len(self._crlf_newlines))
+                position = original.find("\r\n", position + 2)
+
+    def to_original(self, offset: int) -> int:
+        """The original offset of view offset ``offset`` (a removed ``\r`` counts before its ``\n``)."""
+        return offset + bisect.bisect_left(self._crlf_newlines, offset)
+
+    def line_ending(self, start: int, end: int) -> str:
+        """The line ending a replacement of view span [start, end) takes."""
+        segment = self.original[self.to_original(start): self.to_original(end)]
+        if "\n" in segment:
+            return "\r\n" if "\r\n" in segment else "\n"
+        crlf = len(self._crlf_newlines)
+        return "\r\n" if crlf * 2 > self.text.count("\n") else "\n"
+
+    def splice(self, start: int, end: int, new: str) -> str:
+        """The original with view span [start, end) replaced by ``new`` (``\n`` breaks, adapted)."""
+        ending = self.line_ending(start, end)
+        if ending != "\n":
+            new = new.replace("\n", ending)
+        return self.original[: self.to_original(start)] + new + self.original[self.to_original(end):]
 
 
 def _line_of(text: str, offset: int) -> int:
@@ -44,10 +87,11 @@ def _indent(line: str) -> str:
 
 
 def _occurrences(text: str, needle: str) -> list[int]:
+    """Where ``needle`` starts in ``text``, without overlaps (the places a replace-all replaces)."""
     found, start = [], text.find(needle)
     while start >= 0:
         found.append(start)
-        start = text.find(needle, start + 1)
+        start = text.find(needle, start + len(needle))
     return found
 
 
@@ -56,38 +100,48 @@ def _lines_list(numbers: list[int]) -> str:
     return shown + (f" and {len(numbers) - MAX_LISTED} more" if len(numbers) > MAX_LISTED else "")
 
 
-def apply_edits(text: str, edits: list[dict[str, str]]) -> EditOutcome:
-    """Apply ``[{"oldText", "newText"}, ...]`` in order to ``text``; returns the new text and notes.
+def apply_edits(text: str, edits: list[dict[str, object]]) -> EditOutcome:
+    """Apply ``[{"oldText", "newText", "replace_all"?}, ...]`` in order to ``text``; returns the new text and notes.
 
     Raises:
-        EditFailed: an edit matched nowhere or in several places (nothing is applied).
+        EditFailed: an edit matched nowhere or (without ``replace_all``) in several places; nothing is applied.
     """
-    crlf = "\r\n" in text
-    current = text.replace("\r\n", "\n")
+    current = text
     notes: list[str] = []
     for number, edit in enumerate(edits, start=1):
-        old = edit["oldText"].replace("\r\n", "\n")
-        new = edit["newText"].replace("\r\n", "\n")
+        old = str(edit["oldText"]).replace("\r\n", "\n")
+        new = str(edit["newText"]).replace("\r\n", "\n")
         if not old:
             raise EditFailed(f"Edit {number}: oldText is empty")
-        places = _occurrences(current, old)
-        if len(places) == 1:
-            current = current[: places[0]] + new + current[places[0] + len(old):]
+        view = _View(current)
+        places = _occurrences(view.text, old)
+        if len(places) == 1 or (places and edit.get("replace_all")):
+            # From the last place back, so earlier offsets stay valid.
+            for place in reversed(places):
+                current = view.splice(place, place + len(old), new)
+                view = _View(current)
+            if len(places) > 1:
+                notes.append(f"Edit {number}: replaced {len(places)} places (lines {_lines_list([_line_of(view.text, p) for p in places])})")
             continue
         if len(places) > 1:
-            lines = _lines_list([_line_of(current, p) for p in places])
+            lines = _lines_list([_line_of(view.text, p) for p in places])
             raise EditFailed(
                 f"Edit {number}: oldText matches {len(places)} places (lines {lines}); "
-                "include more surrounding text so it matches exactly one"
+                "include more surrounding text so it matches exactly one, or set replace_all"
             )
-        current, note = _tolerant(current, old, new, number)
+        start, end, replacement, note = _tolerant(view.text, old, new, number)
+        current = view.splice(start, end, replacement)
         notes.append(note)
-    if crlf:
-        current = current.replace("\n", "\r\n")
     return EditOutcome(current, notes)
 
 
-def _tolerant(text: str, old: str, new: str, number: int) -> tuple[str, str]:
+def _tolerant(text: str, old: str, new: str, number: int) -> tuple[int, int, str, str]:
+    """The whole-line, whitespace-tolerant match of ``old``: (start, end) in ``text``, the re-indented
+    replacement and a note.
+
+    Raises:
+        EditFailed: no such match (with the nearest candidates), or several.
+    """
     lines = text.split("\n")
     old_lines = old.split("\n")
     if len(old_lines) > 1 and old_lines[-1] == "":
@@ -102,38 +156,49 @@ def _tolerant(text: str, old: str, new: str, number: int) -> tuple[str, str]:
             f"is ignored (lines {_lines_list([s + 1 for s in starts])}); include more surrounding text"
         )
     if not starts:
-        raise EditFailed(f"Edit {number}: oldText was not found, not even ignoring whitespace.{_hint(lines, old_lines)}")
-    start = starts[0]
+        raise EditFailed(f"Edit {number}: oldText was not found, not even ignoring whitespace.{_nearest(lines, old_lines)}")
+    first = starts[0]
     # Re-indent the new text by the difference between the file's and oldText's first non-blank line.
     pivot = next((k for k, line in enumerate(old_lines) if line.strip()), 0)
-    have, had = _indent(lines[start + pivot]), _indent(old_lines[pivot])
+    have, had = _indent(lines[first + pivot]), _indent(old_lines[pivot])
     new_lines = new.split("\n")
     if new.endswith("\n") and len(new_lines) > 1:
         new_lines.pop()
     adjusted = [have + line[len(had):] if line.startswith(had) and line.strip() else line for line in new_lines]
-    lines[start : start + size] = adjusted
-    end = start + size
-    note = f"Edit {number}: no exact match; matched lines {start + 1}-{end} ignoring whitespace"
+    start = sum(len(line) + 1 for line in lines[:first])
+    end = start + sum(len(line) + 1 for line in lines[first : first + size]) - 1
+    note = f"Edit {number}: no exact match; matched lines {first + 1}-{first + size} ignoring whitespace"
     if have != had:
         note += f", and re-indented the new text from {had!r} to {have!r}"
-    return "\n".join(lines), note
+    return start, end, "\n".join(adjusted), note
 
 
-def _hint(lines: list[str], old_lines: list[str]) -> str:
+def _nearest(lines: list[str], old_lines: list[str]) -> str:
+    """The places most like ``old_lines`` (a window of as many lines), best first, each with its line
+    number and a line-by-line diff from oldText; or a hint to read the file again."""
     first = next((line.strip() for line in old_lines if line.strip()), "")
     if not first:
         return ""
-    best, best_ratio = -1, 0.6
+    scored: list[tuple[float, int]] = []
     matcher = difflib.SequenceMatcher(b=first, autojunk=False)
-    for index, line in enumerate(lines[:20_000]):
+    for index, line in enumerate(lines[:MAX_COMPARED_LINES]):
         matcher.set_seq1(line.strip())
-        if matcher.real_quick_ratio() > best_ratio and matcher.quick_ratio() > best_ratio:
+        if matcher.real_quick_ratio() > 0.5 and matcher.quick_ratio() > 0.5:
             ratio = matcher.ratio()
-            if ratio > best_ratio:
-                best, best_ratio = index, ratio
-    if best < 0:
+            if ratio > 0.5:
+                scored.append((ratio, index))
+    if not scored:
         return " Check the text, or read the file again: it may have changed."
-    return f" The most similar line is line {best + 1}: {lines[best].strip()[:200]!r}"
+    pivot = next(k for k, line in enumerate(old_lines) if line.strip())
+    parts = []
+    for _, index in sorted(scored, key=lambda item: (-item[0], item[1]))[:MAX_CANDIDATES]:
+        begin = max(0, index - pivot)
+        window = lines[begin : begin + len(old_lines)]
+        difference = [line.rstrip("\n") for line in difflib.ndiff(old_lines, window) if line[:1] in "-+?"][:12]
+        shown = "\n".join("  " + line[:200] for line in difference)
+        where = f"line {begin + 1}" if len(window) == 1 else f"lines {begin + 1}-{begin + len(window)}"
+        parts.append(f"{where} ('-' oldText, '+' the file):\n{shown}")
+    return " Nearest candidates:\n" + "\n".join(parts)
 
 
 def unified_diff(old: str, new: str, name: str) -> str:

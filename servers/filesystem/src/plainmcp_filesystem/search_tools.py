@@ -38,8 +38,8 @@ SEARCH_CONTENT = ToolSpec(
     input_schema=obj({
         "path": PATH,
         "query": {"type": "string", "minLength": 1, "maxLength": 1000},
-        "regex": {"type": "boolean", "default": False, "description": "query is a Python regex"},
-        "caseSensitive": {"type": "boolean", "default": False},
+        "regex": {"type": "boolean", "description": "query is a Python regex"},
+        "caseSensitive": {"type": "boolean"},
         "contextLines": count(minimum=0, maximum=10),
         # Checked like excludePatterns, by the Excluder.
         "include": {"type": "array", "items": {"type": "string"}, "description": "Only these globs ('*.py')"},

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import codecs
 import functools
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
@@ -42,8 +43,9 @@ EDIT_FILE = ToolSpec(
         "edits": {"type": "array", "minItems": 1, "maxItems": 100, "items": obj({
             "oldText": {"type": "string", "minLength": 1},
             "newText": {"type": "string"},
+            "replace_all": {"type": "boolean"},
         }, ("oldText", "newText"))},
-        "dryRun": {"type": "boolean", "default": False, "description": "Diff only, no write"},
+        "dryRun": {"type": "boolean", "description": "Diff only, no write"},
     }, ("path", "edits")),
     output_schema=out({
         "path": {"type": "string"}, "diff": {"type": "string"}, "applied": {"type": "boolean"},
@@ -51,6 +53,8 @@ EDIT_FILE = ToolSpec(
     }, ("path", "diff", "applied")),
     annotations=writes(destructive=True, idempotent=False),
 )
+
+EDIT_KEYS = frozenset(EDIT_FILE.input_schema["properties"]["edits"]["items"]["properties"])  # type: ignore[index]
 
 CREATE_DIRECTORY = ToolSpec(
     title="Create a directory",
@@ -81,11 +85,37 @@ DELETE_FILE = ToolSpec(
     title="Delete",
     input_schema=obj({
         "path": PATH,
-        "recursive": {"type": "boolean", "default": False},
+        "recursive": {"type": "boolean"},
     }, ("path",)),
     output_schema=out({"path": {"type": "string"}, "deleted": {"type": "string"}}, ("path", "deleted")),
     annotations=writes(destructive=True, idempotent=True),
 )
+
+
+def text_encoding(raw: bytes) -> tuple[bytes, str]:
+    """The byte order mark a file starts with (kept apart, written back as it was) and the codec of the rest.
+
+    UTF-8 (a UTF-8 BOM is text's first character ``\ufeff``, kept as it is) and UTF-16 with a BOM: both
+    decode and encode back byte for byte, so an edit changes only the bytes of the places it replaces.
+
+    Raises:
+        ToolError: any other encoding (editing it as UTF-8 would rewrite its bytes).
+    """
+    if raw.startswith((codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)):
+        raise ToolError("The file is UTF-32 text; edit_file changes UTF-8 and UTF-16 (with a BOM) files only")
+    for bom, codec in ((codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be")):
+        if raw.startswith(bom):
+            try:
+                raw[len(bom):].decode(codec)
+            except UnicodeDecodeError:
+                break
+            return bom, codec
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ToolError("The file is not valid UTF-8 or UTF-16 text; edit_file changes only those (rewrite "
+                        "others whole with write_file)") from None
+    return b"", "utf-8"
 
 
 def _edit_and_diff(before: str, edits: list[dict[str, Any]], name: str) -> tuple[EditOutcome, str]:
@@ -113,22 +143,26 @@ class WriteTools(ToolFamily):
         return result(f"{verb} {shown} ({len(data)} bytes)", {"path": shown, "created": created, "bytes": len(data)})
 
     async def edit_file(self, ctx: Context, args: dict[str, Any]) -> ToolResult:
-        """Replace text in a file: each oldText must match exactly one place (else the error shows
-        where). Edits apply in order, all or none; returns a unified diff."""
+        """Replace text in a file: each oldText must match exactly one place (or set replace_all); else the
+        error shows where, or the nearest candidates. Edits apply in order, all or none; returns a diff.
+        Other bytes (line endings, BOM) are kept."""
+        for number, edit in enumerate(args["edits"], start=1):
+            unknown = sorted(set(edit) - EDIT_KEYS)
+            if unknown:
+                raise ToolError(f"Edit {number}: unknown key {', '.join(map(repr, unknown))}; an edit takes "
+                                f"{', '.join(sorted(EDIT_KEYS))}")
         policy = await self.access.policy_for(ctx)
         place = policy.resolve(args["path"], for_write=True)
         raw = read_bytes(place, max_bytes=EDIT_MAX_BYTES)
-        try:
-            before = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            raise ToolError("The file is not valid UTF-8 text; edit_file changes UTF-8 files only") from None
+        bom, codec = text_encoding(raw)
+        before = raw[len(bom):].decode(codec)
         shown = policy.display(place)
         # Matching and diffing megabytes of text is pure Python that can take seconds: in a worker
         # thread, the interpreter switches back to the event loop every few milliseconds.
         outcome, diff = await anyio.to_thread.run_sync(_edit_and_diff, before, args["edits"], shown.lstrip("/"))
         dry = bool(args.get("dryRun"))
         if not dry and outcome.text != before:
-            atomic_write(place, outcome.text.encode("utf-8"))
+            atomic_write(place, bom + outcome.text.encode(codec))
             await self.changed([place.real], False)
         notes = "\n".join(outcome.notes)
         head = "Dry run: nothing written.\n" if dry else ""
