@@ -121,12 +121,15 @@ async def test_a_writable_other_database_is_changed_only_when_named_and_confirme
 @pytest.mark.parametrize("version", ERAS)
 async def test_stdio_process_serves_named_databases_in_both_eras(tmp_path, version):
     shop, logs = make_shop(tmp_path), make_logs(tmp_path)
-    command = [*STDIO_COMMAND, "--db", f"shop={shop}", "--db", f"logs={logs}", "--no-watch"]
+    # The README's command line: shop read-only, logs writable.
+    command = [*STDIO_COMMAND, "--db", f"shop={shop}", "--db", f"logs={logs}", "--writable", "logs", "--no-watch"]
     with anyio.fail_after(WAIT * 2):
         async with connect_stdio(command, protocol_version=version) as client:
+            tools = {tool["name"]: tool for tool in await client.list_all_tools()}
             result = await client.call_tool("query", {"db": "logs", "sql": "SELECT what FROM events ORDER BY rowid"})
             joined = await client.call_tool(
                 "query", {"sql": "SELECT count(*) FROM logs.events JOIN customers ON id = customer_id"}
             )
+    assert tools["execute"]["inputSchema"]["properties"]["db"] == {"enum": ["logs"]}
     assert result["structuredContent"]["rows"] == [["login"], ["buy"], ["login"]]
     assert joined["structuredContent"]["rows"] == [[3]]
