@@ -129,6 +129,14 @@ def test_extra_field_is_named_with_the_field_it_probably_meant() -> None:
     ]
 
 
+def test_a_synonym_of_the_one_missing_required_field_is_pointed_at() -> None:
+    assert problems("get_forecast", {"town": "Paris"})[1] == (
+        'town: expected no such field (did you mean "city"?); the fields are "city", "days", "unit"; '
+        'sent "Paris" (a string)')
+    # With two unknown fields there is no telling which one was meant.
+    assert "did you mean" not in problems("get_forecast", {"town": "Paris", "when": 2})[1]
+
+
 def test_enum_drift_lists_the_allowed_values() -> None:
     assert problems("get_forecast", {"city": "Paris", "unit": "Celsius"}) == [
         'unit: expected one of "celsius", "fahrenheit"; sent "Celsius" (a string)']

@@ -21,7 +21,8 @@ from .http_servers import serving_http
 from .readme import ROOT
 from .user_env import UserEnv, user_env
 
-PACKAGES = [ROOT / "packages" / "plainmcp", *sorted(path.parent for path in ROOT.glob("servers/*/pyproject.toml"))]
+PACKAGES = [ROOT / "packages" / "plainmcp", ROOT / "packages" / "plainmcp-bridge",
+            *sorted(path.parent for path in ROOT.glob("servers/*/pyproject.toml"))]
 
 
 def installed_commands(root: Path) -> Path:

@@ -106,16 +106,21 @@ def problems_of(error: Any) -> list[Problem]:
     if keyword == "additionalProperties" and isinstance(instance, dict):
         allowed = list(schema.get("properties") or {})
         extras = [name for name in instance if name not in allowed and not _matches_pattern(name, schema)]
-        return [Problem(field_path([*path, name]), _no_such_field(name, allowed, instance), sent(instance[name]))
-                for name in extras]
+        missing = [name for name in schema.get("required") or () if name not in instance]
+        # One unknown field and one missing required field: most likely a synonym of it ("city" for
+        # "location"). Said as a hint; the call is never rewritten.
+        stands_for = missing[0] if len(extras) == 1 and len(missing) == 1 else None
+        return [Problem(field_path([*path, name]), _no_such_field(name, allowed, instance, stands_for),
+                        sent(instance[name])) for name in extras]
     return [Problem(field_path(path), _expected(keyword, value, schema), sent(instance))]
 
 
-def _no_such_field(name: str, allowed: list[str], instance: dict[str, Any]) -> str:
+def _no_such_field(name: str, allowed: list[str], instance: dict[str, Any], stands_for: str | None = None) -> str:
     if not allowed:
         return "no fields here"
-    close = difflib.get_close_matches(name, allowed, n=1, cutoff=0.5)
-    hint = f" (did you mean {quote(close[0])}?)" if close and close[0] not in instance else ""
+    close = [match for match in difflib.get_close_matches(name, allowed, n=1, cutoff=0.5) if match not in instance]
+    guess = close[0] if close else stands_for
+    hint = f" (did you mean {quote(guess)}?)" if guess else ""
     return f"no such field{hint}; the fields are " + ", ".join(quote(field) for field in allowed)
 
 
