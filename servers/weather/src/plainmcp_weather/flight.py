@@ -5,6 +5,10 @@ not twenty. The first caller for a key (the *leader*) runs the work in its own t
 arrive while it runs wait for its outcome: its value, or its exception (so a failing upstream is
 asked once, not once per waiter).
 
+Callers can also *watch* the work while they wait (:meth:`SingleFlight.run`'s ``watcher``): the work
+announces what it is doing (a retry it waits for) and every caller waiting on it hears it, the leader
+and those who joined later alike, so each can tell its own client.
+
 Cancellation stays local. A waiter that is cancelled just stops waiting. A leader that is
 cancelled stops the work itself (nothing runs on that nobody asked for), and the waiters do not
 inherit its cancellation: the next one becomes the leader and runs the work again.
@@ -12,20 +16,27 @@ inherit its cancellation: the next one becomes the leader and runs the work agai
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable, Hashable
 from typing import Any
 
 import anyio
 
+logger = logging.getLogger(__name__)
+
+#: Told what the work announces (see :meth:`SingleFlight.announce`).
+Watcher = Callable[[Any], Awaitable[None]]
+
 
 class _Flight:
-    __slots__ = ("done", "error", "finished", "value")
+    __slots__ = ("done", "error", "finished", "value", "watchers")
 
     def __init__(self) -> None:
         self.done = anyio.Event()
         self.finished = False  # True once the work returned or raised an Exception (not cancelled)
         self.value: Any = None
         self.error: Exception | None = None
+        self.watchers: list[Watcher] = []
 
 
 class SingleFlight:
@@ -39,8 +50,19 @@ class SingleFlight:
         """Keys in flight now."""
         return len(self._flights)
 
-    async def run(self, key: Hashable, work: Callable[[], Awaitable[Any]]) -> Any:
-        """``await work()``, or the outcome of the call for ``key`` already under way.
+    async def announce(self, key: Hashable, event: Any) -> None:
+        """Tell every caller waiting on ``key``'s work about ``event`` (the work calls this). A
+        watcher that fails is logged and skipped: telling a client must never fail the work."""
+        flight = self._flights.get(key)
+        for watcher in list(flight.watchers) if flight is not None else ():
+            try:
+                await watcher(event)
+            except Exception:
+                logger.debug("a watcher of %r failed", key, exc_info=True)
+
+    async def run(self, key: Hashable, work: Callable[[], Awaitable[Any]], watcher: Watcher | None = None) -> Any:
+        """``await work()``, or the outcome of the call for ``key`` already under way; ``watcher``
+        hears what the work announces while this caller waits for it.
 
         Raises:
             Exception: whatever ``work`` raised, in this caller or in the leader it waited for.
@@ -48,8 +70,14 @@ class SingleFlight:
         while True:
             flight = self._flights.get(key)
             if flight is None:
-                return await self._lead(key, work)
-            await flight.done.wait()
+                return await self._lead(key, work, watcher)
+            if watcher is not None:
+                flight.watchers.append(watcher)
+            try:
+                await flight.done.wait()
+            finally:
+                if watcher is not None:
+                    flight.watchers.remove(watcher)
             if not flight.finished:
                 continue  # the leader was cancelled before an outcome: one of us leads now
             error, value = flight.error, flight.value
@@ -62,8 +90,10 @@ class SingleFlight:
             finally:
                 del error
 
-    async def _lead(self, key: Hashable, work: Callable[[], Awaitable[Any]]) -> Any:
+    async def _lead(self, key: Hashable, work: Callable[[], Awaitable[Any]], watcher: Watcher | None) -> Any:
         flight = _Flight()
+        if watcher is not None:
+            flight.watchers.append(watcher)
         self._flights[key] = flight
         self.runs += 1
         try:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .upstream import Rejected, Unavailable, Upstream
+from .upstream import OnWait, Rejected, Unavailable, Upstream
 
 ATTRIBUTION = "Alerts from the US National Weather Service (api.weather.gov), public domain"
 ACCEPT = "application/geo+json"
@@ -68,7 +68,7 @@ class NWS:
         self.upstream = upstream
         self.base_url = base_url
 
-    async def point(self, latitude: float, longitude: float) -> dict[str, Any]:
+    async def point(self, latitude: float, longitude: float, on_wait: OnWait | None = None) -> dict[str, Any]:
         """Where a point is: ``{"state", "city", "office"}``.
 
         Raises:
@@ -77,7 +77,7 @@ class NWS:
         """
         url = f"{self.base_url}/points/{coordinate(latitude)},{coordinate(longitude)}"
         try:
-            data = await self.upstream.get_json(url)
+            data = await self.upstream.get_json(url, None, on_wait)
         except Rejected as rejected:
             if rejected.status == 404:
                 raise OutsideCoverage from None
@@ -91,7 +91,12 @@ class NWS:
         return {"state": where.get("state"), "city": where.get("city"), "office": properties.get("cwa")}
 
     async def alerts(
-        self, *, area: str | None = None, latitude: float | None = None, longitude: float | None = None
+        self,
+        *,
+        area: str | None = None,
+        latitude: float | None = None,
+        longitude: float | None = None,
+        on_wait: OnWait | None = None,
     ) -> dict[str, Any]:
         """Active alerts for a state/territory code or a point: ``{"title", "updated", "alerts": [...]}``.
 
@@ -104,7 +109,7 @@ class NWS:
             params = {"point": f"{coordinate(latitude)},{coordinate(longitude)}"}
         else:
             raise ValueError("alerts needs an area or a point")
-        data = await self.upstream.get_json(f"{self.base_url}/alerts/active", params)
+        data = await self.upstream.get_json(f"{self.base_url}/alerts/active", params, on_wait)
         features = data.get("features") if isinstance(data, dict) else None
         if not isinstance(features, list):
             raise _unreadable(self.upstream.label)

@@ -11,7 +11,7 @@ from typing import Any, TypeGuard
 
 from .localtime import localize, zone
 from .units import Units
-from .upstream import Unavailable, Upstream
+from .upstream import OnWait, Unavailable, Upstream
 from .wmo import describe
 
 ATTRIBUTION = "Weather data by Open-Meteo.com (https://open-meteo.com/), licensed under CC BY 4.0"
@@ -132,7 +132,9 @@ class OpenMeteo:
         self.forecast_url = f"{forecast_url}/v1/forecast"
         self.language = language
 
-    async def search(self, name: str, count: int, country_code: str | None = None) -> list[dict[str, Any]]:
+    async def search(
+        self, name: str, count: int, country_code: str | None = None, on_wait: OnWait | None = None
+    ) -> list[dict[str, Any]]:
         """Places whose name matches ``name`` (no qualifier: see :mod:`.places`), most populous first.
 
         Raises:
@@ -141,7 +143,7 @@ class OpenMeteo:
         params: dict[str, Any] = {"name": name, "count": count, "language": self.language, "format": "json"}
         if country_code:
             params["countryCode"] = country_code.upper()
-        data = await self.geocoding.get_json(self.search_url, params)
+        data = await self.geocoding.get_json(self.search_url, params, on_wait)
         if not isinstance(data, dict):
             raise _unreadable(self.geocoding.label)
         results = data.get("results") or []  # absent when nothing matches
@@ -158,6 +160,7 @@ class OpenMeteo:
         current: bool = False,
         days: int = 0,
         hourly: bool = False,
+        on_wait: OnWait | None = None,
     ) -> dict[str, Any]:
         """Current conditions and/or ``days`` of daily forecast, plus the hours of at least
         :data:`HOURLY_DAYS` days from local midnight when ``hourly``. Times of day carry the offset valid
@@ -184,7 +187,7 @@ class OpenMeteo:
         if hourly:
             params["hourly"] = ",".join(HOURLY)
         label = self.forecast_api.label
-        data = await self.forecast_api.get_json(self.forecast_url, params)
+        data = await self.forecast_api.get_json(self.forecast_url, params, on_wait)
         if not isinstance(data, dict) or not _is_number(data.get("latitude")) or not _is_number(data.get("longitude")):
             raise _unreadable(label)
         offset = data.get("utc_offset_seconds")

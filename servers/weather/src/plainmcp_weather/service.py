@@ -25,7 +25,7 @@ from .places import PlaceQuery, filter_candidates, label
 from .redaction import RedactSecrets, environment_transport, secret_transport
 from .resilience import CircuitBreaker, RetryPolicy
 from .units import Units
-from .upstream import Unavailable, Upstream
+from .upstream import OnWait, Unavailable, Upstream, Wait
 
 if TYPE_CHECKING:
     import httpx
@@ -175,20 +175,32 @@ class WeatherService:
 
     # --------------------------------------------------------------------------------- caching
 
-    async def _cached(self, key: tuple[Hashable, ...], ttl: float, fetch: Callable[[], Awaitable[Any]]) -> Answer:
-        """The fresh cached answer for ``key``, or ``fetch()`` (shared by every concurrent caller for
-        the same key: the upstream sees one request), or a stale one when the upstream is unavailable."""
+    async def _cached(
+        self,
+        key: tuple[Hashable, ...],
+        ttl: float,
+        fetch: Callable[[OnWait], Awaitable[Any]],
+        watcher: OnWait | None = None,
+    ) -> Answer:
+        """The fresh cached answer for ``key``, or ``fetch(on_wait)`` (shared by every concurrent caller
+        for the same key: the upstream sees one request), or a stale one when the upstream is unavailable.
+
+        ``watcher`` hears each wait for a retry while this caller waits for the fetch, whether it
+        started the fetch or joined one under way (see :class:`.flight.SingleFlight`)."""
         hit = self.cache.get(key)
         if hit is not None:
             return Answer(hit.value, hit.stored_at, cached=True)
 
+        async def tell_every_caller(wait: Wait) -> None:
+            await self.flights.announce(key, wait)
+
         async def fetch_and_keep() -> tuple[Any, float]:
-            value = await fetch()
+            value = await fetch(tell_every_caller)
             self.cache.put(key, value, ttl)
             return value, self._wall()
 
         try:
-            value, retrieved_at = await self.flights.run(key, fetch_and_keep)
+            value, retrieved_at = await self.flights.run(key, fetch_and_keep, watcher)
         except Unavailable:
             old = self.cache.get_stale(key)
             if old is None:
@@ -199,26 +211,32 @@ class WeatherService:
 
     # ------------------------------------------------------------------------------- answers
 
-    async def search(self, query: PlaceQuery, count: int, country: str | None = None) -> Answer:
-        """Places matching ``query`` (qualifiers applied), at most ``count``, exact names first."""
+    async def search(
+        self, query: PlaceQuery, count: int, country: str | None = None, watcher: OnWait | None = None
+    ) -> Answer:
+        """Places matching ``query`` (qualifiers applied), at most ``count``, exact names first.
+        ``watcher``, here and in the other answers: told of each wait for a retry (see :meth:`_cached`)."""
         fetch_count = QUALIFIED_COUNT if query.qualifiers else max(count, 10)
         key = cache_key("geocoding", name=query.name, count=fetch_count, country=country, language=self.config.language)
         answer = await self._cached(
-            key, self.config.geocoding_ttl, lambda: self.open_meteo.search(query.name, fetch_count, country)
+            key,
+            self.config.geocoding_ttl,
+            lambda on_wait: self.open_meteo.search(query.name, fetch_count, country, on_wait),
+            watcher,
         )
         found = filter_candidates(answer.value, query)
         exact = query.name.casefold()
         found.sort(key=lambda place: place["name"].casefold() != exact)  # stable: upstream order within
         return Answer(found[:count], answer.retrieved_at, answer.cached, answer.stale)
 
-    async def resolve(self, query: PlaceQuery) -> Resolved:
+    async def resolve(self, query: PlaceQuery, watcher: OnWait | None = None) -> Resolved:
         """The best place for a name: the most populous exact match of its qualifiers.
 
         Raises:
             NoSuchPlace: nothing matches.
             UpstreamError: the lookup failed (and nothing cached could stand in).
         """
-        answer = await self.search(query, MAX_ALTERNATIVES + 1)
+        answer = await self.search(query, MAX_ALTERNATIVES + 1, watcher=watcher)
         places = answer.value
         if not places:
             if query.qualifiers:
@@ -245,6 +263,7 @@ class WeatherService:
         current: bool = False,
         days: int = 0,
         hourly: bool = False,
+        watcher: OnWait | None = None,
     ) -> Answer:
         ttl = self.config.current_ttl if current else self.config.forecast_ttl
         key = cache_key(
@@ -259,20 +278,33 @@ class WeatherService:
         return await self._cached(
             key,
             ttl,
-            lambda: self.open_meteo.weather(latitude, longitude, units, current=current, days=days, hourly=hourly),
+            lambda on_wait: self.open_meteo.weather(
+                latitude, longitude, units, current=current, days=days, hourly=hourly, on_wait=on_wait
+            ),
+            watcher,
         )
 
-    async def point(self, latitude: float, longitude: float) -> Answer:
+    async def point(self, latitude: float, longitude: float, watcher: OnWait | None = None) -> Answer:
         """Which US state a point is in (OutsideCoverage when none); cached like geocoding."""
         key = cache_key("nws-point", latitude=latitude, longitude=longitude)
-        return await self._cached(key, self.config.geocoding_ttl, lambda: self.nws.point(latitude, longitude))
+        return await self._cached(
+            key, self.config.geocoding_ttl, lambda on_wait: self.nws.point(latitude, longitude, on_wait), watcher
+        )
 
     async def alerts(
-        self, *, area: str | None = None, latitude: float | None = None, longitude: float | None = None
+        self,
+        *,
+        area: str | None = None,
+        latitude: float | None = None,
+        longitude: float | None = None,
+        watcher: OnWait | None = None,
     ) -> Answer:
         key = cache_key("nws-alerts", area=area, latitude=latitude, longitude=longitude)
         return await self._cached(
-            key, self.config.alerts_ttl, lambda: self.nws.alerts(area=area, latitude=latitude, longitude=longitude)
+            key,
+            self.config.alerts_ttl,
+            lambda on_wait: self.nws.alerts(area=area, latitude=latitude, longitude=longitude, on_wait=on_wait),
+            watcher,
         )
 
 

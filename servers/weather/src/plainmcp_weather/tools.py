@@ -23,7 +23,7 @@ from .openmeteo import ATTRIBUTION, MAX_HOURS
 from .places import label, parse_place, state_code
 from .service import Answer, NoSuchPlace, WeatherService
 from .units import units_for
-from .upstream import UpstreamError
+from .upstream import OnWait, UpstreamError, Wait
 
 #: The longest state or territory argument looked at ("Commonwealth of the Northern Mariana Islands" fits).
 MAX_STATE = 60
@@ -90,8 +90,24 @@ def _coordinates(args: dict[str, Any]) -> tuple[float, float] | None:
     return float(latitude), float(longitude)
 
 
+def _telling(ctx: Context) -> OnWait:
+    """A watcher that tells the client about each wait for a retry (a backoff or a ``Retry-After``):
+    progress when the call carried a progress token, and a warning log message when the client
+    takes those, so a long wait is never silent. Progress counts the reports (it must only grow)."""
+    reports = 0
+
+    async def tell(wait: Wait) -> None:
+        nonlocal reports
+        reports += 1
+        message = wait.message()
+        await ctx.report_progress(reports, None, message)
+        await ctx.warning(message, logger="plainmcp-weather")
+
+    return tell
+
+
 async def _place(
-    service: WeatherService, args: dict[str, Any]
+    service: WeatherService, args: dict[str, Any], watcher: OnWait | None = None
 ) -> tuple[dict[str, Any], list[dict[str, Any]], list[Answer]]:
     """The place a call is about: ``(location used, alternatives, answers it took)``.
 
@@ -121,7 +137,7 @@ async def _place(
     except ValueError as problem:
         raise ToolError(str(problem)) from None
     with _failures():
-        resolved = await service.resolve(query)
+        resolved = await service.resolve(query, watcher)
     used = {**_public(resolved.place), "source": "geocoded"}
     return used, [_public(p) for p in resolved.alternatives], [resolved.answer]
 
@@ -167,7 +183,7 @@ class WeatherTools:
         count = int(args.get("count", 5))
         country = args.get("country")
         with _failures():
-            answer = await self.service.search(query, count, country.upper() if country else None)
+            answer = await self.service.search(query, count, country.upper() if country else None, _telling(ctx))
         results = [_public(place) for place in answer.value]
         structured = {"query": query.text, "results": results, **_freshness(answer), "attribution": ATTRIBUTION}
         if results:
@@ -184,9 +200,12 @@ class WeatherTools:
     async def get_current_weather(self, ctx: Context, args: dict[str, Any]) -> ToolResult:
         """Current weather anywhere on Earth."""
         units = units_for(args.get("units", "metric"), args.get("wind_speed_unit"))
-        location, alternatives, answers = await _place(self.service, args)
+        watcher = _telling(ctx)
+        location, alternatives, answers = await _place(self.service, args, watcher)
         with _failures():
-            answer = await self.service.weather(location["latitude"], location["longitude"], units, current=True)
+            answer = await self.service.weather(
+                location["latitude"], location["longitude"], units, current=True, watcher=watcher
+            )
         data = answer.value
         fields = _freshness(*answers, answer)
         structured = {
@@ -220,10 +239,11 @@ class WeatherTools:
         hourly = bool(args.get("hourly", False))
         full = args.get("detail", "summary") == "full"
         units = units_for(args.get("units", "metric"), args.get("wind_speed_unit"))
-        location, alternatives, answers = await _place(self.service, args)
+        watcher = _telling(ctx)
+        location, alternatives, answers = await _place(self.service, args, watcher)
         with _failures():
             answer = await self.service.weather(
-                location["latitude"], location["longitude"], units, days=days, hourly=hourly
+                location["latitude"], location["longitude"], units, days=days, hourly=hourly, watcher=watcher
             )
         data = answer.value
         fields = _freshness(*answers, answer)
@@ -258,12 +278,13 @@ class WeatherTools:
         """Active weather alerts for a US state or territory, or a US point (NWS). None for other countries."""
         point = _coordinates(args)
         state = args.get("state")
+        watcher = _telling(ctx)
         code: str | None
         with _failures():
             if state is not None and point is None:
-                code, where, answers = await self._alerts_for_state(state)
+                code, where, answers = await self._alerts_for_state(state, watcher)
             elif point is not None and state is None:
-                code, where, answers = await self._alerts_for_point(*point)
+                code, where, answers = await self._alerts_for_point(*point, watcher)
             else:
                 raise ToolError('Give either a US state ("CA" or "California") or latitude and longitude.')
         data = answers[-1].value
@@ -290,7 +311,7 @@ class WeatherTools:
             lines = [f"No active weather alerts for {where}."]
         return ToolResult([content.text("\n".join(lines) + _stale_note(fields) + f"\n{NWS_ATTRIBUTION}")], structured)
 
-    async def _alerts_for_state(self, state: str) -> tuple[str, str, list[Answer]]:
+    async def _alerts_for_state(self, state: str, watcher: OnWait) -> tuple[str, str, list[Answer]]:
         """``(state code, where, [alerts answer])`` for a state's code or name.
 
         Raises:
@@ -302,16 +323,18 @@ class WeatherTools:
                 f"{state[:MAX_STATE]!r} is not a US state or territory. The NWS issues alerts only for the US; use a "
                 "two-letter code such as CA, or the state's name."
             )
-        return code, code, [await self.service.alerts(area=code)]
+        return code, code, [await self.service.alerts(area=code, watcher=watcher)]
 
-    async def _alerts_for_point(self, latitude: float, longitude: float) -> tuple[str | None, str, list[Answer]]:
+    async def _alerts_for_point(
+        self, latitude: float, longitude: float, watcher: OnWait
+    ) -> tuple[str | None, str, list[Answer]]:
         """``(state code or None, where, [point answer, alerts answer])`` for a point in the US.
 
         Raises:
             ToolError: the point is outside the NWS's area.
         """
         try:
-            located = await self.service.point(latitude, longitude)
+            located = await self.service.point(latitude, longitude, watcher)
         except OutsideCoverage:
             raise ToolError(
                 f"({latitude:.4f}, {longitude:.4f}) is outside the area of the US National Weather Service, "
@@ -319,7 +342,7 @@ class WeatherTools:
                 "source for other countries here; get_forecast shows the expected weather anywhere."
             ) from None
         code = located.value.get("state")
-        answer = await self.service.alerts(latitude=latitude, longitude=longitude)
+        answer = await self.service.alerts(latitude=latitude, longitude=longitude, watcher=watcher)
         where = f"({latitude:.4f}, {longitude:.4f})" + (f" in {code}" if code else "")
         return code, where, [located, answer]
 

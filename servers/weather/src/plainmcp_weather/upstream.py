@@ -11,6 +11,7 @@ import json
 import logging
 import random
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -28,9 +29,33 @@ logger = logging.getLogger(__name__)
 #: Redirects followed in one attempt, each on the same upstream (the NWS redirects long coordinates once).
 MAX_REDIRECTS = 3
 DEFAULT_PORTS = {"http": 80, "https": 443}
+#: A wait before a retry is told to the caller at its start and again every this many seconds, so a
+#: 30-second ``Retry-After`` is never silent (and a client that resets its timeout on progress keeps waiting).
+WAIT_REPORT_EVERY = 5.0
 #: A body up to this size is parsed on the event loop (well under a millisecond); a larger one in a
 #: worker thread, one at a time (see :meth:`Upstream._parse`).
 INLINE_JSON_BYTES = 64 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class Wait:
+    """A wait before retry ``retry`` of ``retries``: ``remaining`` seconds to go, ``waited`` already
+    spent waiting in this call (it only grows: a progress value). ``problem`` names the upstream and
+    what it did ("The Open-Meteo forecast service is rate-limiting requests"), never a URL or a body."""
+
+    problem: str
+    retry: int
+    retries: int
+    remaining: float
+    waited: float
+
+    def message(self) -> str:
+        """The sentence for the client: what happened and how long until the next attempt."""
+        return f"{self.problem}; retry {self.retry} of {self.retries} in {max(0, round(self.remaining))} s."
+
+
+#: Told about each :class:`Wait` (see :meth:`Upstream.get_json`).
+OnWait = Callable[[Wait], Awaitable[None]]
 
 
 class UpstreamError(Exception):
@@ -108,8 +133,10 @@ class Upstream:
         self.attempts = 0
         self.retries = 0
 
-    async def get_json(self, url: str, params: dict[str, Any] | None = None) -> Any:
-        """GET ``url`` and decode its JSON body, retrying what is worth retrying.
+    async def get_json(self, url: str, params: dict[str, Any] | None = None, on_wait: OnWait | None = None) -> Any:
+        """GET ``url`` and decode its JSON body, retrying what is worth retrying. ``on_wait`` hears
+        each wait before a retry (a backoff or a ``Retry-After``), at its start and every
+        :data:`WAIT_REPORT_EVERY` seconds.
 
         Raises:
             CircuitOpen: the breaker refuses calls for now.
@@ -120,6 +147,7 @@ class Upstream:
         import httpx  # here, not at the top: the server's cold start does not need it
 
         retry = 0
+        waited = 0.0
         while True:
             if not self.breaker.allow():
                 wait = max(1, round(self.breaker.retry_in()))
@@ -176,7 +204,21 @@ class Upstream:
             if delay is None:
                 raise Unavailable(_give_up(problem, retry, retry_after))
             self.retries += 1
-            await self._sleep(delay)
+            waited = await self._wait(delay, Wait(problem, retry, self.policy.retries, delay, waited), on_wait)
+
+    async def _wait(self, delay: float, wait: Wait, on_wait: OnWait | None) -> float:
+        """Sleep ``delay`` seconds, telling ``on_wait`` at the start and every :data:`WAIT_REPORT_EVERY`
+        seconds; returns the seconds waited in this call so far."""
+        remaining, waited = delay, wait.waited
+        while True:
+            if on_wait is not None:
+                await on_wait(replace(wait, remaining=remaining, waited=waited))
+            step = min(remaining, WAIT_REPORT_EVERY)
+            await self._sleep(step)
+            remaining -= step
+            waited += step
+            if remaining <= 0:
+                return waited
 
     async def _parse(self, body: bytearray) -> Any:
         """``json.loads(body)``, off the event loop when the body is large.
