@@ -21,7 +21,8 @@ from .completion import History, candidates
 from .library import Library
 from .model import ArgumentSpec, PromptSpec
 from .rendering import render_prompt
-from .resources import Sources, source_uri
+from .resources import SkillFiles, Sources, skill_uri, source_uri
+from .skills import FILENAME
 
 logger = logging.getLogger(__name__)
 
@@ -36,6 +37,7 @@ class Catalog:
         #: The specs installed, by name, in name order.
         self.specs: dict[str, PromptSpec] = {}
         self._sources = Sources(self.lookup)
+        self._skills = SkillFiles(self.lookup)
 
     def lookup(self, name: str) -> PromptSpec | None:
         return self.specs.get(name)
@@ -52,6 +54,7 @@ class Catalog:
         specs = dict(self.library.prompts)
         prompts = [LibraryPrompt(spec, self.library, self.history).prompt() for spec in specs.values()]
         resources = [self._sources.resource(spec) for spec in specs.values()]
+        resources += [resource for spec in specs.values() for resource in self._skills.resources(spec)]
         for gone in self.specs.keys() - specs.keys():
             self.history.forget(gone)
         self.specs = specs
@@ -74,6 +77,8 @@ class Catalog:
         for name, spec in before.items():
             if name not in after or after[name].source != spec.source:
                 await self.server.notify_resource_updated(source_uri(name))
+                if spec.format == "skill":
+                    await self.server.notify_resource_updated(skill_uri(name, FILENAME))
         return True
 
 
@@ -137,5 +142,9 @@ def _describe(argument: ArgumentSpec) -> str | None:
     return text or None
 
 
-def _listing(specs: dict[str, PromptSpec]) -> list[tuple[str, str | None, str, str]]:
-    return [(name, spec.title, spec.format, spec.path) for name, spec in specs.items()]
+def _listing(specs: dict[str, PromptSpec]) -> list[tuple[Any, ...]]:
+    """What the resource listing shows of each prompt (a skill's files included)."""
+    return [
+        (name, spec.title, spec.format, spec.path, spec.description if spec.format == "skill" else None, spec.files)
+        for name, spec in specs.items()
+    ]

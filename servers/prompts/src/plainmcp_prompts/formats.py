@@ -32,7 +32,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from . import dotprompt, template
+from . import dotprompt, skills, template
 from .arguments import declare, scalar
 from .frontmatter import Document, FormatError, parse, quote
 from .messages import split_turns
@@ -50,6 +50,7 @@ _KNOWN_KEYS = {
     "claude-code": {"name", "description", "format", *_CLAUDE_KEYS},
     "vscode": {"name", "description", "format", "mode", "agent", "model", "tools", "argument-hint"},
     "dotprompt": dotprompt.KNOWN_KEYS,
+    "skill": skills.KNOWN_KEYS,
 }
 
 Warn = Callable[[int | None, str], None]
@@ -57,6 +58,8 @@ Warn = Callable[[int | None, str], None]
 
 def detect(meta: dict[str, Any], body: str, path: str, doc: Document) -> str:
     """Which format a file is written in (see the module docstring)."""
+    if skills.is_skill_file(path):  # by its file name alone: a skill is a folder, not a front matter key
+        return "skill"
     forced = meta.get("format")
     if forced is not None:
         if forced not in FORMATS:
@@ -83,13 +86,15 @@ def load_prompt(text: str, *, root: str, path: str, warn: Warn) -> PromptSpec:
     for key in meta:
         if key not in _KNOWN_KEYS[kind]:
             warn(doc.line(key), f"unknown front matter key {quote(key)} for a {kind} file (ignored)")
-    name = _name(meta, path, kind, doc)
+    name = skills.name(meta, path, doc, warn, PROMPT_NAME) if kind == "skill" else _name(meta, path, kind, doc)
     if kind == "plainmcp":
         messages, arguments = _plainmcp_body(meta, doc, warn)
     elif kind == "claude-code":
         messages, arguments = _claude_body(meta, doc)
     elif kind == "dotprompt":
         messages, arguments = dotprompt.load(doc, warn)
+    elif kind == "skill":
+        messages, arguments = skills.body(meta, doc, warn)
     else:
         messages, arguments = _vscode_body(doc)
     return PromptSpec(

@@ -19,14 +19,16 @@ Nothing here is async or knows about MCP: :meth:`Library.scan` is a plain functi
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
+import itertools
 import logging
 import os
 import urllib.parse
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from . import beneath, dotprompt, template
+from . import beneath, dotprompt, skills, template
 from .formats import load_file_text
 from .frontmatter import FormatError, quote
 from .model import Embed, PromptSpec
@@ -36,6 +38,10 @@ logger = logging.getLogger(__name__)
 EMBED_URI_PREFIX = "prompts://file/"
 #: Warnings reported per file; the rest are counted in one more line.
 MAX_WARNINGS = 10
+#: Names (files and links) looked at per directory, prompt files or not.
+MAX_NAMES = 50_000
+#: Files served per skill, besides its SKILL.md.
+MAX_SKILL_FILES = 200
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,12 +106,15 @@ class Library:
         digests: dict[tuple[int, ...], str] = {}
         for root in self.dirs:
             in_root: dict[str, PromptSpec] = {}
-            for relative in self._files(root, problems):
+            prompt_files, skill_files = self._files(root, problems)
+            for relative in prompt_files:
                 path = os.path.join(root, relative)
                 seen.add(path)
                 spec = self._load(root, relative, problems, embedded, digests)
                 if spec is None:
                     continue
+                if spec.format == "skill":  # its files as they are now, whichever version of SKILL.md is served
+                    spec = dataclasses.replace(spec, files=skill_files.get(skills.folder_of(relative), ()))
                 first = in_root.get(spec.name)
                 if first is not None:
                     problems.append(
@@ -133,8 +142,9 @@ class Library:
         self._embed_digests = digests
         return changed
 
-    def _files(self, root: str, problems: list[Problem]) -> list[str]:
-        """The ``*.md`` files below ``root`` (paths below it, ``/``-separated), sorted, within the bounds."""
+    def _files(self, root: str, problems: list[Problem]) -> tuple[list[str], dict[str, tuple[str, ...]]]:
+        """The prompt files below ``root`` (paths below it, ``/``-separated), sorted, within the bounds;
+        and each skill folder's other files (paths below the folder)."""
 
         def unreadable(relative: str, error: OSError) -> None:
             problems.append(
@@ -142,21 +152,23 @@ class Library:
             )
 
         try:
-            found = [
-                entry.path for entry in beneath.walk(root, self.max_depth, unreadable) if is_prompt_file(entry.path)
-            ]
+            # Every name is kept (up to a bound): which files belong to a skill is known only once
+            # its SKILL.md is seen, and the walk may meet a folder's files before it.
+            names = list(itertools.islice(beneath.walk(root, self.max_depth, unreadable), MAX_NAMES))
         except FileNotFoundError:
             problems.append(Problem(root, None, "the directory does not exist; no prompts are read from it"))
-            return []
+            return [], {}
         except NotADirectoryError:
             problems.append(Problem(root, None, "not a directory; no prompts are read from it"))
-            return []
+            return [], {}
         except OSError as error:
             problems.append(
                 Problem(root, None, f"the directory cannot be read ({_reason(error)}); no prompts are read from it")
             )
-            return []
-        found.sort()
+            return [], {}
+        if len(names) == MAX_NAMES:
+            problems.append(Problem(root, None, f"more than {MAX_NAMES} files; only the first are read"))
+        found, skill_files = _sort_out([entry.path for entry in names], problems, root)
         if len(found) > self.max_files:
             problems.append(
                 Problem(
@@ -166,7 +178,7 @@ class Library:
                 )
             )
             found = found[: self.max_files]
-        return found
+        return found, skill_files
 
     def _load(
         self,
@@ -275,6 +287,50 @@ class Library:
         relative, text = template.read_embedded(spec.root, _folder(spec), embed.path)
         uri = EMBED_URI_PREFIX + urllib.parse.quote(relative, safe="/")
         return template.EmbeddedFile(uri, text, template.mime_type(relative))
+
+
+def _sort_out(paths: list[str], problems: list[Problem], root: str) -> tuple[list[str], dict[str, tuple[str, ...]]]:
+    """(prompt files, sorted; each skill folder's other files) of the ``paths`` below ``root``. A
+    skill folder is one holding ``SKILL.md``; a skill inside another skill's folder is a file of the
+    outer one; files of a skill are never prompts."""
+    folders = {skills.folder_of(path) for path in paths if skills.is_skill_file(path)}
+    # Looked up by each path's enclosing folders (at most max_depth of them): linear in the paths.
+    outermost = {folder for folder in folders if _owner(folder, folders, proper=True) is None}
+    found: list[str] = []
+    files: dict[str, list[str]] = {folder: [] for folder in outermost}
+    for path in paths:
+        owner = _owner(path, outermost)
+        if owner is None:
+            if is_prompt_file(path):
+                found.append(path)
+        elif path == (f"{owner}/{skills.FILENAME}" if owner else skills.FILENAME):
+            found.append(path)
+        elif len(files[owner]) < MAX_SKILL_FILES:
+            files[owner].append(path[len(owner) + 1 :] if owner else path)
+        elif len(files[owner]) == MAX_SKILL_FILES:
+            problems.append(
+                Problem(
+                    os.path.join(root, owner),
+                    None,
+                    f"more than {MAX_SKILL_FILES} files in a skill; only the first are served",
+                )
+            )
+            files[owner].append("")  # reported once; dropped below
+    found.sort()
+    return found, {folder: tuple(sorted(p for p in listed if p)) for folder, listed in files.items()}
+
+
+def _owner(path: str, folders: set[str], *, proper: bool = False) -> str | None:
+    """The outermost of ``folders`` that ``path`` is strictly below ("" is the library directory:
+    every path is below it but, with ``proper``, the directory itself)."""
+    if "" in folders and (path or not proper):
+        return ""
+    parts = path.split("/")
+    for end in range(1, len(parts)):
+        prefix = "/".join(parts[:end])
+        if prefix in folders:
+            return prefix
+    return None
 
 
 def is_prompt_file(path: str) -> bool:

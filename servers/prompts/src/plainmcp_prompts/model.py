@@ -114,10 +114,12 @@ class PromptSpec:
     source: str
     root: str
     path: str
-    format: str  # "plainmcp" | "claude-code" | "vscode"
+    format: str  # "plainmcp" | "claude-code" | "vscode" | "dotprompt" | "skill"
     title: str | None = None
     arguments: tuple[ArgumentSpec, ...] = ()
     tags: tuple[str, ...] = ()
+    #: A skill's other files (paths below its folder, sorted), served as its resources.
+    files: tuple[str, ...] = ()
 
     def argument(self, name: str) -> ArgumentSpec | None:
         return next((argument for argument in self.arguments if argument.name == name), None)

@@ -44,7 +44,7 @@ LIST_OUTPUT = {
                     "description": {"type": "string"},
                     "arguments": {"type": "array", "items": _ARGUMENT_LISTING},
                     "tags": {"type": "array", "items": {"type": "string"}},
-                    "format": {"enum": ["plainmcp", "claude-code", "vscode", "dotprompt"]},
+                    "format": {"enum": ["plainmcp", "claude-code", "vscode", "dotprompt", "skill"]},
                 },
                 "required": ["name", "description", "arguments", "tags", "format"],
             },
