@@ -81,6 +81,7 @@ def calls(round_number: int, tree: Tree) -> Iterator[tuple[str, Any]]:
     yield "get_file_info", {"path": "work/target.txt"}
     yield "write_file", {"path": f"work/new{round_number}.txt", "content": "pwned"}
     yield "write_file", {"path": "work/target.txt", "content": "rewritten"}
+    yield "append_file", {"path": "work/deep/target.txt", "content": "appended"}
     yield "edit_file", {"path": "work/deep/target.txt", "edits": [{"oldText": "text", "newText": "edited"}]}
     yield "create_directory", {"path": f"work/dir{round_number}/a"}
     yield "move_file", {"source": "work/movable.txt", "destination": f"work/moved{round_number}.txt"}

@@ -13,13 +13,14 @@ import pytest
 from plainmcp import MCPError, Server
 from plainmcp.testing import connect_in_memory
 
-from .conftest import Tree, text_of
+from .conftest import SECRET, Tree, text_of
 
 pytestmark = pytest.mark.anyio
 
 WRITE_CALLS: list[tuple[str, dict[str, Any]]] = [
     ("write_file", {"path": "new.txt", "content": "x"}),
     ("write_file", {"path": "hello.txt", "content": "x"}),
+    ("append_file", {"path": "hello.txt", "content": "x"}),
     ("edit_file", {"path": "hello.txt", "edits": [{"oldText": "line 1", "newText": "x"}]}),
     ("create_directory", {"path": "newdir"}),
     ("move_file", {"source": "hello.txt", "destination": "moved.txt"}),
@@ -67,6 +68,8 @@ async def test_write_tools_carry_correct_annotations(make_server: Callable[..., 
         hints = {tool["name"]: tool["annotations"] for tool in await client.list_all_tools()}
     assert hints["write_file"] == {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": True, "openWorldHint": False}
     assert hints["edit_file"]["destructiveHint"] is True and hints["edit_file"]["idempotentHint"] is False
+    assert hints["append_file"] == {"readOnlyHint": False, "destructiveHint": False, "idempotentHint": False,
+                                    "openWorldHint": False}
     assert hints["delete_file"]["destructiveHint"] is True
     assert hints["create_directory"]["destructiveHint"] is False and hints["create_directory"]["idempotentHint"] is True
     assert hints["copy_file"]["destructiveHint"] is False and hints["move_file"]["readOnlyHint"] is False
@@ -203,3 +206,35 @@ async def test_a_server_that_may_write_removes_stale_temporary_files_at_start(
             await anyio.sleep(0.05)
     assert not stale.exists()
     assert fresh.exists() and other.exists()
+
+
+async def test_append_file_adds_at_the_end_and_creates_a_missing_file(make_server: Callable[..., Server], tree: Tree) -> None:
+    server = make_server(allow_write=True)
+    added = await call(server, "append_file", {"path": "hello.txt", "content": "line 4\n"})
+    assert added["structuredContent"] == {"path": str(tree.root / "hello.txt"), "created": False, "bytes": 7, "size": 28}
+    assert (tree.root / "hello.txt").read_text() == "line 1\nline 2\nline 3\nline 4\n"
+    fresh = await call(server, "append_file", {"path": "log.txt", "content_base64": "AAEC/w=="})
+    assert fresh["structuredContent"]["created"] is True and (tree.root / "log.txt").read_bytes() == b"\x00\x01\x02\xff"
+
+
+async def test_append_file_refuses_outward_links_directories_and_fifos(make_server: Callable[..., Server], tree: Tree) -> None:
+    server = make_server(allow_write=True)
+    outward = tree.link("outward.txt", tree.outside / "secret.txt")
+    os.mkfifo(tree.root / "pipe")
+    for path in (outward.name, "sub", "pipe"):
+        result = await call(server, "append_file", {"path": path, "content": "x"})
+        assert result["isError"], path
+    assert (tree.outside / "secret.txt").read_text() == SECRET
+
+
+async def test_write_file_writes_bytes_from_base64_exactly(make_server: Callable[..., Server], tree: Tree) -> None:
+    server = make_server(allow_write=True)
+    data = bytes(range(256))
+    import base64
+
+    done = await call(server, "write_file", {"path": "all.bin", "content_base64": base64.b64encode(data).decode()})
+    assert done["structuredContent"]["bytes"] == 256 and (tree.root / "all.bin").read_bytes() == data
+    for arguments in ({"content_base64": "not base64!"}, {"content": "x", "content_base64": "eA=="}, {}):
+        result = await call(server, "write_file", {"path": "all.bin", **arguments})
+        assert result["isError"], arguments
+    assert (tree.root / "all.bin").read_bytes() == data

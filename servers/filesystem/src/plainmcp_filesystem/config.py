@@ -92,7 +92,7 @@ class Config:
                             help=f"allowed directory (repeatable) [env: {DIRECTORIES_ENV}, separated by {os.pathsep!r}]")
         # On/off only: `--allow-write DIR` is the switch and a directory (env_switch never takes the next word).
         for flag, help in (
-            ("--allow-write", "enable write_file, edit_file, create_directory, move_file, copy_file"),
+            ("--allow-write", "enable write_file, append_file, edit_file, create_directory, move_file, copy_file"),
             ("--allow-delete", "also enable delete_file (needs --allow-write)"),
             ("--use-roots", "narrow the allowed directories to the client's roots when it offers them"),
             ("--no-watch", "do not watch files (no change notifications for subscriptions)"),

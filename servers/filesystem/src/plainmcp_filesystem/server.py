@@ -33,7 +33,16 @@ from .resources import register as register_resources
 from .search_tools import SEARCH_CONTENT, SEARCH_FILES, SearchTools
 from .toolkit import add_tool
 from .watch import ChangeFeed, Watcher
-from .write_tools import COPY_FILE, CREATE_DIRECTORY, DELETE_FILE, EDIT_FILE, MOVE_FILE, WRITE_FILE, WriteTools
+from .write_tools import (
+    APPEND_FILE,
+    COPY_FILE,
+    CREATE_DIRECTORY,
+    DELETE_FILE,
+    EDIT_FILE,
+    MOVE_FILE,
+    WRITE_FILE,
+    WriteTools,
+)
 from .writing import sweep_temporaries
 
 logger = logging.getLogger(__name__)
@@ -125,6 +134,7 @@ def _register_read_tools(server: Server, config: Config, access: Access) -> None
 
 def _register_write_tools(server: Server, config: Config, tools: WriteTools) -> None:
     add_tool(server, WRITE_FILE, tools.write_file)
+    add_tool(server, APPEND_FILE, tools.append_file)
     add_tool(server, EDIT_FILE, tools.edit_file)
     add_tool(server, CREATE_DIRECTORY, tools.create_directory)
     add_tool(server, MOVE_FILE, tools.move_file)

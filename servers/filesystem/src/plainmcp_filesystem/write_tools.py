@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import base64
+import binascii
 import codecs
 import functools
 from collections.abc import Awaitable, Callable
@@ -14,7 +16,7 @@ from plainmcp import Context, ToolError, ToolResult
 from .editing import EditOutcome, apply_edits, fenced, unified_diff
 from .reading import read_bytes
 from .toolkit import PATH, ToolFamily, ToolSpec, obj, out, result, writes
-from .writing import atomic_write, copy, delete, make_directories, move
+from .writing import append, atomic_write, copy, delete, make_directories, move
 
 if TYPE_CHECKING:
     from .access import Access
@@ -27,13 +29,25 @@ Changed = Callable[[list[str], bool], Awaitable[None]]
 #: The largest file edit_file changes: it holds the file, the new text and the diff in memory at once.
 EDIT_MAX_BYTES = 8 * 1024 * 1024
 
+#: What write_file and append_file write: text (UTF-8), or bytes as base64. Exactly one, checked in code.
+_CONTENT = {"content": {"type": "string"}, "content_base64": {"type": "string"}}
+
 WRITE_FILE = ToolSpec(
     title="Write a file",
-    input_schema=obj({"path": PATH, "content": {"type": "string"}},
-                     ("path", "content")),
+    input_schema=obj({"path": PATH, **_CONTENT}, ("path",)),
     output_schema=out({"path": {"type": "string"}, "created": {"type": "boolean"}, "bytes": {"type": "integer"}},
                       ("path", "created", "bytes")),
     annotations=writes(destructive=True, idempotent=True),
+)
+
+APPEND_FILE = ToolSpec(
+    title="Append to a file",
+    input_schema=obj({"path": PATH, **_CONTENT}, ("path",)),
+    output_schema=out({"path": {"type": "string"}, "created": {"type": "boolean"}, "bytes": {"type": "integer"},
+                       "size": {"type": "integer", "description": "the file's size after"}},
+                      ("path", "created", "bytes", "size")),
+    # Not destructive: nothing that was there is changed. Not idempotent: each call adds again.
+    annotations=writes(destructive=False, idempotent=False),
 )
 
 EDIT_FILE = ToolSpec(
@@ -92,6 +106,23 @@ DELETE_FILE = ToolSpec(
 )
 
 
+def payload(args: dict[str, Any]) -> bytes:
+    """The bytes to write: ``content`` as UTF-8, or ``content_base64`` decoded (strictly: a stray
+    character is an error, not silently dropped).
+
+    Raises:
+        ToolError: neither or both given, or base64 that does not decode.
+    """
+    if ("content" in args) == ("content_base64" in args):
+        raise ToolError("Give exactly one of content (text) or content_base64 (bytes)")
+    if "content" in args:
+        return str(args["content"]).encode("utf-8", "surrogatepass")
+    try:
+        return base64.b64decode(str(args["content_base64"]), validate=True)
+    except (binascii.Error, ValueError):
+        raise ToolError("content_base64 is not valid base64") from None
+
+
 def text_encoding(raw: bytes) -> tuple[bytes, str]:
     """The byte order mark a file starts with (kept apart, written back as it was) and the codec of the rest.
 
@@ -131,16 +162,28 @@ class WriteTools(ToolFamily):
         self.changed = changed
 
     async def write_file(self, ctx: Context, args: dict[str, Any]) -> ToolResult:
-        """Create a file or replace its whole content (UTF-8), atomically; the parent must exist. To change
-        part of a file use edit_file."""
+        """Create a file or replace its whole content (content as UTF-8, or bytes as content_base64),
+        atomically; the parent must exist. To change part of a file use edit_file; to add, append_file."""
+        data = payload(args)
         policy = await self.access.policy_for(ctx)
         place = policy.resolve(args["path"], for_write=True, must_exist=False)
-        data = args["content"].encode("utf-8")
         created = atomic_write(place, data)
         await self.changed([place.real], created)
         shown = policy.display(place)
         verb = "Created" if created else "Replaced"
         return result(f"{verb} {shown} ({len(data)} bytes)", {"path": shown, "created": created, "bytes": len(data)})
+
+    async def append_file(self, ctx: Context, args: dict[str, Any]) -> ToolResult:
+        """Add content (or content_base64) at the end of a file, created if missing. Nothing already
+        there changes; each call appends again. Include a trailing newline to end a line."""
+        data = payload(args)
+        policy = await self.access.policy_for(ctx)
+        place = policy.resolve(args["path"], for_write=True, must_exist=False)
+        created, size = append(place, data)
+        await self.changed([place.real], created)
+        shown = policy.display(place)
+        return result(f"Appended {len(data)} bytes to {shown} (now {size} bytes)",
+                      {"path": shown, "created": created, "bytes": len(data), "size": size})
 
     async def edit_file(self, ctx: Context, args: dict[str, Any]) -> ToolResult:
         """Replace text in a file: each oldText must match exactly one place (or set replace_all); else the

@@ -198,6 +198,45 @@ def atomic_write(place: Place, data: bytes) -> bool:
     return status is None
 
 
+_APPEND_FLAGS = os.O_WRONLY | os.O_APPEND | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+
+
+def append(place: Place, data: bytes) -> tuple[bool, int]:
+    """Add ``data`` at the end of the file at ``place`` (created if missing); returns (created, size after).
+
+    In place, with ``O_APPEND``: each write lands at the end even while others append, and nothing
+    before the old end is rewritten. Never through a link (``O_NOFOLLOW``), never to a FIFO or device
+    (``O_NONBLOCK`` keeps the open from waiting, then the type is checked before any byte is written).
+
+    Raises:
+        WriteFailed: the parent is missing, or the target is a directory or special file.
+        PathDenied: the target is a link. OSError: other failures.
+    """
+    with _parent(place, "The parent directory does not exist (create it with create_directory)") as (fd, name):
+        created = False
+        try:
+            try:
+                out = os.open(name, _APPEND_FLAGS, dir_fd=fd)
+            except FileNotFoundError:
+                out = os.open(name, _APPEND_FLAGS | os.O_CREAT | os.O_EXCL, 0o666, dir_fd=fd)
+                created = True
+        except OSError as problem:
+            if problem.errno == errno.EISDIR:
+                raise WriteFailed("The path is a directory") from None
+            if problem.errno in (errno.ENXIO, errno.ENODEV):
+                raise WriteFailed("The path is a special file; only regular files are appended to") from None
+            raise refusal(problem, fd, name) from None
+        try:
+            if not stat.S_ISREG(os.fstat(out).st_mode):
+                raise WriteFailed("The path is a special file; only regular files are appended to")
+            view = memoryview(data)
+            while view:
+                view = view[os.write(out, view):]
+            return created, os.fstat(out).st_size
+        finally:
+            os.close(out)
+
+
 def create_exclusive(place: Place, data: bytes | BinaryIO, mode: int | None = None) -> None:
     """Create a new file at ``place`` atomically, failing if anything is there (even a dangling link).
 
