@@ -4,6 +4,7 @@ report for everything else."""
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ from plainmcp.testing import connect_in_memory
 from plainmcp_prompts.formats import load_file_text
 from plainmcp_prompts.frontmatter import FormatError
 from plainmcp_prompts.library import Library
+from plainmcp_prompts.template import render
 
 from .support import MODERN, server_over, text_of, write
 
@@ -45,8 +47,6 @@ GREETING = """
 
 
 def load(text: str, path: str = "p.prompt"):
-    import textwrap
-
     return load_file_text(textwrap.dedent(text).lstrip("\n"), root="/library", path=path)
 
 
@@ -213,8 +213,6 @@ async def test_readme_dotprompt_example_is_served(tmp_path, era):
 
 
 def test_dotprompt_escapes_comments_triple_stash_and_whitespace_control():
-    from plainmcp_prompts.template import render
-
     spec, _ = load("Use \\{{literal}} and {{{raw}}}.{{!-- gone --}}  {{~x~}}  !")
     (message,) = render(spec.messages, {"raw": "<b>", "x": "X"}, None)
     assert message["content"]["text"] == "Use {{literal}} and <b>.X!"

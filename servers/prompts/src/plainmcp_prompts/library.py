@@ -270,7 +270,7 @@ class Library:
                     version = (stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
                     known = digests.get(version) or self._embed_digests.get(version)
                     if known is None:
-                        known = digest(template.read_embedded_text(fd, embed.path))
+                        known = digest(template.read_embedded_data(fd, embed.path, relative))
                     digests[version] = known
             except FormatError as error:
                 return FormatError(error.message, embed.line)
@@ -284,9 +284,11 @@ class Library:
     def read_embed(self, spec: PromptSpec, embed: Embed) -> template.EmbeddedFile:
         """The file ``embed`` of ``spec`` as it is now, checked again (it may have become a symlink
         since the scan). Raises FormatError with a message naming no host path."""
-        relative, text = template.read_embedded(spec.root, _folder(spec), embed.path)
+        relative, data = template.read_embedded(spec.root, _folder(spec), embed.path)
         uri = EMBED_URI_PREFIX + urllib.parse.quote(relative, safe="/")
-        return template.EmbeddedFile(uri, text, template.mime_type(relative))
+        if isinstance(data, bytes):
+            return template.EmbeddedFile(uri, "", template.binary_mime_type(relative) or "", blob=data)
+        return template.EmbeddedFile(uri, data, template.mime_type(relative))
 
 
 def _sort_out(paths: list[str], problems: list[Problem], root: str) -> tuple[list[str], dict[str, tuple[str, ...]]]:
@@ -340,9 +342,10 @@ def is_prompt_file(path: str) -> bool:
     return name.endswith(".md") or (name.endswith(dotprompt.SUFFIX) and not name.startswith("_"))
 
 
-def digest(text: str) -> str:
-    """What :attr:`Library.embedded` keeps of an embedded file's text."""
-    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+def digest(data: str | bytes) -> str:
+    """What :attr:`Library.embedded` keeps of an embedded file's text (or bytes)."""
+    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
+    return hashlib.blake2b(raw, digest_size=16).hexdigest()
 
 
 def _reason(error: OSError) -> str:

@@ -185,9 +185,13 @@ def slot_names(messages: Sequence[MessageTemplate]) -> list[str]:
 
 @dataclass(frozen=True, slots=True)
 class EmbeddedFile:
+    """A file to embed: its text, or for a binary file (:func:`binary_mime_type`) its bytes as
+    ``blob`` (``text`` is then empty)."""
+
     uri: str
     text: str
     mime_type: str
+    blob: bytes | None = None
 
 
 EmbedReader = Callable[[Embed], EmbeddedFile]
@@ -236,8 +240,12 @@ def render(
                 _flush(rendered, message.role, pending)
                 pending = []
                 embedded = read_embed(segment)
-                count(len(embedded.text))
-                contents = content.text_contents(embedded.uri, embedded.text, embedded.mime_type)
+                if embedded.blob is not None:
+                    count(-(-len(embedded.blob) // 3) * 4)  # as it travels: base64
+                    contents = content.blob_contents(embedded.uri, embedded.blob, embedded.mime_type)
+                else:
+                    count(len(embedded.text))
+                    contents = content.text_contents(embedded.uri, embedded.text, embedded.mime_type)
                 rendered.append(content.message(message.role, content.embedded_resource(contents)))
         _flush(rendered, message.role, pending)
     return rendered
@@ -261,11 +269,20 @@ def check_embed_path(path: str, line: int | None = None) -> None:
         raise FormatError(f"embedded path {quote(path)} must be relative to the embedding file", line)
 
 
-def read_embedded(root: str, folder: str, path: str) -> tuple[str, str]:
-    """(path below ``root``, text) of the file ``path`` written in a file of ``folder`` (a path below
-    ``root``): :func:`open_embedded`, then :func:`read_embedded_text`. Raises FormatError."""
+def read_embedded(root: str, folder: str, path: str) -> tuple[str, str | bytes]:
+    """(path below ``root``, text or bytes) of the file ``path`` written in a file of ``folder`` (a
+    path below ``root``): :func:`open_embedded`, then :func:`read_embedded_data`. Raises FormatError."""
     with open_embedded(root, folder, path) as (fd, relative):
-        return relative, read_embedded_text(fd, path)
+        return relative, read_embedded_data(fd, path, relative)
+
+
+def read_embedded_data(fd: int, path: str, relative: str) -> str | bytes:
+    """The content of the embedded file open as ``fd``: bytes for a binary file (its type, from its
+    resolved path ``relative``, is an image, audio, PDF...: :func:`binary_mime_type`), else its text
+    (:func:`read_embedded_text`). At most MAX_EMBED_BYTES either way. Raises FormatError."""
+    if binary_mime_type(relative) is None:
+        return read_embedded_text(fd, path)
+    return _read_limited(fd, path)
 
 
 @contextmanager
@@ -295,6 +312,14 @@ def open_embedded(root: str, folder: str, path: str) -> Iterator[tuple[int, str]
 def read_embedded_text(fd: int, path: str) -> str:
     """The text of the embedded file open as ``fd`` (``path`` as written, for messages): a regular
     file of at most MAX_EMBED_BYTES of UTF-8. Raises FormatError."""
+    data = _read_limited(fd, path)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise FormatError(f"embedded file {quote(path)} is not UTF-8 text") from None
+
+
+def _read_limited(fd: int, path: str) -> bytes:
     try:
         data = beneath.read_regular(fd, MAX_EMBED_BYTES + 1)
     except OSError:
@@ -303,10 +328,18 @@ def read_embedded_text(fd: int, path: str) -> str:
         raise FormatError(f"embedded file {quote(path)} does not exist or is not a readable regular file")
     if len(data) > MAX_EMBED_BYTES:
         raise FormatError(f"embedded file {quote(path)} is larger than {MAX_EMBED_BYTES // 1024} KiB")
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise FormatError(f"embedded file {quote(path)} is not UTF-8 text") from None
+    return data
+
+
+#: Types embedded as bytes (a blob); every other file must be UTF-8 text.
+_BINARY_TYPES = ("image/", "audio/", "video/", "application/pdf", "application/zip", "application/octet-stream")
+
+
+def binary_mime_type(path: str) -> str | None:
+    """The type of ``path`` if, by its name, it is a binary file (an image, audio, video, PDF or ZIP
+    file), else None: anything else is embedded as text, and must be UTF-8."""
+    guessed, _ = mimetypes.guess_type(path)
+    return guessed if guessed is not None and guessed.startswith(_BINARY_TYPES) else None
 
 
 def mime_type(path: str) -> str:

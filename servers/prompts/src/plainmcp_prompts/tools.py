@@ -175,5 +175,8 @@ def as_text(messages: list[dict[str, Any]]) -> str:
             parts.append(block["text"])
         else:
             resource = block["resource"]
-            parts.append(f"{resource['uri']}:\n\n````\n{resource.get('text', '')}\n````")
+            if "blob" in resource:  # bytes have no Markdown form: named here, whole in structuredContent
+                parts.append(f"{resource['uri']}: a {resource.get('mimeType', 'binary')} file (in structuredContent)")
+            else:
+                parts.append(f"{resource['uri']}:\n\n````\n{resource.get('text', '')}\n````")
     return "\n\n".join(parts)
