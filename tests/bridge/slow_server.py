@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import anyio
-from plainmcp import Server, ToolAnnotations
+from plainmcp import Server, ToolAnnotations, run_stdio
 
 
 def build_server(marker: Path) -> Server:
@@ -30,4 +30,4 @@ def build_server(marker: Path) -> Server:
 
 
 if __name__ == "__main__":
-    build_server(Path(sys.argv[1])).run_stdio()
+    run_stdio(build_server(Path(sys.argv[1])))

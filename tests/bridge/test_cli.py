@@ -153,3 +153,15 @@ def test_ctrl_c_in_the_chat_cancels_the_turn_and_the_chat_goes_on(database: Path
     assert "(interrupted)" in out, out
     assert "still here" in out and out.count("word") < 100, out
     assert model.disconnects == 1
+
+
+def test_chat_prompt_command_asks_with_the_servers_prompt(database: Path) -> None:
+    with StandInModel([{"text": "The priciest book is known."}]) as model:
+        done = run(model, "chat", "--server", server(database),
+                   stdin='/prompt answer_question "question=Which book costs most?"\n/prompt nope\n')
+    assert done.returncode == 0, done.stderr
+    (asked,) = [message for message in model.requests[0][1]["messages"] if message["role"] == "user"]
+    # The prompt's messages, the embedded schema resource included, become the question.
+    assert "CREATE TABLE books" in asked["content"] and "Which book costs most?" in asked["content"]
+    assert "The priciest book is known." in done.stdout
+    assert "!  cannot get the prompt nope: sqlite: " in done.stdout

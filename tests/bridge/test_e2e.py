@@ -70,7 +70,7 @@ def test_filesystem_read_with_stringified_arguments_over_the_openai_api(tmp_path
                                      {"files": {"command": PYTHON, "args": ["-m", "plainmcp_filesystem", str(root)]}},
                                      tmp_path, api="openai")
     assert code == 0, stderr
-    assert "todo.md" in told(model, 1)
+    assert "todo.md" in told(model, 1), told(model, 1)
     assert "write the bridge README" in told(model, 2)
     assert document["counts"]["normalised"] == 2 and document["counts"]["valid_first_try"] == 2
 

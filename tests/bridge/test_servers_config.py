@@ -52,5 +52,6 @@ def test_inline_server_and_unique_names() -> None:
     assert spec == ServerSpec("sqlite", command=("plainmcp-sqlite", "--db", "my data.db"))
     with pytest.raises(ValueError):
         inline_server("   ")
+    assert inline_server("/venv/bin/python3 -m plainmcp_weather --log-level info").name == "weather"
     names = [s.name for s in unique_names([spec, spec, inline_server("/usr/bin/other")])]
     assert names == ["sqlite", "sqlite-2", "other"]

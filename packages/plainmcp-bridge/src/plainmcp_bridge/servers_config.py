@@ -93,11 +93,15 @@ def _strings(value: Any, where: str) -> dict[str, str]:
 
 
 def inline_server(command_line: str) -> ServerSpec:
-    """``--server "plainmcp-sqlite --db x.db"``: one stdio server, named after its program."""
+    """``--server "plainmcp-sqlite --db x.db"``: one stdio server, named after its program (or module, for
+    ``python -m``), without the ``plainmcp-`` prefix."""
     words = shlex.split(command_line)
     if not words:
         raise ValueError("--server needs a command")
-    name = os.path.basename(words[0]).removeprefix("plainmcp-") or "server"
+    program = os.path.basename(words[0])
+    if len(words) > 2 and words[1] == "-m" and program.startswith("python"):
+        program = words[2].rsplit(".", 1)[-1].replace("_", "-")  # python -m plainmcp_sqlite: "sqlite"
+    name = program.removeprefix("plainmcp-") or "server"
     return ServerSpec(name, command=tuple(words))
 
 

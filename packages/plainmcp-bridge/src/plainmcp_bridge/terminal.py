@@ -17,7 +17,7 @@ import anyio
 from plainmcp import MCPError
 
 from .agent import Bridge, Hooks
-from .interceptor import ValidCall
+from .interceptor import ValidCall, answer_for_model
 
 HELP = """Commands:
   /tools                   the tools the model can call
@@ -192,8 +192,9 @@ async def _prompt(bridge: Bridge, hooks: TerminalHooks, name: str, pairs: list[s
         except MCPError as error:
             errors.append(f"{server}: {error.message}")
             continue
-        texts = [message["content"].get("text", "") for message in result.get("messages") or ()
+        # Each message's content as text (an embedded resource's text included), in order.
+        texts = [answer_for_model({"content": [message["content"]]}) for message in result.get("messages") or ()
                  if isinstance(message, dict) and isinstance(message.get("content"), dict)]
-        return "\n\n".join(text for text in texts if text)
+        return "\n\n".join(texts)
     hooks._line(f"!  cannot get the prompt {name}: {'; '.join(errors) or 'no servers'}")
     return None
