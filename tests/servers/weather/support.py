@@ -25,7 +25,15 @@ def place(name: str, admin1: str) -> dict[str, Any]:
 
 def config(**overrides: Any) -> Config:
     """Every upstream at the mock host; no backoff worth waiting for."""
-    settings: dict[str, Any] = {"geocoding_url": BASE, "forecast_url": BASE, "nws_url": BASE, "backoff": 0.0}
+    settings: dict[str, Any] = {
+        "geocoding_url": BASE,
+        "forecast_url": BASE,
+        "nws_url": BASE,
+        "air_quality_url": BASE,
+        "marine_url": BASE,
+        "archive_url": BASE,
+        "backoff": 0.0,
+    }
     settings.update(overrides)
     return Config(**settings)
 
@@ -64,6 +72,32 @@ def recorded(request: httpx.Request, now: float | None = None) -> httpx.Response
                 int(query.get("forecast_days", 7)),
                 units,
                 now,
+            ),
+        )
+    if path == "/v1/air-quality":
+        names = query["current"].split(",")
+        return httpx.Response(
+            200, json=data.air_quality(float(query["latitude"]), float(query["longitude"]), names, now)
+        )
+    if path == "/v1/marine":
+        sections = {s: [v for v in query.get(s, "").split(",") if v] for s in ("current", "daily")}
+        return httpx.Response(
+            200,
+            json=data.marine(
+                float(query["latitude"]), float(query["longitude"]), sections, int(query["forecast_days"]), now
+            ),
+        )
+    if path == "/v1/archive":
+        units = {key: query[key] for key in ("temperature_unit", "wind_speed_unit", "precipitation_unit")}
+        return httpx.Response(
+            200,
+            json=data.archive(
+                float(query["latitude"]),
+                float(query["longitude"]),
+                query["start_date"],
+                query["end_date"],
+                query["daily"].split(","),
+                units,
             ),
         )
     if path.startswith("/points/"):

@@ -44,9 +44,13 @@ async def test_tools_listing_has_output_schemas_and_read_only_hints():
     async with weather() as client:
         tools, _ = await client.list_tools()
     assert sorted(tool["name"] for tool in tools) == [
+        "compare_weather",
+        "get_air_quality",
         "get_alerts",
         "get_current_weather",
         "get_forecast",
+        "get_historical_weather",
+        "get_marine_forecast",
         "search_locations",
     ]
     for tool in tools:

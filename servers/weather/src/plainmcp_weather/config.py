@@ -16,14 +16,29 @@ ENV_PREFIX = "PLAINMCP_WEATHER"
 GEOCODING_URL = "https://geocoding-api.open-meteo.com"
 FORECAST_URL = "https://api.open-meteo.com"
 NWS_URL = "https://api.weather.gov"
+AIR_QUALITY_URL = "https://air-quality-api.open-meteo.com"
+MARINE_URL = "https://marine-api.open-meteo.com"
+ARCHIVE_URL = "https://archive-api.open-meteo.com"
 #: Open-Meteo's commercial plan serves the same API on these hosts, with ``apikey`` on every call.
 COMMERCIAL_GEOCODING_URL = "https://customer-geocoding-api.open-meteo.com"
 COMMERCIAL_FORECAST_URL = "https://customer-api.open-meteo.com"
+#: Each Open-Meteo base URL setting, its free host and its commercial one.
+OPEN_METEO_HOSTS = {
+    "geocoding_url": (GEOCODING_URL, COMMERCIAL_GEOCODING_URL),
+    "forecast_url": (FORECAST_URL, COMMERCIAL_FORECAST_URL),
+    "air_quality_url": (AIR_QUALITY_URL, "https://customer-air-quality-api.open-meteo.com"),
+    "marine_url": (MARINE_URL, "https://customer-marine-api.open-meteo.com"),
+    "archive_url": (ARCHIVE_URL, "https://customer-archive-api.open-meteo.com"),
+}
 #: The largest upstream body accepted, after decoding: Open-Meteo's answers are tens of kilobytes, the
 #: NWS's alerts for a state in a busy season a few hundred. A larger one is an error, never held whole.
 MAX_RESPONSE_BYTES = 4 * 1024 * 1024
 #: The NWS asks for an application name and a contact; operators should put their own here.
 USER_AGENT = f"plainmcp-weather/{__version__} (+https://pypi.org/project/plainmcp-weather/)"
+
+
+#: The base URL settings added with the tools of issue 21 (checked like the first three).
+URLS = ("air_quality_url", "marine_url", "archive_url")
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,7 +57,10 @@ class Config:
 
     geocoding_url: str = GEOCODING_URL  #: Open-Meteo geocoding (``/v1/search``)
     forecast_url: str = FORECAST_URL  #: Open-Meteo forecast (``/v1/forecast``)
-    nws_url: str = NWS_URL  #: the National Weather Service (``/points/...``, ``/alerts/active``)
+    nws_url: str = NWS_URL  #: the National Weather Service (``/points/...``, ``/alerts/active``, ``/gridpoints/...``)
+    air_quality_url: str = AIR_QUALITY_URL  #: Open-Meteo air quality (``/v1/air-quality``)
+    marine_url: str = MARINE_URL  #: Open-Meteo marine (``/v1/marine``)
+    archive_url: str = ARCHIVE_URL  #: Open-Meteo historical weather (``/v1/archive``)
     api_key: str | None = None  #: Open-Meteo commercial key, sent as ``apikey`` (never logged)
     user_agent: str = USER_AGENT  #: sent to every upstream; the NWS wants a name and a contact
     language: str = "en"  #: language of place names
@@ -87,7 +105,7 @@ class Config:
                 raise ValueError(f"{_flag(name)} must be >= 0")
         if self.breaker_threshold < 1:
             raise ValueError("--breaker-threshold must be >= 1")
-        for name in ("geocoding_url", "forecast_url", "nws_url"):
+        for name in ("geocoding_url", "forecast_url", "nws_url", *URLS):
             url = getattr(self, name)
             if not url.startswith(("http://", "https://")):
                 raise ValueError(f"{_flag(name)} must be an http:// or https:// URL")
@@ -95,10 +113,9 @@ class Config:
         if not self.user_agent.strip():
             raise ValueError("--user-agent must not be empty: the NWS refuses requests without a User-Agent")
         if self.api_key:
-            if self.geocoding_url == GEOCODING_URL:
-                object.__setattr__(self, "geocoding_url", COMMERCIAL_GEOCODING_URL)
-            if self.forecast_url == FORECAST_URL:
-                object.__setattr__(self, "forecast_url", COMMERCIAL_FORECAST_URL)
+            for name, (free, commercial) in OPEN_METEO_HOSTS.items():
+                if getattr(self, name) == free:
+                    object.__setattr__(self, name, commercial)
 
     @staticmethod
     def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -125,6 +142,9 @@ class Config:
             geocoding_url=args.geocoding_url,
             forecast_url=args.forecast_url,
             nws_url=args.nws_url,
+            air_quality_url=args.air_quality_url,
+            marine_url=args.marine_url,
+            archive_url=args.archive_url,
             api_key=args.open_meteo_api_key or None,
             user_agent=args.user_agent,
             language=args.language,
@@ -156,6 +176,9 @@ OPTIONS: dict[str, tuple[tuple[str, type, str], ...]] = {
             "base URL of the Open-Meteo forecast API (/v1/forecast is appended); a self-hosted Open-Meteo works",
         ),
         ("nws_url", str, "base URL of the National Weather Service API"),
+        ("air_quality_url", str, "base URL of the Open-Meteo air quality API (/v1/air-quality is appended)"),
+        ("marine_url", str, "base URL of the Open-Meteo marine API (/v1/marine is appended)"),
+        ("archive_url", str, "base URL of the Open-Meteo historical weather API (/v1/archive is appended)"),
         (
             "api_key",
             str,

@@ -59,7 +59,7 @@ def today(now: float, place_zone: tzinfo) -> date:
     return datetime.fromtimestamp(now, UTC).astimezone(place_zone).date()
 
 
-def day_label(iso_date: str, place_today: date) -> str:
+def day_label(iso_date: str, place_today: date | None = None) -> str:
     """The date as "Tue 15 Sep", with " (today)", " (tomorrow)" or " (yesterday)" when it is, at the
     place; the text itself when it is not a date."""
     try:
@@ -67,5 +67,7 @@ def day_label(iso_date: str, place_today: date) -> str:
     except (TypeError, ValueError):
         return str(iso_date)
     words = f"{WEEKDAYS[day.weekday()]} {day.day} {MONTHS[day.month - 1]}"
+    if place_today is None:
+        return words
     relative = {0: " (today)", 1: " (tomorrow)", -1: " (yesterday)"}.get((day - place_today).days, "")
     return words + relative

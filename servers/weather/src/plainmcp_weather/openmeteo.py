@@ -60,7 +60,7 @@ HOURLY_DAYS = 3
 QUALIFIED_COUNT = 50
 
 
-def _unreadable(label: str) -> Unavailable:
+def unreadable(label: str) -> Unavailable:
     return Unavailable(f"The {label} service sent an answer that could not be read. Try again later.")
 
 
@@ -69,7 +69,7 @@ def place_from(raw: Any) -> dict[str, Any] | None:
     if not isinstance(raw, dict):
         return None
     name, latitude, longitude = raw.get("name"), raw.get("latitude"), raw.get("longitude")
-    if not isinstance(name, str) or not _is_number(latitude) or not _is_number(longitude):
+    if not isinstance(name, str) or not is_number(latitude) or not is_number(longitude):
         return None
     place: dict[str, Any] = {"name": name, "latitude": float(latitude), "longitude": float(longitude)}
     for key in ("id", "country", "country_code", "admin1", "admin2", "timezone", "population", "elevation"):
@@ -79,7 +79,7 @@ def place_from(raw: Any) -> dict[str, Any] | None:
     return place
 
 
-def _is_number(value: Any) -> TypeGuard[int | float]:
+def is_number(value: Any) -> TypeGuard[int | float]:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
@@ -92,16 +92,16 @@ def _unit_labels(units: Any) -> dict[str, str]:
     }
 
 
-def _rename(values: dict[str, Any], names: dict[str, str]) -> dict[str, Any]:
+def rename(values: dict[str, Any], names: dict[str, str]) -> dict[str, Any]:
     row = {ours: values.get(theirs) for theirs, ours in names.items()}
     row["conditions"] = describe(row.get("weather_code"))
     return row
 
 
-def _columns(section: Any, names: dict[str, str], limit: int | None, label: str) -> list[dict[str, Any]]:
+def columns(section: Any, names: dict[str, str], limit: int | None, label: str) -> list[dict[str, Any]]:
     """Open-Meteo's column arrays (``{"time": [...], "temperature_2m": [...]}``) as rows."""
     if not isinstance(section, dict) or not isinstance(section.get("time"), list):
-        raise _unreadable(label)
+        raise unreadable(label)
     times = section["time"][:limit] if limit is not None else section["time"]
     rows = []
     for index, when in enumerate(times):
@@ -109,7 +109,7 @@ def _columns(section: Any, names: dict[str, str], limit: int | None, label: str)
             theirs: (column[index] if isinstance(column := section.get(theirs), list) and index < len(column) else None)
             for theirs in names
         }
-        rows.append({"time": when, **_rename(values, names)})
+        rows.append({"time": when, **rename(values, names)})
     return rows
 
 
@@ -145,10 +145,10 @@ class OpenMeteo:
             params["countryCode"] = country_code.upper()
         data = await self.geocoding.get_json(self.search_url, params, on_wait)
         if not isinstance(data, dict):
-            raise _unreadable(self.geocoding.label)
+            raise unreadable(self.geocoding.label)
         results = data.get("results") or []  # absent when nothing matches
         if not isinstance(results, list):
-            raise _unreadable(self.geocoding.label)
+            raise unreadable(self.geocoding.label)
         return [place for place in map(place_from, results) if place is not None]
 
     async def weather(
@@ -188,10 +188,10 @@ class OpenMeteo:
             params["hourly"] = ",".join(HOURLY)
         label = self.forecast_api.label
         data = await self.forecast_api.get_json(self.forecast_url, params, on_wait)
-        if not isinstance(data, dict) or not _is_number(data.get("latitude")) or not _is_number(data.get("longitude")):
-            raise _unreadable(label)
+        if not isinstance(data, dict) or not is_number(data.get("latitude")) or not is_number(data.get("longitude")):
+            raise unreadable(label)
         offset = data.get("utc_offset_seconds")
-        offset = int(offset) if _is_number(offset) and abs(offset) <= 18 * 3600 else 0
+        offset = int(offset) if is_number(offset) and abs(offset) <= 18 * 3600 else 0
         zone_name = data.get("timezone") if isinstance(data.get("timezone"), str) else None
         place_zone = zone(zone_name, offset)
         answer: dict[str, Any] = {
@@ -206,18 +206,18 @@ class OpenMeteo:
         if current:
             section = data.get("current")
             if not isinstance(section, dict):
-                raise _unreadable(label)
-            answer["current"] = {"time": localize(section.get("time"), offset, place_zone), **_rename(section, CURRENT)}
+                raise unreadable(label)
+            answer["current"] = {"time": localize(section.get("time"), offset, place_zone), **rename(section, CURRENT)}
             answer["units"] = _unit_labels(data.get("current_units"))
         if days:
-            answer["daily"] = _columns(data.get("daily"), DAILY, days, label)
+            answer["daily"] = columns(data.get("daily"), DAILY, days, label)
             answer.setdefault("units", _unit_labels(data.get("daily_units")))
         if hourly:
             # Every hour asked for (the caller keeps MAX_HOURS from its "now"), each at its true local
             # time; no more rows than asked for, whatever the upstream sent.
             answer["hourly"] = [
                 {**row, "time": localize(row["time"], offset, place_zone)}
-                for row in _columns(data.get("hourly"), HOURLY, 24 * params["forecast_days"], label)
+                for row in columns(data.get("hourly"), HOURLY, 24 * params["forecast_days"], label)
             ]
         answer.setdefault("units", _unit_labels({}))
         return answer

@@ -225,3 +225,156 @@ ALERTS_OUTPUT = _output(
     },
     ["state", "count", "alerts"],
 )
+
+
+# ------------------------------------------------------------------ the tools added for issue 21
+
+MAX_MARINE_DAYS = 7
+MAX_HISTORY_DAYS = 31
+MIN_PLACES, MAX_PLACES = 2, 5
+
+AIR_QUALITY_INPUT = _where()
+MARINE_INPUT = _where(days={"type": "integer", "minimum": 1, "maximum": MAX_MARINE_DAYS})  # 3 by default
+HISTORY_INPUT = {
+    **_where(
+        start_date={"type": "string", "format": "date"},
+        end_date={"type": "string", "format": "date"},
+        units=UNITS,
+    ),
+    "required": ["start_date", "end_date"],
+}
+COMPARE_INPUT = {
+    "type": "object",
+    "properties": {
+        "locations": {
+            "type": "array",
+            "items": {"type": "string"},
+            "minItems": MIN_PLACES,
+            "maxItems": MAX_PLACES,
+            "description": 'Place names, e.g. ["Paris, France", "Rome"]',
+        },
+        "units": UNITS,
+    },
+    "required": ["locations"],
+    "additionalProperties": False,
+}
+
+AIR_QUALITY_ROW = {
+    "type": "object",
+    "properties": {
+        "time": {"type": ["string", "null"]},
+        "european_aqi": NUMBER_OR_NULL,
+        "us_aqi": NUMBER_OR_NULL,
+        "pm2_5": NUMBER_OR_NULL,
+        "pm10": NUMBER_OR_NULL,
+        "ozone": NUMBER_OR_NULL,
+        "nitrogen_dioxide": NUMBER_OR_NULL,
+        "sulphur_dioxide": NUMBER_OR_NULL,
+        "carbon_monoxide": NUMBER_OR_NULL,
+        "alder_pollen": NUMBER_OR_NULL,
+        "birch_pollen": NUMBER_OR_NULL,
+        "grass_pollen": NUMBER_OR_NULL,
+        "mugwort_pollen": NUMBER_OR_NULL,
+        "olive_pollen": NUMBER_OR_NULL,
+        "ragweed_pollen": NUMBER_OR_NULL,
+    },
+    "required": ["time"],
+}
+AIR_QUALITY_OUTPUT = _output(
+    {
+        "location": LOCATION_USED,
+        "alternatives": {"type": "array", "items": PLACE},
+        "grid": GRID,
+        "units": {"type": "object", "additionalProperties": {"type": "string"}},
+        "current": AIR_QUALITY_ROW,
+        "european_category": STRING_OR_NULL,
+        "us_category": STRING_OR_NULL,
+    },
+    ["location", "alternatives", "grid", "units", "current"],
+)
+MARINE_OUTPUT = _output(
+    {
+        "location": LOCATION_USED,
+        "alternatives": {"type": "array", "items": PLACE},
+        "grid": GRID,
+        "units": {"type": "object", "additionalProperties": {"type": "string"}},
+        "current": {
+            "type": "object",
+            "properties": {
+                "time": {"type": ["string", "null"]},
+                **{
+                    name: NUMBER_OR_NULL
+                    for name in (
+                        "wave_height",
+                        "wave_direction",
+                        "wave_period",
+                        "swell_wave_height",
+                        "swell_wave_direction",
+                        "swell_wave_period",
+                        "sea_surface_temperature",
+                    )
+                },
+            },
+            "required": ["time"],
+        },
+        "days": {"type": "integer"},
+        "daily": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "time": {"type": "string"},
+                    "wave_height_max": NUMBER_OR_NULL,
+                    "wave_direction_dominant": NUMBER_OR_NULL,
+                    "wave_period_max": NUMBER_OR_NULL,
+                    "swell_wave_height_max": NUMBER_OR_NULL,
+                },
+                "required": ["time"],
+            },
+        },
+        "at_sea": {"type": "boolean", "description": "False: no sea data for this point (it is inland)"},
+    },
+    ["location", "alternatives", "grid", "units", "current", "days", "daily", "at_sea"],
+)
+HISTORY_ROW = _row("temperature_max", "temperature_min", "temperature_mean", "precipitation_sum", "wind_speed_max")
+HISTORY_OUTPUT = _output(
+    {
+        "location": LOCATION_USED,
+        "alternatives": {"type": "array", "items": PLACE},
+        "grid": GRID,
+        "units": UNIT_LABELS,
+        "start_date": {"type": "string"},
+        "end_date": {"type": "string"},
+        "daily": {"type": "array", "items": HISTORY_ROW},
+        "totals": {
+            "type": "object",
+            "description": "Over the whole range",
+            "properties": {
+                "temperature_max": NUMBER_OR_NULL,
+                "temperature_min": NUMBER_OR_NULL,
+                "precipitation_sum": NUMBER_OR_NULL,
+                "days_with_precipitation": {"type": "integer"},
+            },
+        },
+    },
+    ["location", "alternatives", "grid", "units", "start_date", "end_date", "daily", "totals"],
+)
+COMPARE_OUTPUT = _output(
+    {
+        "units": UNIT_LABELS,
+        "places": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "query": {"type": "string"},
+                    "location": LOCATION_USED,
+                    "current": CURRENT_ROW,
+                    "today": DAILY_ROW,
+                },
+                "required": ["query", "location", "current", "today"],
+            },
+        },
+    },
+    ["units", "places"],
+)

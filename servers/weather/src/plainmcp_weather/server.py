@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 from plainmcp import Server
 
-from . import __version__, tools
+from . import __version__, coverage, tools
 from .config import Config
 from .service import WeatherService
 
@@ -64,5 +64,6 @@ def build_server(config: Config, deps: Deps | None = None) -> Server:
     )
     server = Server(NAME, __version__, title="Weather", description=DESCRIPTION, instructions=INSTRUCTIONS)
     tools.register(server, tools.WeatherTools(service))
+    coverage.register(server, coverage.CoverageTools(service))
     server.background(service.close_after_serving)
     return server

@@ -21,6 +21,7 @@ from .config import Config
 from .flight import SingleFlight
 from .nws import ACCEPT, NWS
 from .openmeteo import QUALIFIED_COUNT, OpenMeteo
+from .openmeteo_more import OpenMeteoMore
 from .places import PlaceQuery, filter_candidates, label
 from .redaction import RedactSecrets, environment_transport, secret_transport
 from .resilience import CircuitBreaker, RetryPolicy
@@ -41,6 +42,9 @@ UPSTREAMS: tuple[tuple[str, str, dict[str, str], bool], ...] = (
     ("geocoding", "Open-Meteo geocoding", {}, True),
     ("forecast", "Open-Meteo forecast", {}, True),
     ("nws", "National Weather Service", {"Accept": ACCEPT}, False),
+    ("air_quality", "Open-Meteo air quality", {}, True),
+    ("marine", "Open-Meteo marine", {}, True),
+    ("archive", "Open-Meteo historical weather", {}, True),
 )
 
 
@@ -141,6 +145,12 @@ class WeatherService:
             language=config.language,
         )
         self.nws = NWS(self.upstreams["nws"], base_url=config.nws_url)
+        self.more = OpenMeteoMore(
+            self.upstreams["air_quality"],
+            self.upstreams["marine"],
+            self.upstreams["archive"],
+            urls={"air_quality": config.air_quality_url, "marine": config.marine_url, "archive": config.archive_url},
+        )
 
     def now(self) -> float:
         """The current Unix time (the injected wall clock): what "today" and "from now" mean."""
@@ -281,6 +291,39 @@ class WeatherService:
             lambda on_wait: self.open_meteo.weather(
                 latitude, longitude, units, current=current, days=days, hourly=hourly, on_wait=on_wait
             ),
+            watcher,
+        )
+
+    async def air_quality(self, latitude: float, longitude: float, watcher: OnWait | None = None) -> Answer:
+        """Air quality now (fresh as long as current weather)."""
+        key = cache_key("air-quality", latitude=latitude, longitude=longitude)
+        return await self._cached(
+            key, self.config.current_ttl, lambda on_wait: self.more.air_quality(latitude, longitude, on_wait), watcher
+        )
+
+    async def marine(self, latitude: float, longitude: float, days: int, watcher: OnWait | None = None) -> Answer:
+        """The sea state now and ``days`` of daily maxima (fresh as long as a forecast)."""
+        key = cache_key("marine", latitude=latitude, longitude=longitude, days=days)
+        return await self._cached(
+            key, self.config.forecast_ttl, lambda on_wait: self.more.marine(latitude, longitude, days, on_wait), watcher
+        )
+
+    async def archive(
+        self, latitude: float, longitude: float, start: str, end: str, units: Units, watcher: OnWait | None = None
+    ) -> Answer:
+        """Past daily weather (the past changes little: fresh as long as a place lookup)."""
+        key = cache_key(
+            "archive",
+            latitude=latitude,
+            longitude=longitude,
+            start=start,
+            end=end,
+            units=(units.temperature, units.wind_speed, units.precipitation),
+        )
+        return await self._cached(
+            key,
+            self.config.geocoding_ttl,
+            lambda on_wait: self.more.archive(latitude, longitude, start, end, units, on_wait),
             watcher,
         )
 

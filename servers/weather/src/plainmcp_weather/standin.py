@@ -1,4 +1,5 @@
-"""A local stand-in for Open-Meteo (geocoding, forecast) and the NWS (points, alerts), with faults.
+"""A local stand-in for Open-Meteo (geocoding, forecast, air quality, marine, archive) and the NWS (points,
+alerts), with faults.
 
 Run ``plainmcp-weather-standin --port 8765`` and start the weather server with
 ``--geocoding-url``, ``--forecast-url`` and ``--nws-url`` all set to ``http://127.0.0.1:8765``:
@@ -125,6 +126,8 @@ class Handler(BaseHTTPRequestHandler):
             self._search(query)
         elif parts.path == "/v1/forecast":
             self._forecast(query)
+        elif parts.path in ("/v1/air-quality", "/v1/marine", "/v1/archive"):
+            self._more(parts.path.removeprefix("/v1/"), query)
         elif parts.path.startswith("/points/"):
             self._point(parts.path)
         elif parts.path in ("/alerts/active", "/alerts/active/"):
@@ -213,6 +216,41 @@ class Handler(BaseHTTPRequestHandler):
         if not 0 <= days <= 16:
             return self._bad("Forecast days is invalid. Allowed range 0 to 16.")
         self._send(200, data.forecast(latitude, longitude, sections, days, units, self.server.state.now))
+
+    def _more(self, api: str, query: dict[str, str]) -> None:
+        """Air quality, marine and archive: coordinates and variables checked as upstream does."""
+        try:
+            latitude, longitude = float(query["latitude"]), float(query["longitude"])
+        except (KeyError, ValueError):
+            return self._bad("Parameter 'latitude' and 'longitude' must be floating point numbers.")
+        if not (-90 <= latitude <= 90 and -180 <= longitude <= 180):
+            return self._bad(f"Latitude must be in range of -90 to 90°. Given: {latitude}.")
+        sections: dict[str, list[str]] = {}
+        for section in ("current", "hourly", "daily"):
+            names = [name for name in query.get(section, "").split(",") if name]
+            unknown = [name for name in names if name not in data.KNOWN_MORE[api]]
+            if unknown:
+                return self._bad(f"Cannot initialize {api} variable from invalid String value {unknown[0]}")
+            sections[section] = names
+        now = self.server.state.now
+        if api == "air-quality":
+            return self._send(200, data.air_quality(latitude, longitude, sections["current"], now))
+        if api == "marine":
+            days = int(query.get("forecast_days", "5"))
+            if not 0 <= days <= 16:
+                return self._bad("Forecast days is invalid. Allowed range 0 to 16.")
+            return self._send(200, data.marine(latitude, longitude, sections, days, now))
+        start, end = query.get("start_date", ""), query.get("end_date", "")
+        if not (re.fullmatch(r"\d{4}-\d{2}-\d{2}", start) and re.fullmatch(r"\d{4}-\d{2}-\d{2}", end)):
+            return self._bad("Parameter 'start_date' and 'end_date' must be set and be dates (yyyy-mm-dd).")
+        if start < data.ARCHIVE_FIRST or end < start:
+            return self._bad(f"Parameter 'start_date' is out of allowed range from {data.ARCHIVE_FIRST}.")
+        units = {
+            "temperature_unit": query.get("temperature_unit", "celsius"),
+            "wind_speed_unit": query.get("wind_speed_unit", "kmh"),
+            "precipitation_unit": query.get("precipitation_unit", "mm"),
+        }
+        self._send(200, data.archive(latitude, longitude, start, end, sections["daily"], units))
 
     # ------------------------------------------------------------------------------------ NWS
 

@@ -448,3 +448,159 @@ def problem(status: int, title: str, kind: str, detail: str) -> dict[str, Any]:
         "detail": detail,
         "instance": "https://api.weather.gov/requests/5f1c9d",
     }
+
+
+# ------------------------------------------------------------- air quality, marine, archive
+
+#: The variables the other Open-Meteo APIs know (a request for another is their 400).
+KNOWN_MORE = {
+    "air-quality": {
+        "european_aqi",
+        "us_aqi",
+        "pm2_5",
+        "pm10",
+        "ozone",
+        "nitrogen_dioxide",
+        "sulphur_dioxide",
+        "carbon_monoxide",
+        "dust",
+        "alder_pollen",
+        "birch_pollen",
+        "grass_pollen",
+        "mugwort_pollen",
+        "olive_pollen",
+        "ragweed_pollen",
+    },
+    "marine": {
+        "wave_height",
+        "wave_direction",
+        "wave_period",
+        "swell_wave_height",
+        "swell_wave_direction",
+        "swell_wave_period",
+        "sea_surface_temperature",
+        "wave_height_max",
+        "wave_direction_dominant",
+        "wave_period_max",
+        "swell_wave_height_max",
+    },
+    "archive": {
+        "weather_code",
+        "temperature_2m_max",
+        "temperature_2m_min",
+        "temperature_2m_mean",
+        "precipitation_sum",
+        "wind_speed_10m_max",
+    },
+}
+#: Points treated as inland by the marine stand-in (no sea data, nulls as upstream): none of our places but these.
+INLAND = {"Paris"}
+AIR_UNITS = {"european_aqi": "EAQI", "us_aqi": "USAQI"}
+MARINE_UNITS = {"direction": "°", "period": "s", "sea_surface_temperature": "°C"}
+#: The archive's first day, as Open-Meteo's.
+ARCHIVE_FIRST = "1940-01-01"
+
+
+def _head(latitude: float, longitude: float, now: float | None) -> tuple[dict[str, Any], datetime, int]:
+    """The common head of an answer, the local time at ``now`` (Open-Meteo's fixed offset) and that offset."""
+    zone_id = zone_name(latitude, longitude)
+    zone = ZoneInfo(zone_id)
+    moment = datetime.fromtimestamp(time.time() if now is None else now, UTC)
+    offset = moment.astimezone(zone).utcoffset() or timedelta(0)
+    place = nearest(latitude, longitude)
+    head = {
+        "latitude": round(latitude * 4) / 4 + 0.002,
+        "longitude": round(longitude * 4) / 4 - 0.003,
+        "generationtime_ms": 0.22,
+        "utc_offset_seconds": int(offset.total_seconds()),
+        "timezone": zone_id,
+        "timezone_abbreviation": moment.astimezone(zone).tzname() or "GMT",
+        "elevation": place["elevation"] if place else 0.0,
+    }
+    return head, (moment + offset).replace(tzinfo=None), int(offset.total_seconds())
+
+
+def _air(variable: str, latitude: float) -> Any:
+    if variable.endswith("_pollen"):
+        # Pollen is modelled for Europe only: null elsewhere, as upstream.
+        return round(3 + abs(latitude) % 7, 1) if 35 <= latitude <= 72 else None
+    base = {"european_aqi": 32, "us_aqi": 48, "pm2_5": 9.4, "pm10": 15.2, "ozone": 61.0, "nitrogen_dioxide": 14.8}
+    return base.get(variable, 1.5)
+
+
+def air_quality(latitude: float, longitude: float, names: list[str], now: float | None = None) -> dict[str, Any]:
+    """``/v1/air-quality`` with ``current`` variables, shaped as Open-Meteo's."""
+    answer, local_now, _ = _head(latitude, longitude, now)
+    hour = local_now.replace(minute=0, second=0, microsecond=0)
+    answer["current_units"] = {
+        "time": "iso8601",
+        "interval": "seconds",
+        **{v: AIR_UNITS.get(v, "grains/m³" if v.endswith("_pollen") else "μg/m³") for v in names},
+    }
+    answer["current"] = {
+        "time": hour.isoformat(timespec="minutes"),
+        "interval": 3600,
+        **{v: _air(v, latitude) for v in names},
+    }
+    return answer
+
+
+def _sea(variable: str, index: int, inland: bool) -> Any:
+    if inland:
+        return None
+    if "direction" in variable:
+        return (200 + index * 10) % 360
+    if "period" in variable:
+        return round(7.5 + index * 0.5, 1)
+    if variable == "sea_surface_temperature":
+        return 19.4
+    return round((0.6 if "swell" in variable else 1.2) + index * 0.2, 2)
+
+
+def _marine_unit(variable: str) -> str:
+    for key, unit in MARINE_UNITS.items():
+        if key in variable:
+            return unit
+    return "m"
+
+
+def marine(
+    latitude: float, longitude: float, sections: dict[str, list[str]], days: int, now: float | None = None
+) -> dict[str, Any]:
+    """``/v1/marine`` with ``current`` and ``daily`` variables; an inland point gets nulls, as upstream."""
+    answer, local_now, _ = _head(latitude, longitude, now)
+    place = nearest(latitude, longitude, 0.2)
+    inland = place is not None and place["name"] in INLAND
+    midnight = local_now.replace(hour=0, minute=0, second=0, microsecond=0)
+    if sections.get("current"):
+        names = sections["current"]
+        quarter = local_now.replace(minute=local_now.minute // 15 * 15, second=0, microsecond=0)
+        answer["current_units"] = {"time": "iso8601", "interval": "seconds", **{v: _marine_unit(v) for v in names}}
+        answer["current"] = {
+            "time": quarter.isoformat(timespec="minutes"),
+            "interval": 900,
+            **{v: _sea(v, 0, inland) for v in names},
+        }
+    if sections.get("daily"):
+        names = sections["daily"]
+        answer["daily_units"] = {"time": "iso8601", **{v: _marine_unit(v) for v in names}}
+        answer["daily"] = {
+            "time": [(midnight + timedelta(days=d)).date().isoformat() for d in range(days)],
+            **{v: [_sea(v, d, inland) for d in range(days)] for v in names},
+        }
+    return answer
+
+
+def archive(
+    latitude: float, longitude: float, start: str, end: str, names: list[str], units: dict[str, str]
+) -> dict[str, Any]:
+    """``/v1/archive`` daily values from ``start`` to ``end`` (ISO dates, both included)."""
+    answer, _, _ = _head(latitude, longitude, None)
+    first, last = datetime.fromisoformat(start), datetime.fromisoformat(end)
+    dates = [(first + timedelta(days=d)).date().isoformat() for d in range((last - first).days + 1)]
+    answer["daily_units"] = {"time": "iso8601", **{v: _label(v, units) for v in names}}
+    answer["daily"] = {
+        "time": dates,
+        **{v: [_value(v.replace("_mean", ""), latitude, d, units, dates[d]) for d in range(len(dates))] for v in names},
+    }
+    return answer
