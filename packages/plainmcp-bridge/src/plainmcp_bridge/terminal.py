@@ -8,6 +8,7 @@ sent ``notifications/cancelled``) and the chat goes on; Ctrl-C or Ctrl-D at the 
 from __future__ import annotations
 
 import json
+import re
 import shlex
 import signal
 from collections.abc import Awaitable, Callable
@@ -28,6 +29,15 @@ HELP = """Commands:
 
 ReadLine = Callable[[str], Awaitable[str | None]]
 
+# Control characters other than newline and tab: a model or a server could otherwise move the cursor,
+# rewrite earlier lines (a fake "-> read_file" over a real "-> delete_file") or retitle the terminal.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def printable(text: str) -> str:
+    """``text`` with terminal control characters shown as ``\\xNN`` instead of acted on."""
+    return _CONTROL.sub(lambda match: f"\\x{ord(match.group()):02x}", text)
+
 
 class TerminalHooks(Hooks):
     """Shows the conversation on ``out`` and asks confirmations through ``read_line``."""
@@ -41,11 +51,11 @@ class TerminalHooks(Hooks):
         if self._mid_line:
             self.out.write("\n")
             self._mid_line = False
-        self.out.write(text + "\n")
+        self.out.write(printable(text) + "\n")
         self.out.flush()
 
     def text(self, fragment: str) -> None:
-        self.out.write(fragment)
+        self.out.write(printable(fragment))
         self.out.flush()
         self._mid_line = not fragment.endswith("\n")
 
