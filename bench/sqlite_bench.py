@@ -38,7 +38,10 @@ def peer_command(db: Path) -> list[str]:
 
 
 def our_command(db: Path) -> list[str]:
-    return [sys.executable, "-m", "plainmcp_sqlite", "--db", str(db), "--log-level", "warning"]
+    # The result budget raised to the size limit: the 1,000-row SELECT must return all 1,000 rows, as the
+    # peer does (the default budget, about 10k tokens, would cut it to about 550 rows and flatter us).
+    return [sys.executable, "-m", "plainmcp_sqlite", "--db", str(db), "--log-level", "warning",
+            "--result-budget", "1000000"]
 
 
 def install_peer() -> None:

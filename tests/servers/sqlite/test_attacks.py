@@ -135,7 +135,10 @@ async def test_read_only_millions_of_rows_are_capped(tmp_path):
         structured = result["structuredContent"]
         assert structured["row_count"] == 50
         assert structured["truncated"] is True
-        assert "LIMIT 50 OFFSET 50" in structured["hint"]
+        assert f'cursor "{structured["next_cursor"]}"' in structured["hint"]
+        with anyio.fail_after(WAIT):
+            page = await client.call_tool("query", {"sql": sql, "max_rows": 50, "cursor": structured["next_cursor"]})
+        assert page["structuredContent"]["rows"][0] == [51]
         await assert_alive(client)
 
 

@@ -23,7 +23,7 @@ async def test_resources_list_schema_and_table_template(tmp_path):
         templates = await client.list_all_resource_templates()
         schema = await client.read_resource("sqlite://schema")
     assert [r["uri"] for r in resources] == ["sqlite://schema"]
-    assert [t["uriTemplate"] for t in templates] == ["sqlite://table/{table}"]
+    assert sorted(t["uriTemplate"] for t in templates) == ["sqlite://result/{query}", "sqlite://table/{table}"]
     text = schema["contents"][0]["text"]
     assert schema["contents"][0]["mimeType"] == "application/sql"
     assert text.index("CREATE TABLE customers") < text.index("CREATE VIEW big_orders") < text.index("CREATE INDEX")

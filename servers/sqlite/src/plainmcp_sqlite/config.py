@@ -46,8 +46,11 @@ class Config:
         max_rows: the most rows one result may hold (``max_rows`` of a call is capped to it).
         default_rows: rows returned when a call does not say.
         max_cell_chars: characters of a text cell (bytes of a blob) before it is cut.
-        max_result_bytes: approximate size of one result, rows past it left out (truncated); also
-            the longest value a statement may build or read (at most ``engine.MAX_VALUE_BYTES``).
+        max_result_bytes: approximate size of one result read as a resource, rows past it left out
+            (truncated); also the longest value a statement may build or read (at most
+            ``engine.MAX_VALUE_BYTES``).
+        result_budget: approximate bytes of row data in one tool result (at most ``max_result_bytes``);
+            rows past it are left out, with a cursor to continue and a link to a resource with more.
         watch: watch the file for changes while clients are subscribed (the first database).
         name: what calls name the first database (``db``); ``main`` unless ``--db NAME=PATH``.
         others: more databases (``--db NAME=PATH`` after the first), each read-only unless writable.
@@ -65,6 +68,7 @@ class Config:
     default_rows: int = 100
     max_cell_chars: int = 2000
     max_result_bytes: int = 1_000_000
+    result_budget: int = 20_000
     watch: bool = True
     confirm_writes: bool = True
     name: str = "main"
@@ -88,6 +92,8 @@ class Config:
             raise ValueError("--timeout must be between 0 and 3600 seconds")
         if self.max_rows < 1 or self.default_rows < 1 or self.max_cell_chars < 16 or self.max_result_bytes < 1024:
             raise ValueError("--max-rows must be >= 1, --max-cell-chars >= 16, --max-result-bytes >= 1024")
+        if self.result_budget < 1024:
+            raise ValueError("--result-budget must be >= 1024")
 
     @property
     def path(self) -> Path:
@@ -165,6 +171,16 @@ class Config:
             "counted by a dry run, and commits only when they accept; a client that cannot ask is "
             "refused. never runs changes without asking",
         )
+        env_option(
+            parser,
+            "--result-budget",
+            f"{ENV_PREFIX}_RESULT_BUDGET",
+            type=int,
+            default=20_000,
+            metavar="BYTES",
+            help="about how many bytes of row data one tool result holds (shown as JSON and as a table: "
+            "about 10k tokens at the default 20000); later rows are left out, with a cursor to continue",
+        )
         env_switch(
             parser,
             "--no-watch",
@@ -199,6 +215,7 @@ class Config:
             default_rows=args.default_rows,
             max_cell_chars=args.max_cell_chars,
             max_result_bytes=args.max_result_bytes,
+            result_budget=args.result_budget,
             watch=not args.no_watch,
             confirm_writes=args.confirm_writes == "always",
         )

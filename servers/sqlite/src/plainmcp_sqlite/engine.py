@@ -421,6 +421,7 @@ class Database:
         timeout: float | None = None,
         dry_run: bool = False,
         expect_changes: int | None = None,
+        skip: int = 0,
     ) -> Outcome:
         """Run one statement and fetch at most ``max_rows`` rows (fewer when they pass ``max_bytes``).
 
@@ -428,7 +429,8 @@ class Database:
         :data:`MAX_VALUE_BYTES`) may be built while it runs. In write mode the statement runs in its
         own transaction, committed when it succeeds; with ``dry_run`` inside a savepoint that is
         rolled back (the outcome counts the changes it would make, and says what they are); with
-        ``expect_changes`` committed only when it changed exactly that many rows.
+        ``expect_changes`` committed only when it changed exactly that many rows. The first ``skip``
+        rows are stepped over (a later page).
 
         Raises:
             Changed: ``expect_changes`` was not met; nothing was committed.
@@ -449,7 +451,15 @@ class Database:
                 # behind STOP_GRACE later (see the finally clause).
                 with anyio.move_on_after(limit + STOP_GRACE):
                     outcome: Outcome = await worker.call(
-                        self._statement, connection, guard, sql, params, max_rows, max_bytes, (dry_run, expect_changes)
+                        self._statement,
+                        connection,
+                        guard,
+                        sql,
+                        params,
+                        max_rows,
+                        max_bytes,
+                        (dry_run, expect_changes),
+                        skip,
                     )
                     ended = True
                     return outcome
@@ -520,6 +530,7 @@ class Database:
         max_rows: int,
         max_bytes: int,
         confirmation: tuple[bool, int | None] = (False, None),
+        skip: int = 0,
     ) -> Outcome:
         """On the worker thread: the whole statement. On failure a write transaction is left open
         for :meth:`_settle`, which runs after the event loop cancelled the deadline timer.
@@ -533,7 +544,7 @@ class Database:
         before = connection.total_changes
         cursor = connection.execute(sql, params)
         try:
-            outcome = fetch_rows(cursor, max_rows, max_bytes, partial=self.mode == "read")
+            outcome = fetch_rows(cursor, max_rows, max_bytes, partial=self.mode == "read", skip=skip)
         finally:
             cursor.close()  # ends the statement: no read transaction stays open
         if self.mode == "write":

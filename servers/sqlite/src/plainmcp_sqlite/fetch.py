@@ -25,7 +25,7 @@ class Outcome:
     effects: tuple[str, ...] = ()
 
 
-def fetch_rows(cursor: sqlite3.Cursor, max_rows: int, max_bytes: int, *, partial: bool) -> Outcome:
+def fetch_rows(cursor: sqlite3.Cursor, max_rows: int, max_bytes: int, *, partial: bool, skip: int = 0) -> Outcome:
     """The rows of an executed statement, at most ``max_rows`` and about ``max_bytes`` of them.
 
     Rows are converted one at a time and measured before they are kept; fetching stops at the
@@ -37,10 +37,15 @@ def fetch_rows(cursor: sqlite3.Cursor, max_rows: int, max_bytes: int, *, partial
 
     With ``partial`` (reads), a later row that SQLite cannot build within its limits (a value past
     the statement's value limit, the heap limit) ends the result there, as the byte budget would:
-    truncated. Without it (a write's RETURNING rows) the statement fails, and is rolled back."""
+    truncated. Without it (a write's RETURNING rows) the statement fails, and is rolled back.
+
+    The first ``skip`` rows are stepped over unconverted (a later page of a result)."""
     columns = [column[0] for column in cursor.description or ()]
     rows: list[tuple[Any, ...]] = []
     capped_by: str | None = None
+    for _ in range(skip if columns else 0):
+        if _next_undecoded(cursor) is None:
+            break
     if columns:
         fetch, keep = cursor.fetchone, rows.append
         size = 0

@@ -13,8 +13,8 @@ from .resources import SCHEMA_URI
 _RULES = (
     "Rules: the database is read-only through the query tool; write one statement per call; pass "
     "values as params (? or :name) instead of writing them into the SQL; select only the columns "
-    "you need and use LIMIT while exploring; if a result says truncated, page with ORDER BY ... "
-    "LIMIT/OFFSET or aggregate instead."
+    "you need and use LIMIT while exploring; if a result says truncated, repeat the call with its "
+    "next_cursor as cursor (with a stable ORDER BY), or aggregate instead."
 )
 
 

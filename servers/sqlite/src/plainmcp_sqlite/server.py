@@ -29,7 +29,7 @@ DESCRIPTION = (
 INSTRUCTIONS = (
     "A SQLite database. Start with list_tables and describe_table (or the sqlite://schema resource), "
     "then query with one statement per call, values passed as params. Results are JSON rows, capped: "
-    "when truncated is true, page with ORDER BY ... LIMIT/OFFSET. Statements have a time limit. "
+    "when truncated is true, repeat the call with cursor set to next_cursor. Statements have a time limit. "
 )
 
 

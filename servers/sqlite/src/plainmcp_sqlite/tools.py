@@ -11,13 +11,14 @@ configuration, the catalogue, the connections); :func:`register` is the table th
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
 from typing import Any
 
-from plainmcp import Context, MCPError, Server, ToolAnnotations, ToolError, ToolResult, content, inputs
+from plainmcp import Context, ErrorCode, MCPError, Server, ToolAnnotations, ToolError, ToolResult, content, inputs
 
-from . import catalog, results
+from . import catalog, paging, results
 from .config import Config
 from .engine import MAX_SQL_LENGTH, Database, DatabaseError, Outcome, Params
 
@@ -44,6 +45,7 @@ RESULT_OUTPUT: dict[str, Any] = {
         "truncated": {"type": "boolean"},
         "hint": {"type": "string"},
         "cells_truncated": {"type": "integer"},
+        "next_cursor": {"type": "string"},
     },
     "required": ["columns", "rows", "row_count", "truncated"],
 }
@@ -102,6 +104,7 @@ QUERY_INPUT: dict[str, Any] = {
         "params": _PARAMS,
         # ``maximum`` and the default are the operator's: see query_input().
         "max_rows": {"type": "integer", "minimum": 1},
+        "cursor": {"type": "string"},
     },
     "required": ["sql"],
     "additionalProperties": False,
@@ -183,7 +186,7 @@ EXECUTE_OUTPUT: dict[str, Any] = {
 # each, saying when to use the tool, how, and what it must not do (issue 21's budget: 110 tokens a tool).
 QUERY_DOC = (
     "Run one read-only statement (SELECT, WITH, VALUES, read-only PRAGMA); rows come back as JSON. Never "
-    "write values into the SQL: use params. When truncated, page with ORDER BY and LIMIT/OFFSET."
+    "write values into the SQL: use params. When truncated, repeat the call with cursor: next_cursor."
 )
 LIST_DOC = "List tables and views with their columns and row counts (null when slow to count). Start here."
 DESCRIBE_DOC = "One table or view in detail: column types, nullability, defaults, keys, foreign keys, indexes, CREATE."
@@ -221,15 +224,50 @@ class ReadTools:
 
     async def query(self, ctx: Context, args: dict[str, Any]) -> ToolResult:
         """Run one read-only SQL statement and return its rows as JSON: {columns, rows, row_count,
-        truncated}. Pass values as params instead of writing them into the SQL. Blobs are shown as
-        {"blob": base64, "bytes": size}. Long results are cut: page with ORDER BY ... LIMIT/OFFSET."""
+        truncated}, at most ``max_rows`` rows and about ``--result-budget`` bytes of them. A cut
+        result has ``next_cursor`` (the same call with ``cursor`` gives the next page) and, when the
+        budget cut it, a link to a resource holding up to ``--max-rows`` rows of it."""
         config = self.config
+        sql, raw, db = statement(args), args.get("params"), args.get("db", config.name)
+        offset = paging.offset_of(args["cursor"], db, sql, raw) if "cursor" in args else 0
         want = args.get("max_rows", config.rows_by_default)
+        budget = min(config.result_budget, config.max_result_bytes)
         outcome = await _run(
-            self.pick(args).db, statement(args), bind(args.get("params")), want, config.max_result_bytes
+            self.pick(args).db, sql, bind(raw), want, budget, max_value_bytes=config.max_result_bytes, skip=offset
         )
         result = shaped(outcome, config)
-        return ToolResult(content=[content.text(results.summary(result))], structured=result)
+        blocks = []
+        if outcome.more:
+            cursor = result["next_cursor"] = paging.next_cursor(db, sql, raw, offset + len(outcome.rows))
+            result["hint"] = page_hint(len(outcome.rows), outcome.capped_by, want, config.max_rows, cursor)
+            uri = paging.result_uri(db, sql, raw, offset) if outcome.capped_by == "bytes" else None
+            if uri is not None and at_least(ctx.version, "2025-06-18"):  # resource_link arrived then
+                blocks.append(
+                    content.resource_link(
+                        uri,
+                        "result",
+                        title="This result, more rows",
+                        mime_type="application/json",
+                        description=f"Up to {config.max_rows} rows of this result from row {offset + 1}, as JSON",
+                    )
+                )
+        return ToolResult(content=[content.text(results.summary(result)), *blocks], structured=result)
+
+    async def result(self, ctx: Context, uri: str, variables: dict[str, str]) -> str | None:
+        """A query's result as JSON, from the row its URI says: up to ``--max-rows`` rows and about
+        ``--max-result-bytes`` (what a ``query`` over its budget links to)."""
+        found = paging.query_of(variables["query"])
+        if found is None or found[0] not in self.catalogues:
+            return None  # resources/read answers "resource not found"
+        db, sql, raw, offset = found
+        try:
+            params = bind(raw)
+            outcome = await self.catalogues[db].db.run(
+                sql, params, max_rows=self.config.max_rows, max_bytes=self.config.max_result_bytes, skip=offset
+            )
+        except (ToolError, DatabaseError) as failure:
+            raise MCPError(ErrorCode.INVALID_PARAMS, f"The result cannot be read: {failure}") from None
+        return json.dumps(shaped(outcome, self.config), ensure_ascii=False)
 
     async def list_tables(self, ctx: Context, args: dict[str, Any]) -> ToolResult:
         """The tables and views of the database with their column names, and row counts where
@@ -385,6 +423,9 @@ def register(server: Server, read: ReadTools, write: WriteTools | None = None) -
         input_schema=naming(EXPLAIN_INPUT, names),
         annotations=READ_ONLY,
     )(read.explain_query)
+    server.resource_template(paging.RESULT_TEMPLATE, "result", title="A query's result", mime_type="application/json")(
+        read.result
+    )
     if write is not None:
         server.tool(
             description=EXECUTE_DOC,
@@ -393,6 +434,24 @@ def register(server: Server, read: ReadTools, write: WriteTools | None = None) -
             output_schema=EXECUTE_OUTPUT,
             annotations=WRITES,
         )(write.execute)
+
+
+def page_hint(shown: int, capped_by: str | None, asked: int, max_rows: int, cursor: str) -> str:
+    """What a cut ``query`` result says, in the text too (many hosts show the model only that)."""
+    if capped_by == "bytes":
+        why, other = f"the result reached its size limit (--result-budget) after {shown} rows", "select fewer or shorter columns"
+    else:
+        why, other = f"only the first {shown} rows are shown", "pass max_rows"
+        other += f" (up to {max_rows})" if asked < max_rows else ""
+    return (
+        f"More rows exist: {why}. For the next page call query again with the same sql and params and "
+        f'cursor "{cursor}"; or {other}, or aggregate (COUNT, GROUP BY) instead of listing rows.'
+    )
+
+
+def at_least(version: str, revision: str) -> bool:
+    """Whether protocol ``version`` is ``revision`` or later (revisions are ISO dates)."""
+    return version >= revision
 
 
 def shaped(outcome: Outcome, config: Config) -> dict[str, Any]:
