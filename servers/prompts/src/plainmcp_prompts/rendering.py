@@ -67,7 +67,8 @@ def check_values(spec: PromptSpec, arguments: Mapping[str, Any] | None) -> dict[
                 raise _invalid(
                     f"Argument {argument.name!r} of prompt {spec.name!r} {wrong}", {"argument": argument.name}
                 )
-            value = typed.normalize(argument, value)
+            if argument.type == "boolean":
+                value = typed.normalize(argument, value)
         values[argument.name] = value
     if missing:
         raise _invalid(

@@ -224,7 +224,8 @@ def render(
 
     for message in messages:
         pending: list[str] = []
-        for segment in flat(message.segments):
+        conditional = any(isinstance(segment, When) for segment in message.segments)
+        for segment in flat(message.segments) if conditional else message.segments:
             if isinstance(segment, Text):
                 count(len(segment.text))
                 pending.append(segment.text)

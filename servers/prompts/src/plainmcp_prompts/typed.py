@@ -38,6 +38,8 @@ def problem(argument: ArgumentSpec, value: str) -> str | None:
     """What is wrong with ``value`` (a non-empty string) for ``argument``, as the end of a sentence
     that starts with the argument's name ("must be a whole number"), or None if it is fine. The
     allowed values (``values``) are checked by the caller, which names them."""
+    if argument.pattern is None and argument.type == "string":  # the common case, on every prompts/get
+        return None
     if argument.type == "boolean":
         if value.casefold() not in ("true", "false"):
             return f"must be true or false (got {quote(value)})"
