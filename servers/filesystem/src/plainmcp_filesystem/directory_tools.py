@@ -13,10 +13,11 @@ from plainmcp import Context, ToolResult
 
 from . import anchored
 from .anchored import Place
+from .gitignore import GitIgnore
 from .globs import Excluder
 from .read_tools import iso
 from .sizes import weight
-from .toolkit import EXCLUDES, PATH, READ, Budget, ToolFamily, ToolSpec, big_array, count, obj, out, result
+from .toolkit import EXCLUDES, GITIGNORE, PATH, READ, Budget, ToolFamily, ToolSpec, big_array, count, obj, out, result
 from .walk import Pacer, walk
 
 LIST_DIRECTORY = ToolSpec(
@@ -26,6 +27,7 @@ LIST_DIRECTORY = ToolSpec(
         "sizes": {"type": "boolean", "description": "Add sizes and mtimes"},
         "sortBy": {"type": "string", "enum": ["name", "size", "modified"], "default": "name"},
         "includeHidden": {"type": "boolean", "default": True},
+        "gitignore": GITIGNORE,
         "maxEntries": count(),
     }, ("path",)),
     output_schema=out({
@@ -47,6 +49,7 @@ DIRECTORY_TREE = ToolSpec(
         "path": PATH,
         "maxDepth": count("1 = only its own entries"),
         "excludePatterns": EXCLUDES,
+        "gitignore": GITIGNORE,
         "maxEntries": count(),
     }, ("path",)),
     output_schema=out({
@@ -89,6 +92,12 @@ class Listing:
         self.directories.sort(key=order)
         self.files.sort(key=order)
         self.others.sort(key=None if order is None else lambda item: order(item[0]))
+
+    def drop(self, ignore: GitIgnore) -> None:
+        """Leave out what ``.gitignore`` rules ignore."""
+        self.directories = [name for name in self.directories if not ignore.ignored(name, name, True)]
+        self.files = [name for name in self.files if not ignore.ignored(name, name, False)]
+        self.others = [(name, kind) for name, kind in self.others if not ignore.ignored(name, name, False)]
 
     def keep(self, cap: int) -> None:
         """Keep the first ``cap`` entries: directories, then files, then the others."""
@@ -159,6 +168,11 @@ class DirectoryTools(ToolFamily):
         detailed = bool(args.get("sizes")) or sort_by != "name"
         listing = await read_listing(place, hidden=args.get("includeHidden", True), detailed=detailed,
                                      max_read=config.max_entries_limit)
+        ignore = self.ignore(args, place)
+        if ignore is not None:
+            with anchored.directory(place) as fd:
+                ignore.load(fd, "")
+            listing.drop(ignore)
         listing.sort(sort_by)
         total = len(listing)
         cap = _fitting(listing, cap, detailed=detailed, max_bytes=config.max_result_bytes)
@@ -203,7 +217,7 @@ class DirectoryTools(ToolFamily):
         truncated = False
         budget = Budget(self.config.max_result_bytes)
         with anchored.directory(place) as fd:
-            for entry in walk(fd, max_depth=self.depth(args), exclude=exclude):
+            for entry in walk(fd, max_depth=self.depth(args), exclude=exclude, ignore=self.ignore(args, place)):
                 await pacer.step()
                 # A node weighs its name twice (structured and text) plus the JSON around it.
                 if pacer.count > cap or not budget.take(2 * weight(entry.name) + 2 * entry.depth + 36):

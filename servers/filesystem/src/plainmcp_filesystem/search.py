@@ -20,6 +20,7 @@ from typing import Any
 
 from . import anchored
 from .anchored import PathDenied, Place
+from .gitignore import GitIgnore
 from .globs import Excluder, Glob
 from .sizes import weight
 from .walk import Entry, Pacer, walk
@@ -30,7 +31,7 @@ _SNIFF = 8192
 
 async def search_names(
     start: Place, shown_length: int, glob: Glob, *, exclude: Excluder, max_depth: int, max_results: int,
-    max_bytes: int, pacer: Pacer,
+    max_bytes: int, pacer: Pacer, ignore: GitIgnore | None = None,
 ) -> tuple[list[tuple[str, str]], bool]:
     """``(relative path, kind)`` of entries below ``start`` whose name (or relative path) matches;
     and truncated (``max_results`` reached, or the paths, each shown under a prefix of
@@ -38,7 +39,7 @@ async def search_names(
     found: list[tuple[str, str]] = []
     total = 0
     with anchored.directory(start) as fd:
-        for entry in walk(fd, max_depth=max_depth, exclude=exclude):
+        for entry in walk(fd, max_depth=max_depth, exclude=exclude, ignore=ignore):
             await pacer.step()
             if glob.matches(entry.relative, entry.name):
                 total += 2 * weight(entry.relative) + shown_length * 2 + 8
@@ -87,6 +88,8 @@ class GrepRequest:
     max_file_bytes: int
     max_bytes: int
     shown_length: int
+    #: The parents' .gitignore rules as (prefix, text) pairs (see gitignore.GitIgnore), or None: not honoured.
+    gitignore: tuple[tuple[str, str], ...] | None = None
 
 
 class Grep:
@@ -99,6 +102,11 @@ class Grep:
         self.exclude = Excluder(request.exclude)
         self.outcome = ContentSearch()
         self.weight = 0
+
+    def ignore(self) -> GitIgnore | None:
+        """A fresh set of ``.gitignore`` rules for one walk (None when they are not honoured)."""
+        outer = self.request.gitignore
+        return None if outer is None else GitIgnore(tuple((prefix, text) for prefix, text in outer))
 
     def feed(self, entry: Entry) -> bool:
         """Search one entry (if it is a regular file); returns True when the result is full."""
@@ -144,7 +152,7 @@ class Grep:
 
     def run(self, fd: int) -> ContentSearch:
         """The whole search below the open directory ``fd``, synchronously (in the worker process)."""
-        for entry in walk(fd, max_depth=self.request.max_depth, exclude=self.exclude):
+        for entry in walk(fd, max_depth=self.request.max_depth, exclude=self.exclude, ignore=self.ignore()):
             if self.feed(entry):
                 break
         return self.outcome
@@ -172,7 +180,7 @@ async def search_contents(start: Place, request: GrepRequest, *, regex: bool, pa
         return await _in_worker(start, request, timeout, workers)
     grep = Grep(request)
     with anchored.directory(start) as fd:
-        for entry in walk(fd, max_depth=request.max_depth, exclude=grep.exclude):
+        for entry in walk(fd, max_depth=request.max_depth, exclude=grep.exclude, ignore=grep.ignore()):
             await pacer.step()
             if grep.feed(entry):
                 break

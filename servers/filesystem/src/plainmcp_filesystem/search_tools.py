@@ -10,7 +10,7 @@ from plainmcp import Context, ToolError, ToolResult
 
 from .globs import MAX_PATTERN_CHARS, Excluder, compile_glob
 from .search import ContentSearch, GrepRequest, SearchTimeout, compile_query, search_contents, search_names
-from .toolkit import EXCLUDES, PATH, READ, ToolFamily, ToolSpec, big_array, count, obj, out, result
+from .toolkit import EXCLUDES, GITIGNORE, PATH, READ, ToolFamily, ToolSpec, big_array, count, obj, out, result
 from .walk import Pacer
 
 if TYPE_CHECKING:
@@ -26,6 +26,7 @@ SEARCH_FILES = ToolSpec(
         "path": PATH,
         "pattern": {"type": "string", "minLength": 1, "maxLength": MAX_PATTERN_CHARS},
         "excludePatterns": EXCLUDES,
+        "gitignore": GITIGNORE,
         "maxResults": count(),
     }, ("path", "pattern")),
     output_schema=out({"matches": big_array("absolute paths"), "truncated": {"type": "boolean"}},
@@ -44,6 +45,7 @@ SEARCH_CONTENT = ToolSpec(
         # Checked like excludePatterns, by the Excluder.
         "include": {"type": "array", "items": {"type": "string"}, "description": "Only these globs ('*.py')"},
         "excludePatterns": EXCLUDES,
+        "gitignore": GITIGNORE,
         "maxResults": count("Matching lines"),
     }, ("path", "query")),
     output_schema=out({
@@ -93,6 +95,7 @@ class SearchTools(ToolFamily):
             place, len(shown), compile_glob(args["pattern"]), exclude=Excluder(args.get("excludePatterns", ())),
             max_depth=self.config.max_depth, max_results=self.limit(args, "maxResults", 1000),
             max_bytes=self.config.max_result_bytes, pacer=Pacer(ctx, "entries searched"),
+            ignore=self.ignore(args, place),
         )
         matches = [_join(shown, relative) for relative, _ in found]
         text = "\n".join(matches) if matches else "No matches found"
@@ -115,6 +118,7 @@ class SearchTools(ToolFamily):
             pattern.pattern, pattern.flags, include, exclude, context=int(args.get("contextLines", 0)),
             max_depth=config.max_depth, max_results=self.limit(args, "maxResults", 100),
             max_file_bytes=config.max_search_file_bytes, max_bytes=config.max_result_bytes, shown_length=len(shown),
+            gitignore=self.git_rules(args, place),
         )
         try:
             found = await search_contents(place, request, regex=regex, pacer=Pacer(ctx, "entries searched"),

@@ -14,6 +14,7 @@ from plainmcp import Context, ToolAnnotations, ToolError, ToolResult, content
 
 from . import anchored
 from .editing import EditFailed
+from .gitignore import GitIgnore, parents_rules
 from .paths import AccessError
 from .writing import WriteFailed
 
@@ -108,6 +109,18 @@ class ToolFamily:
     def depth(self, args: dict[str, Any]) -> int:
         """The ``maxDepth`` a client asked for, never above ``max_depth``."""
         return min(int(args.get("maxDepth", self.config.max_depth)), self.config.max_depth)
+
+    def git_rules(self, args: dict[str, Any], place: Place) -> tuple[tuple[str, str], ...] | None:
+        """The ``.gitignore`` rules of the directories above ``place`` (up to its allowed directory),
+        or None when the call asked for ``gitignore: false``."""
+        if not args.get("gitignore", True):
+            return None
+        return parents_rules(functools.partial(anchored.open_directory, place.anchor), place.parts)
+
+    def ignore(self, args: dict[str, Any], place: Place) -> GitIgnore | None:
+        """What a walk from ``place`` skips for ``.gitignore`` (None with ``gitignore: false``)."""
+        outer = self.git_rules(args, place)
+        return None if outer is None else GitIgnore(outer)
 
     async def directory(self, ctx: Context, args: dict[str, Any], key: str = "path") -> tuple[AccessPolicy, Place]:
         """The policy of this request and the directory ``args[key]`` names.
@@ -207,4 +220,7 @@ def big_array(items: str) -> dict[str, Any]:
 #: Name patterns ('node_modules', '*.pyc') match at any depth; patterns with '/' ('build/**') match the path
 #: relative to the start; excluded directories are not entered (the README says so at length).
 #: Their count and length are checked by the Excluder (globs.MAX_PATTERNS, MAX_PATTERN_CHARS).
+#: On by default: a model searching a repository wants its sources, not node_modules or build output.
+GITIGNORE = {"type": "boolean", "default": True}
+
 EXCLUDES = {"type": "array", "items": {"type": "string"}, "description": "Globs to skip ('node_modules', 'build/**')"}

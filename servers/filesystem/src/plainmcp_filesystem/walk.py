@@ -19,6 +19,8 @@ from time import monotonic
 from typing import TYPE_CHECKING, Any
 
 from .anchored import DIR_FLAGS, PathDenied, open_regular, reopen
+from .gitignore import NAME as GITIGNORE
+from .gitignore import GitIgnore
 from .globs import Excluder
 
 if TYPE_CHECKING:
@@ -79,6 +81,7 @@ def walk(
     max_depth: int,
     exclude: Excluder | None = None,
     include_hidden: bool = True,
+    ignore: GitIgnore | None = None,
 ) -> Iterator[Entry]:
     """Walk below the open directory ``start`` (a descriptor the caller keeps; not included), at
     most ``max_depth`` levels.
@@ -86,7 +89,8 @@ def walk(
     Excluded entries (and everything below an excluded directory) are skipped, as are hidden ones
     (names starting with ``.``) unless ``include_hidden``. Of a directory holding more than
     :data:`MAX_DIRECTORY_ENTRIES` entries, only that many are walked. Directories that vanish, cannot be read,
-    or turn into links during the walk are skipped silently.
+    or turn into links during the walk are skipped silently. With ``ignore``, what its ``.gitignore``
+    rules (and those of every directory walked) ignore is skipped too.
 
     Raises:
         PathDenied: ``start`` cannot be read.
@@ -97,7 +101,9 @@ def walk(
         raise PathDenied("The directory cannot be read") from None
     stack: list[tuple[int, Iterator[os.DirEntry[str]], str, int]] = []
     try:
-        stack.append((top, iter(_scan(top)), "", 1))
+        listing = _scan(top)
+        _load_rules(ignore, top, listing, "")
+        stack.append((top, iter(listing), "", 1))
     except OSError:
         os.close(top)
         raise PathDenied("The directory cannot be read") from None
@@ -116,6 +122,8 @@ def walk(
             if exclude and exclude.excluded(relative, name):
                 continue
             kind = entry_kind(entry)
+            if ignore is not None and ignore.ignored(relative, name, kind == "directory"):
+                continue
             yield Entry(relative, name, kind, depth, fd, entry)
             if kind != "directory" or depth >= max_depth:
                 continue
@@ -128,10 +136,17 @@ def walk(
             except OSError:
                 os.close(child)
                 continue
+            _load_rules(ignore, child, listing, relative + "/")
             stack.append((child, iter(listing), relative + "/", depth + 1))
     finally:
         for fd, *_ in stack:
             os.close(fd)
+
+
+def _load_rules(ignore: GitIgnore | None, fd: int, listing: list[os.DirEntry[str]], below: str) -> None:
+    # Only a directory whose listing shows a .gitignore costs an open.
+    if ignore is not None and any(entry.name == GITIGNORE for entry in listing):
+        ignore.load(fd, below)
 
 
 async def sleep(seconds: float) -> None:
