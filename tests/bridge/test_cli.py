@@ -7,6 +7,7 @@ import json
 import os
 import shutil
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -165,3 +166,27 @@ def test_chat_prompt_command_asks_with_the_servers_prompt(database: Path) -> Non
     assert "CREATE TABLE books" in asked["content"] and "Which book costs most?" in asked["content"]
     assert "The priciest book is known." in done.stdout
     assert "!  cannot get the prompt nope: sqlite: " in done.stdout
+
+
+@pytest.mark.parametrize(("typed", "written"), [("y", True), ("n", False)])
+def test_a_servers_own_confirmation_is_asked_in_the_chat(database: Path, typed: str, written: bool) -> None:
+    # The sqlite server confirms every write through elicitation (its default); --yes skips only the bridge's.
+    insert = call("execute", {"sql": "INSERT INTO authors (name, country) VALUES ('Ann', 'IE')"})
+    with StandInModel([insert, {"text": "done"}]) as model:
+        done = run(model, "chat", "--yes", "--server", server(database, "--allow-write"), stdin=f"add Ann\n{typed}\n")
+    assert done.returncode == 0, done.stderr
+    assert "?  sqlite asks: " in done.stdout and "Accept? [y/N]" in done.stdout
+    with sqlite3.connect(database) as db:
+        assert db.execute("select count(*) from authors where name = 'Ann'").fetchone()[0] == int(written)
+    result = model.requests[-1][1]["messages"][-1]["content"]
+    assert ("declined the change" in result) is not written
+
+
+def test_ask_without_a_terminal_declines_a_servers_question(database: Path) -> None:
+    insert = call("execute", {"sql": "INSERT INTO authors (name, country) VALUES ('Ann', 'IE')"})
+    with StandInModel([insert, {"text": "Nothing was written."}]) as model:
+        done = run(model, "ask", "add Ann", "--yes", "--server", server(database, "--allow-write"))
+    assert done.returncode == 0 and done.stdout == "Nothing was written.\n"
+    assert "sqlite asked the user (" in done.stderr and "declined: there is no terminal" in done.stderr
+    with sqlite3.connect(database) as db:
+        assert db.execute("select count(*) from authors where name = 'Ann'").fetchone()[0] == 0

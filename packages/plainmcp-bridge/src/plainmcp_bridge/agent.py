@@ -72,6 +72,11 @@ class Hooks:
     def progress(self, call: ValidCall, progress: float, total: float | None, message: str | None) -> None:
         """A long tool call's progress."""
 
+    async def elicit(self, server: str, message: str, schema: dict[str, Any]) -> dict[str, Any]:
+        """A server asks the user (``elicitation/create``): the result, ``{"action": "accept", "content":
+        {...}}``, ``decline`` or ``cancel``. The default declines."""
+        return {"action": "decline"}
+
 
 def needs_confirmation(tool: dict[str, Any]) -> bool:
     """True for a tool not annotated read-only, or annotated destructive (the MCP defaults: a tool
@@ -93,6 +98,14 @@ class Bridge:
         self.interceptor = Interceptor(ToolCatalog(self.toolbox.tools), max_repairs=self.options.max_repairs)
         self.messages: list[dict[str, Any]] = [{"role": "system", "content": self._system_prompt()}]
         self._tools_version = self.toolbox.version
+        self.toolbox.elicitation_handler = self._elicit
+
+    async def _elicit(self, server: str, params: dict[str, Any]) -> dict[str, Any]:
+        message = str(params.get("message") or "")
+        schema = params.get("requestedSchema") if isinstance(params.get("requestedSchema"), dict) else {}
+        answer = await self.hooks.elicit(server, message, schema)
+        self.record("elicitation", server=server, message=message, action=answer.get("action"))
+        return answer
 
     @property
     def counters(self) -> dict[str, int]:

@@ -76,6 +76,8 @@ class TerminalHooks(Hooks):
             self._line(f"x  {event['name']} not run (declined)")
         elif kind == "cancelled":
             self._line("x  cancelled")
+        elif kind == "elicitation":
+            self._line(f"   {event['action']}")
         elif kind == "tools_changed":
             self._line(f"i  the tools changed: {', '.join(event['tools'])}")
 
@@ -88,6 +90,57 @@ class TerminalHooks(Hooks):
     def progress(self, call: ValidCall, progress: float, total: float | None, message: str | None) -> None:
         share = f"{progress:g}/{total:g}" if total else f"{progress:g}"
         self._line(f"   {call.name}: {share}{f' {message}' if message else ''}")
+
+    async def elicit(self, server: str, message: str, schema: dict[str, Any]) -> dict[str, Any]:
+        return await ask_form(self.read_line, self._line, server, message, schema)
+
+
+async def ask_form(read_line: ReadLine, show: Callable[[str], None], server: str, message: str,
+                   schema: dict[str, Any]) -> dict[str, Any]:
+    """Ask the user a server's question (``elicitation/create``, form mode): accept or not, then each
+    field of ``requestedSchema`` (flat: strings, numbers, booleans, enums). End of input cancels; an
+    empty required field or a value of the wrong type declines."""
+    show(f"?  {server} asks: {message}")
+    answer = await read_line("   Accept? [y/N] ")
+    if answer is None:
+        return {"action": "cancel"}
+    if answer.strip().lower() not in ("y", "yes"):
+        return {"action": "decline"}
+    properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+    required = set(schema.get("required") or ())
+    content: dict[str, Any] = {}
+    for name, field in properties.items():
+        field = field if isinstance(field, dict) else {}
+        options = field.get("enum") if isinstance(field.get("enum"), list) else None
+        kind = field.get("type")
+        hint = f" ({', '.join(map(str, options))})" if options else f" ({kind})" if kind else ""
+        text = await read_line(f"   {printable(str(field.get('title') or name))}{printable(hint)}: ")
+        if text is None:
+            return {"action": "cancel"}
+        if not text.strip():
+            if name in required:
+                return {"action": "decline"}
+            continue
+        try:
+            content[name] = _coerce(text.strip(), kind)
+        except ValueError:
+            show(f"!  {name}: not {kind}; declined")
+            return {"action": "decline"}
+    return {"action": "accept", "content": content}
+
+
+def _coerce(text: str, kind: Any) -> Any:
+    if kind == "boolean":
+        if text.lower() in ("y", "yes", "true"):
+            return True
+        if text.lower() in ("n", "no", "false"):
+            return False
+        raise ValueError(text)
+    if kind == "integer":
+        return int(text)
+    if kind == "number":
+        return float(text)
+    return text
 
 
 def _short(text: str, limit: int = 120) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import os
 import re
-from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager, contextmanager
 from typing import Any
 
@@ -40,6 +40,19 @@ class Toolbox:
         self._routes: dict[str, tuple[str, str]] = {}
         #: Bumped every time :attr:`tools` is rebuilt.
         self.version = 0
+        #: Answers a server's ``elicitation/create`` (server name, params) -> result; without one,
+        #: every elicitation is declined.
+        self.elicitation_handler: Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]] | None = None
+
+    def elicitation_for(self, server: str) -> Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]:
+        """The ``elicitation=`` callback to give the server's :class:`Client` (either era)."""
+
+        async def answer(params: dict[str, Any]) -> dict[str, Any]:
+            if self.elicitation_handler is None:
+                return {"action": "decline"}
+            return await self.elicitation_handler(server, params)
+
+        return answer
 
     def on_notification(self, server: str) -> Callable[[Any], None]:
         """The callback to give the server's :class:`Client` (``on_notification=``)."""
@@ -143,6 +156,7 @@ async def _connect_all(stack: AsyncExitStack, toolbox: Toolbox, specs: Sequence[
                        request_timeout: float, stderr: Any) -> None:
     for spec in specs:
         options = {"protocol_version": protocol_version, "on_notification": toolbox.on_notification(spec.name),
+                   "elicitation": toolbox.elicitation_for(spec.name),
                    "request_timeout": request_timeout,
                    "client_info": {"name": "plainmcp-bridge", "version": _version()}}
         if spec.url is not None:
