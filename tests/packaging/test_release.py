@@ -19,7 +19,8 @@ from .offline import ROOT, SERVERS, _load_script, initialize, project_version, r
 dist = _load_script("dist")
 
 PACKAGES = ["plainmcp", *(f"plainmcp-{name}" for name in SERVERS)]
-DIRECTORIES = {"plainmcp": ROOT / "packages" / "plainmcp", **{f"plainmcp-{n}": ROOT / "servers" / n for n in SERVERS}}
+DIRECTORIES = {"plainmcp": ROOT / "packages" / "plainmcp", "plainmcp-bridge": ROOT / "packages" / "plainmcp-bridge",
+               **{f"plainmcp-{n}": ROOT / "servers" / n for n in SERVERS}}
 
 
 def _normal(name: str) -> str:
