@@ -261,3 +261,17 @@ async def test_list_directory_of_a_huge_directory_stops_reading_at_the_limit(
     assert result["structuredContent"]["truncated"] is True
     assert len(result["structuredContent"]["files"]) + len(result["structuredContent"]["directories"]) == 10
     assert "holds more than 20" in text_of(result)
+
+
+async def test_list_directory_dir_sizes_total_every_file_below(make_server: Callable[..., Server], tree: Tree) -> None:
+    (tree.root / "sub" / "deep" / "blob.bin").write_bytes(b"x" * 1000)
+    tree.link("sub/deep/loop", tree.root)  # a link is never followed: it cannot count a tree twice
+    tree.link("sub/out", tree.outside)
+    result = await call(make_server(), "list_directory", {"path": ".", "dirSizes": True})
+    data = result["structuredContent"]
+    notes, code = len("# Notes\nfind me here\n"), len("def f():\n    return 1\n")
+    assert data["directorySizes"] == {"sub": notes + code + 1000} and data["partialSizes"] == []
+    assert f"sub/  ({notes + code + 1000} bytes)" in text_of(result)
+    capped = await call(make_server(max_entries_limit=3, max_entries=3), "list_directory", {"path": ".", "dirSizes": True})
+    assert capped["structuredContent"]["partialSizes"] == ["sub"]
+    assert "+ bytes)" in text_of(capped)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
 import os
 from collections.abc import Iterator
@@ -13,6 +14,7 @@ from plainmcp import Context, ToolResult
 
 from . import anchored
 from .anchored import Place
+from .dirsize import directory_sizes
 from .gitignore import GitIgnore
 from .globs import Excluder
 from .read_tools import iso
@@ -24,7 +26,9 @@ LIST_DIRECTORY = ToolSpec(
     title="List a directory",
     input_schema=obj({
         "path": PATH,
-        "sizes": {"type": "boolean", "description": "Add sizes and mtimes"},
+        # Both said in the description.
+        "sizes": {"type": "boolean"},
+        "dirSizes": {"type": "boolean"},
         "sortBy": {"type": "string", "enum": ["name", "size", "modified"], "default": "name"},
         "includeHidden": {"type": "boolean", "default": True},
         "gitignore": GITIGNORE,
@@ -38,6 +42,9 @@ LIST_DIRECTORY = ToolSpec(
         "sizes": {"type": "object", "description": "with sizes: file name -> size in bytes"},
         "modified": {"type": "object", "description": "with sizes: name -> modification time (UTC, ISO 8601)"},
         "totalSize": {"type": "integer", "description": "with sizes: bytes in the files listed"},
+        "directorySizes": {"type": "object", "description": "with dirSizes: directory name -> bytes of every file below"},
+        "partialSizes": {"type": "array", "items": {"type": "string"},
+                         "description": "with dirSizes: directories too large to count whole (their size is a lower bound)"},
         "truncated": {"type": "boolean"},
     }, ("path", "directories", "files", "others", "truncated")),
     annotations=READ,
@@ -160,7 +167,7 @@ class DirectoryTools(ToolFamily):
 
     async def list_directory(self, ctx: Context, args: dict[str, Any]) -> ToolResult:
         """List one directory's entries (directories first). sizes adds file sizes and mtimes (sortBy
-        size or modified implies it). Recursive: directory_tree; by name: search_files."""
+        size or modified implies it), dirSizes each subdirectory's total. Recursive: directory_tree."""
         config = self.config
         policy, place = await self.directory(ctx, args)
         cap = self.limit(args, "maxEntries", config.max_entries)
@@ -185,6 +192,15 @@ class DirectoryTools(ToolFamily):
         }
         # The text is `ls -F` style: "name/" for a directory, "name@" for a link, plain for a file.
         lines = [name + "/" for name in listing.directories]
+        if args.get("dirSizes"):
+            # Many thousand files below: a worker thread keeps the event loop serving, and a
+            # cancelled call stops between entries.
+            counted = await anyio.to_thread.run_sync(functools.partial(
+                directory_sizes, place, listing.directories, max_entries=config.max_entries_limit,
+                max_depth=config.max_depth, check=anyio.from_thread.check_cancelled))
+            data["directorySizes"], data["partialSizes"] = counted.totals, counted.partial
+            lines = [f"{name}/  ({counted.totals[name]}{'+' if name in counted.partial else ''} bytes)"
+                     if name in counted.totals else name + "/" for name in listing.directories]
         summary = f"\n{len(listing.files)} files, {len(listing.directories)} directories, {len(listing.others)} others"
         if detailed:
             sizes = {name: listing.status_of[name].st_size for name in listing.files}

@@ -1,0 +1,67 @@
+"""The total size of directories: every regular file below each, summed, within one entry budget.
+
+A walk per directory (:func:`~plainmcp_filesystem.walk.walk`: through descriptors, links never
+followed, so a link cannot make a tree count twice or lead outside). Everything is counted,
+``.gitignore`` or not: this is what the directory holds on disk. Synchronous: callers run it in a
+worker thread and pass a ``check`` that stops it when the call is cancelled.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from . import anchored
+from .anchored import DIR_FLAGS, Place
+from .walk import walk
+
+#: Entries between two calls of ``check``.
+CHECK_EVERY = 1024
+
+
+@dataclass(slots=True)
+class Sizes:
+    """``totals`` by directory name; ``partial``: the names whose walk the budget (or depth) cut short."""
+
+    totals: dict[str, int] = field(default_factory=dict)
+    partial: list[str] = field(default_factory=list)
+
+
+def directory_sizes(place: Place, names: Iterable[str], *, max_entries: int, max_depth: int,
+                    check: Callable[[], None]) -> Sizes:
+    """The total bytes of the regular files below each directory ``names`` holds in ``place``.
+
+    At most ``max_entries`` entries are visited over all of them; a directory whose walk stops there
+    has the sum so far and is listed in ``partial``. A name that is gone or no longer a directory is left out.
+    """
+    sizes = Sizes()
+    left = max_entries
+    with anchored.directory(place) as fd:
+        for name in names:
+            try:
+                child = os.open(name, DIR_FLAGS, dir_fd=fd)
+            except OSError:
+                continue
+            total, cut = 0, left <= 0
+            try:
+                for entry in walk(child, max_depth=max_depth):
+                    left -= 1
+                    if left < 0:
+                        cut = True
+                        break
+                    if left % CHECK_EVERY == 0:
+                        check()
+                    if entry.kind == "file":
+                        try:
+                            total += entry.lstat().st_size
+                        except OSError:
+                            continue
+            except anchored.PathDenied:
+                continue
+            finally:
+                os.close(child)
+            sizes.totals[name] = total
+            if cut:
+                sizes.partial.append(name)
+    return sizes
