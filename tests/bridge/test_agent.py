@@ -57,12 +57,32 @@ def database(tmp_path: Path) -> Path:
 
 
 @asynccontextmanager
-async def bridge(database: Path, script: list[dict[str, Any]], *, api: str = "ollama", hooks: Hooks | None = None,
-                 options: BridgeOptions | None = None, specs: list[ServerSpec] | None = None,
-                 ) -> AsyncIterator[tuple[Bridge, StandInModel]]:
-    specs = specs or [ServerSpec("sqlite", command=(sys.executable, "-m", "plainmcp_sqlite", "--db", str(database),
-                                                    "--allow-write", "--confirm-writes", "never",
-                                                    "--log-level", "warning"))]
+async def bridge(
+    database: Path,
+    script: list[dict[str, Any]],
+    *,
+    api: str = "ollama",
+    hooks: Hooks | None = None,
+    options: BridgeOptions | None = None,
+    specs: list[ServerSpec] | None = None,
+) -> AsyncIterator[tuple[Bridge, StandInModel]]:
+    specs = specs or [
+        ServerSpec(
+            "sqlite",
+            command=(
+                sys.executable,
+                "-m",
+                "plainmcp_sqlite",
+                "--db",
+                str(database),
+                "--allow-write",
+                "--confirm-writes",
+                "never",
+                "--log-level",
+                "warning",
+            ),
+        )
+    ]
     with StandInModel(script) as model:
         base = model.url if api == "ollama" else model.url + "/v1"
         settings = ModelSettings(api=api, model="standin", base_url=base, retry=RetryPolicy(base=0.01))
@@ -120,8 +140,10 @@ async def test_an_unknown_tool_is_named_with_the_closest_one(database: Path) -> 
 
 async def test_a_call_written_as_text_is_recovered_and_answered_as_the_users_message(database: Path) -> None:
     hooks = Recorder()
-    script = [{"text": 'I will look.\n<tool_call>{"name": "list_tables", "arguments": {}}</tool_call>'},
-              {"text": "Five tables."}]
+    script = [
+        {"text": 'I will look.\n<tool_call>{"name": "list_tables", "arguments": {}}</tool_call>'},
+        {"text": "Five tables."},
+    ]
     async with bridge(database, script, hooks=hooks) as (conversation, model):
         outcome = await conversation.ask("tables?")
     assert outcome.status == ANSWERED
@@ -164,15 +186,19 @@ async def test_an_endless_tool_loop_stops_at_the_round_limit(database: Path) -> 
     assert "limit of 2 tool rounds" in conversation.messages[-1]["content"]
 
 
-@pytest.mark.parametrize(("options", "answer", "asked", "written"), [
-    (BridgeOptions(), False, ["execute"], False),
-    (BridgeOptions(), True, ["execute"], True),
-    (BridgeOptions(yes=True), False, [], True),
-    (BridgeOptions(allow=frozenset({"execute"})), False, [], True),
-])
+@pytest.mark.parametrize(
+    ("options", "answer", "asked", "written"),
+    [
+        (BridgeOptions(), False, ["execute"], False),
+        (BridgeOptions(), True, ["execute"], True),
+        (BridgeOptions(yes=True), False, [], True),
+        (BridgeOptions(allow=frozenset({"execute"})), False, [], True),
+    ],
+)
 # The server's own confirmation (elicitation) is off: the bridge's is the one under test.
-async def test_a_destructive_tool_asks_before_it_runs(database: Path, options: BridgeOptions, answer: bool,
-                                                      asked: list[str], written: bool) -> None:
+async def test_a_destructive_tool_asks_before_it_runs(
+    database: Path, options: BridgeOptions, answer: bool, asked: list[str], written: bool
+) -> None:
     hooks = Recorder(answer=answer)
     script = [call("execute", {"sql": "INSERT INTO authors (name, country) VALUES ('Nobody', 'NZ')"}), {"text": "ok"}]
     async with bridge(database, script, hooks=hooks, options=options) as (conversation, model):
@@ -244,7 +270,9 @@ async def test_a_long_calls_progress_reaches_the_hooks(database: Path) -> None:
 
     specs = [ServerSpec("everything", command=EVERYTHING)]
     script = [call("test_tool_with_progress", {}), {"text": "done"}]
-    async with bridge(database, script, specs=specs, hooks=Progress(),
-                      options=BridgeOptions(yes=True)) as (conversation, _):
+    async with bridge(database, script, specs=specs, hooks=Progress(), options=BridgeOptions(yes=True)) as (
+        conversation,
+        _,
+    ):
         assert (await conversation.ask("go")).status == ANSWERED
     assert seen == [(0, 100), (50, 100), (100, 100)]

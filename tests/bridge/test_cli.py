@@ -33,12 +33,19 @@ def server(database: Path, *extra: str) -> str:
     return f"{sys.executable} -m plainmcp_sqlite --db {database} --log-level warning {' '.join(extra)}"
 
 
-def run(model: StandInModel, *args: str, stdin: str = "", env: dict[str, str] | None = None,
-        ) -> subprocess.CompletedProcess[str]:
-    environment = {**os.environ, "PLAINMCP_BRIDGE_BASE_URL": model.url, "PLAINMCP_BRIDGE_MODEL": "standin",
-                   **(env or {})}
-    return subprocess.run([*BRIDGE, *args], input=stdin, capture_output=True, text=True, timeout=60,
-                          env=environment)
+def run(
+    model: StandInModel,
+    *args: str,
+    stdin: str = "",
+    env: dict[str, str] | None = None,
+) -> subprocess.CompletedProcess[str]:
+    environment = {
+        **os.environ,
+        "PLAINMCP_BRIDGE_BASE_URL": model.url,
+        "PLAINMCP_BRIDGE_MODEL": "standin",
+        **(env or {}),
+    }
+    return subprocess.run([*BRIDGE, *args], input=stdin, capture_output=True, text=True, timeout=60, env=environment)
 
 
 def call(name: str, arguments: Any) -> dict[str, Any]:
@@ -55,8 +62,18 @@ def test_ask_prints_the_answer_and_exits_0(database: Path) -> None:
 def test_ask_json_is_a_machine_readable_transcript(database: Path) -> None:
     script = [call("describe_table", {"table": 5}), call("describe_table", {"table": "books"}), {"text": "ok"}]
     with StandInModel(script) as model:
-        done = run(model, "ask", "Describe books", "--json", "--api", "openai", "--base-url", model.url + "/v1",
-                   "--server", server(database))
+        done = run(
+            model,
+            "ask",
+            "Describe books",
+            "--json",
+            "--api",
+            "openai",
+            "--base-url",
+            model.url + "/v1",
+            "--server",
+            server(database),
+        )
     assert done.returncode == 0, done.stderr
     document = json.loads(done.stdout)
     assert (document["status"], document["answer"], document["rounds"]) == ("answered", "ok", 2)
@@ -66,11 +83,14 @@ def test_ask_json_is_a_machine_readable_transcript(database: Path) -> None:
     assert document["transcript"][1]["problems"] == ["table: expected a string; sent 5 (an integer)"]
 
 
-@pytest.mark.parametrize(("script", "code", "message"), [
-    ([call("nope", {})] * 3, 3, "did not produce a valid call to nope"),
-    ([call("list_tables", {})] * 3, 4, "still calling tools after 2 rounds"),
-    ([{"status": 404, "error": "model 'standin' not found"}], 1, "model 'standin' not found"),
-])
+@pytest.mark.parametrize(
+    ("script", "code", "message"),
+    [
+        ([call("nope", {})] * 3, 3, "did not produce a valid call to nope"),
+        ([call("list_tables", {})] * 3, 4, "still calling tools after 2 rounds"),
+        ([{"status": 404, "error": "model 'standin' not found"}], 1, "model 'standin' not found"),
+    ],
+)
 def test_ask_exit_codes_by_outcome(database: Path, script: list[dict[str, Any]], code: int, message: str) -> None:
     with StandInModel(script) as model:
         done = run(model, "ask", "q", "--max-rounds", "2", "--server", server(database))
@@ -115,27 +135,50 @@ def test_ask_without_a_terminal_declines_writes_unless_allowed(database: Path) -
 
 def test_chat_session_with_commands(database: Path, tmp_path: Path) -> None:
     config = tmp_path / "servers.json"
-    config.write_text(json.dumps({"mcpServers": {"shop": {"command": sys.executable, "args": [
-        "-m", "plainmcp_sqlite", "--db", str(database), "--log-level", "warning"]}}}), encoding="utf-8")
+    config.write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "shop": {
+                        "command": sys.executable,
+                        "args": ["-m", "plainmcp_sqlite", "--db", str(database), "--log-level", "warning"],
+                    }
+                }
+            }
+        ),
+        encoding="utf-8",
+    )
     with StandInModel([call("list_tables", {}), {"text": "Five tables."}, {"text": "Noted."}]) as model:
-        done = run(model, "chat", "--config", str(config), stdin="Which tables?\n/tools\n/read sqlite://schema\n"
-                   "thanks\n/counts\n")
+        done = run(
+            model,
+            "chat",
+            "--config",
+            str(config),
+            stdin="Which tables?\n/tools\n/read sqlite://schema\nthanks\n/counts\n",
+        )
     assert done.returncode == 0, done.stderr
     out = done.stdout
     assert "-> list_tables {}" in out and "Five tables." in out and "  describe_table" in out
     assert "i  sqlite://schema (" in out
     # The resource went into the conversation before the next question.
     assert "CREATE TABLE" in json.dumps(model.requests[-1][1]["messages"][-2])
-    assert out.rstrip().endswith("tool calls: 1 proposed, 1 valid at first try, 0 repaired, 0 rejected, "
-                                 "0 failed at the server, 0 given up")
+    assert out.rstrip().endswith(
+        "tool calls: 1 proposed, 1 valid at first try, 0 repaired, 0 rejected, 0 failed at the server, 0 given up"
+    )
 
 
 def test_ctrl_c_in_the_chat_cancels_the_turn_and_the_chat_goes_on(database: Path) -> None:
     slow = {"text": "word " * 100, "chunk_delay": 0.1}
     with StandInModel([slow, {"text": "still here"}]) as model:
         environment = {**os.environ, "PLAINMCP_BRIDGE_BASE_URL": model.url}
-        process = subprocess.Popen([*BRIDGE, "chat", "--server", server(database)], stdin=subprocess.PIPE,
-                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=environment)
+        process = subprocess.Popen(
+            [*BRIDGE, "chat", "--server", server(database)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=environment,
+        )
         assert process.stdin is not None and process.stdout is not None
         process.stdin.write("talk slowly\n")
         process.stdin.flush()
@@ -158,8 +201,13 @@ def test_ctrl_c_in_the_chat_cancels_the_turn_and_the_chat_goes_on(database: Path
 
 def test_chat_prompt_command_asks_with_the_servers_prompt(database: Path) -> None:
     with StandInModel([{"text": "The priciest book is known."}]) as model:
-        done = run(model, "chat", "--server", server(database),
-                   stdin='/prompt answer_question "question=Which book costs most?"\n/prompt nope\n')
+        done = run(
+            model,
+            "chat",
+            "--server",
+            server(database),
+            stdin='/prompt answer_question "question=Which book costs most?"\n/prompt nope\n',
+        )
     assert done.returncode == 0, done.stderr
     (asked,) = [message for message in model.requests[0][1]["messages"] if message["role"] == "user"]
     # The prompt's messages, the embedded schema resource included, become the question.

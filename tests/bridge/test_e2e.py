@@ -19,14 +19,39 @@ from ..e2e.http_server import server_process
 PYTHON = sys.executable
 
 
-def ask(model: StandInModel, question: str, config: dict[str, Any], tmp_path: Path, *extra: str,
-        api: str = "ollama", env: dict[str, str] | None = None) -> tuple[int, dict[str, Any], str]:
+def ask(
+    model: StandInModel,
+    question: str,
+    config: dict[str, Any],
+    tmp_path: Path,
+    *extra: str,
+    api: str = "ollama",
+    env: dict[str, str] | None = None,
+) -> tuple[int, dict[str, Any], str]:
     path = tmp_path / "servers.json"
     path.write_text(json.dumps({"mcpServers": config}), encoding="utf-8")
     base = model.url if api == "ollama" else model.url + "/v1"
-    done = subprocess.run([PYTHON, "-m", "plainmcp_bridge", "ask", question, "--json", "--config", str(path),
-                           "--api", api, "--base-url", base, *extra], capture_output=True, text=True, timeout=60,
-                          env={**os.environ, **(env or {})})
+    done = subprocess.run(
+        [
+            PYTHON,
+            "-m",
+            "plainmcp_bridge",
+            "ask",
+            question,
+            "--json",
+            "--config",
+            str(path),
+            "--api",
+            api,
+            "--base-url",
+            base,
+            *extra,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, **(env or {})},
+    )
     return done.returncode, json.loads(done.stdout) if done.stdout else {}, done.stderr
 
 
@@ -42,13 +67,19 @@ def told(model: StandInModel, index: int = -1) -> str:
 def test_weather_forecast_repaired_then_answered_from_the_upstream_stand_in(tmp_path: Path) -> None:
     with StandIn() as upstream:
         env = {f"PLAINMCP_WEATHER_{api}_URL": upstream.url for api in ("GEOCODING", "FORECAST", "NWS")}
-        script = [call("get_forecast", {"location": "Paris", "days": "2"}),
-                  call("get_forecast", {"location": "Paris", "days": 2}),
-                  {"text": "Two days of weather in Paris."}]
+        script = [
+            call("get_forecast", {"location": "Paris", "days": "2"}),
+            call("get_forecast", {"location": "Paris", "days": 2}),
+            {"text": "Two days of weather in Paris."},
+        ]
         with StandInModel(script) as model:
-            code, document, stderr = ask(model, "Weather in Paris for two days?",
-                                         {"weather": {"command": PYTHON, "args": ["-m", "plainmcp_weather"]}},
-                                         tmp_path, env=env)
+            code, document, stderr = ask(
+                model,
+                "Weather in Paris for two days?",
+                {"weather": {"command": PYTHON, "args": ["-m", "plainmcp_weather"]}},
+                tmp_path,
+                env=env,
+            )
     assert code == 0, stderr
     assert document["answer"] == "Two days of weather in Paris."
     assert 'days: expected an integer; sent "2" (a string)' in told(model, 1)
@@ -62,13 +93,19 @@ def test_filesystem_read_with_stringified_arguments_over_the_openai_api(tmp_path
     root = tmp_path / "notes"
     root.mkdir()
     (root / "todo.md").write_text("- buy milk\n- write the bridge README\n", encoding="utf-8")
-    script = [call("list_directory", json.dumps({"path": str(root)})),
-              call("read_text_file", json.dumps({"path": str(root / "todo.md")})),
-              {"text": "You need to buy milk and write the README."}]
+    script = [
+        call("list_directory", json.dumps({"path": str(root)})),
+        call("read_text_file", json.dumps({"path": str(root / "todo.md")})),
+        {"text": "You need to buy milk and write the README."},
+    ]
     with StandInModel(script) as model:
-        code, document, stderr = ask(model, "What is on my todo list?",
-                                     {"files": {"command": PYTHON, "args": ["-m", "plainmcp_filesystem", str(root)]}},
-                                     tmp_path, api="openai")
+        code, document, stderr = ask(
+            model,
+            "What is on my todo list?",
+            {"files": {"command": PYTHON, "args": ["-m", "plainmcp_filesystem", str(root)]}},
+            tmp_path,
+            api="openai",
+        )
     assert code == 0, stderr
     assert "todo.md" in told(model, 1), told(model, 1)
     assert "write the bridge README" in told(model, 2)
@@ -81,12 +118,17 @@ def test_three_servers_at_once_and_an_error_told_honestly(tmp_path: Path) -> Non
     config = {
         "files": {"command": PYTHON, "args": ["-m", "plainmcp_filesystem", str(root)]},
         "shop": {"command": PYTHON, "args": ["-m", "plainmcp_sqlite"]},
-        "weather": {"command": PYTHON, "args": ["-m", "plainmcp_weather"],
-                    "env": {"PLAINMCP_WEATHER_GEOCODING_URL": "http://127.0.0.1:9"}},
+        "weather": {
+            "command": PYTHON,
+            "args": ["-m", "plainmcp_weather"],
+            "env": {"PLAINMCP_WEATHER_GEOCODING_URL": "http://127.0.0.1:9"},
+        },
     }
-    script = [call("query", {"sql": "SELECT title FROM books ORDER BY price_cents DESC LIMIT 1"}),
-              call("read_text_file", {"path": str(root / "missing.txt")}),
-              {"text": "The most expensive book is known; the file does not exist."}]
+    script = [
+        call("query", {"sql": "SELECT title FROM books ORDER BY price_cents DESC LIMIT 1"}),
+        call("read_text_file", {"path": str(root / "missing.txt")}),
+        {"text": "The most expensive book is known; the file does not exist."},
+    ]
     with StandInModel(script) as model:
         code, document, stderr = ask(model, "q", config, tmp_path)
     assert code == 0, stderr

@@ -14,8 +14,12 @@ TEST = "tests/bridge/test_install.py::test_readme_pipx_line_installs_the_bridge"
 
 
 def test_readme_pipx_line_installs_the_bridge(tmp_path: Path) -> None:
-    (line,) = [command for block in blocks(PACKAGE / "README.md") if block.kind == "tested by"
-               and block.detail == TEST for command in block.commands()]
+    (line,) = [
+        command
+        for block in blocks(PACKAGE / "README.md")
+        if block.kind == "tested by" and block.detail == TEST
+        for command in block.commands()
+    ]
     assert line == 'pipx install "$(git rev-parse --show-toplevel)/packages/plainmcp-bridge"'
     before = _status()
     env = offline_env(tmp_path, wheelhouse())
@@ -38,7 +42,11 @@ def test_readme_pipx_line_installs_the_bridge(tmp_path: Path) -> None:
 
 
 def _status() -> list[str]:
-    status = subprocess.run(["git", "status", "--porcelain", "--ignored", "--", str(PACKAGE)], cwd=ROOT,
-                            capture_output=True, text=True, check=True).stdout
+    status = subprocess.run(
+        ["git", "status", "--porcelain", "--ignored", "--", str(PACKAGE)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     return [line for line in status.splitlines() if "__pycache__" not in line]
-

@@ -49,12 +49,15 @@ def test_tool_name_must_match_exactly_and_the_closest_is_suggested() -> None:
     assert "delete_file, get_forecast, get_time, plan_route" in verdict.message
 
 
-@pytest.mark.parametrize(("invented", "closest"), [
-    ("get_forcast", "get_forecast"),
-    ("weather_forecast", "get_forecast"),
-    ("plan-route", "plan_route"),
-    ("route", "plan_route"),
-])
+@pytest.mark.parametrize(
+    ("invented", "closest"),
+    [
+        ("get_forcast", "get_forecast"),
+        ("weather_forecast", "get_forecast"),
+        ("plan-route", "plan_route"),
+        ("route", "plan_route"),
+    ],
+)
 def test_unknown_tool_names_the_closest_real_one(invented: str, closest: str) -> None:
     assert ToolCatalog(ALL).closest(invented) == closest
 
@@ -95,7 +98,8 @@ def test_arguments_string_that_is_not_json_names_where_it_breaks() -> None:
 
 def test_arguments_string_holding_a_non_object() -> None:
     assert problems("get_forecast", '["Paris"]') == [
-        '(arguments): expected a JSON object; sent a string holding an array: "[\\"Paris\\"]"']
+        '(arguments): expected a JSON object; sent a string holding an array: "[\\"Paris\\"]"'
+    ]
 
 
 def test_arguments_that_are_not_an_object() -> None:
@@ -114,7 +118,8 @@ def test_missing_arguments_are_an_empty_object_only_when_nothing_is_required() -
 
 def test_wrong_type_names_field_expected_and_sent() -> None:
     assert problems("get_forecast", {"city": "Paris", "days": "3"}) == [
-        'days: expected an integer; sent "3" (a string)']
+        'days: expected an integer; sent "3" (a string)'
+    ]
 
 
 def test_missing_required_field() -> None:
@@ -132,20 +137,25 @@ def test_extra_field_is_named_with_the_field_it_probably_meant() -> None:
 def test_a_synonym_of_the_one_missing_required_field_is_pointed_at() -> None:
     assert problems("get_forecast", {"town": "Paris"})[1] == (
         'town: expected no such field (did you mean "city"?); the fields are "city", "days", "unit"; '
-        'sent "Paris" (a string)')
+        'sent "Paris" (a string)'
+    )
     # With two unknown fields there is no telling which one was meant.
     assert "did you mean" not in problems("get_forecast", {"town": "Paris", "when": 2})[1]
 
 
 def test_enum_drift_lists_the_allowed_values() -> None:
     assert problems("get_forecast", {"city": "Paris", "unit": "Celsius"}) == [
-        'unit: expected one of "celsius", "fahrenheit"; sent "Celsius" (a string)']
+        'unit: expected one of "celsius", "fahrenheit"; sent "Celsius" (a string)'
+    ]
 
 
 def test_bounds_in_plain_words() -> None:
-    assert problems("get_forecast", {"city": "Paris", "days": 0}) == ["days: expected a number >= 1; sent 0 (an integer)"]
+    assert problems("get_forecast", {"city": "Paris", "days": 0}) == [
+        "days: expected a number >= 1; sent 0 (an integer)"
+    ]
     assert problems("get_forecast", {"city": "Paris", "days": 30}) == [
-        "days: expected a number <= 7; sent 30 (an integer)"]
+        "days: expected a number <= 7; sent 30 (an integer)"
+    ]
 
 
 def test_nested_paths_are_precise() -> None:
@@ -154,12 +164,13 @@ def test_nested_paths_are_precise() -> None:
         'stops[1].mode: expected one of "car", "train"; sent "plane" (a string)',
     ]
     assert problems("plan_route", {"stops": [{"city": "Paris"}]}) == [
-        'stops: expected an array of at least 2 items; sent [{"city": "Paris"}] (an array)']
+        'stops: expected an array of at least 2 items; sent [{"city": "Paris"}] (an array)'
+    ]
 
 
 def test_long_values_are_quoted_short() -> None:
     (problem,) = problems("get_forecast", {"city": "x" * 500, "days": "y" * 500})
-    assert len(problem) < 120 and problem.endswith('yyy... (a string)')
+    assert len(problem) < 120 and problem.endswith("yyy... (a string)")
 
 
 def test_problems_are_bounded() -> None:
@@ -216,8 +227,12 @@ def test_trimming_reaches_nested_values() -> None:
 
 def test_nothing_else_is_guessed() -> None:
     # Case, synonyms and number-like strings change meaning or type: reported, never fixed.
-    for arguments in ({"city": "Paris", "unit": "CELSIUS"}, {"city": "Paris", "unit": "C"},
-                      {"city": "Paris", "days": "3"}, {"city": " Paris ", "days": 3.0 + 0.5}):
+    for arguments in (
+        {"city": "Paris", "unit": "CELSIUS"},
+        {"city": "Paris", "unit": "C"},
+        {"city": "Paris", "days": "3"},
+        {"city": " Paris ", "days": 3.0 + 0.5},
+    ):
         assert isinstance(check("get_forecast", arguments), InvalidCall), arguments
     # Whitespace around a free string is content, not drift: kept as sent.
     verdict = check("get_forecast", {"city": " Paris "})
@@ -242,13 +257,16 @@ def test_structured_calls_win_over_text() -> None:
 
 def test_calls_written_as_text_are_recovered_and_reported() -> None:
     interceptor = Interceptor(ToolCatalog(ALL))
-    review = interceptor.review('Checking.\n<tool_call>{"name": "get_forecast", "arguments": "{\\"city\\": \\"Oslo\\"}"}'
-                                "</tool_call>")
+    review = interceptor.review(
+        'Checking.\n<tool_call>{"name": "get_forecast", "arguments": "{\\"city\\": \\"Oslo\\"}"}</tool_call>'
+    )
     assert review.from_text and review.text == "Checking."
     (call,) = review.valid
     assert call.arguments == {"city": "Oslo"}
-    assert call.notes == ("the call was written as text (tags) and recovered",
-                          "the arguments arrived as a JSON string and were parsed")
+    assert call.notes == (
+        "the call was written as text (tags) and recovered",
+        "the arguments arrived as a JSON string and were parsed",
+    )
     assert interceptor.counters.recovered_from_text == 1
 
 
@@ -269,7 +287,8 @@ def test_repair_rounds_are_bounded_then_the_turn_is_given_up() -> None:
     assert "(Repair round 2 of 2.)" in interceptor.repair_message(second)
     assert gave_up_message(third) == (
         "The model did not produce a valid call to get_forecast after the allowed repair rounds "
-        "(last problem: city: expected a string; sent 5 (an integer)). Nothing was sent to the server.")
+        "(last problem: city: expected a string; sent 5 (an integer)). Nothing was sent to the server."
+    )
     # A new user turn has the full budget again.
     interceptor.start_turn()
     assert interceptor.review("", bad).repair_round == 1
@@ -291,8 +310,14 @@ def test_counters_tell_first_try_from_repaired() -> None:
     interceptor.review("", [ProposedCall("get_forecast", {"city": "A", "days": "2"})])
     interceptor.review("", [ProposedCall("get_forecast", {"city": "A", "days": 2})])
     assert interceptor.counters.as_dict() == {
-        "proposed": 3, "valid_first_try": 1, "repaired": 1, "rejected": 1, "gave_up": 0,
-        "failed_at_server": 0, "normalised": 1, "recovered_from_text": 0,
+        "proposed": 3,
+        "valid_first_try": 1,
+        "repaired": 1,
+        "rejected": 1,
+        "gave_up": 0,
+        "failed_at_server": 0,
+        "normalised": 1,
+        "recovered_from_text": 0,
     }
 
 
@@ -321,9 +346,14 @@ def test_a_result_becomes_the_models_text() -> None:
 
 def test_structured_content_stands_in_without_text_and_other_content_is_named() -> None:
     assert answer_for_model({"content": [], "structuredContent": {"t": 21}}) == '{"t": 21}'
-    assert answer_for_model({"content": [{"type": "image", "mimeType": "image/png", "data": "AAAA"},
-                                         {"type": "resource_link", "uri": "file:///a"}]}) == (
-        "[image image/png]\n[resource link file:///a]")
+    assert answer_for_model(
+        {
+            "content": [
+                {"type": "image", "mimeType": "image/png", "data": "AAAA"},
+                {"type": "resource_link", "uri": "file:///a"},
+            ]
+        }
+    ) == ("[image image/png]\n[resource link file:///a]")
     assert answer_for_model({"content": []}) == "(the tool returned nothing)"
 
 

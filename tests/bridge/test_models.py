@@ -22,12 +22,14 @@ FAST = RetryPolicy(attempts=3, base=0.01)
 
 def settings(model: StandInModel, api: str, stream: bool, **options: object) -> ModelSettings:
     base = model.url if api == "ollama" else model.url + "/v1"
-    return ModelSettings(api=api, model="standin", base_url=base, stream=stream,
-                         retry=options.pop("retry", FAST), **options)  # type: ignore[arg-type]
+    return ModelSettings(
+        api=api, model="standin", base_url=base, stream=stream, retry=options.pop("retry", FAST), **options
+    )  # type: ignore[arg-type]
 
 
-BOTH = pytest.mark.parametrize(("api", "stream"), [("ollama", True), ("ollama", False),
-                                                   ("openai", True), ("openai", False)])
+BOTH = pytest.mark.parametrize(
+    ("api", "stream"), [("ollama", True), ("ollama", False), ("openai", True), ("openai", False)]
+)
 
 
 @BOTH
@@ -55,8 +57,14 @@ async def test_the_tools_schema_reaches_the_model_verbatim(api: str, stream: boo
             await chat.complete(USER, [FORECAST])
     (_, body) = model.requests[0]
     (tool,) = body["tools"]
-    assert tool == {"type": "function", "function": {"name": "get_forecast", "description": FORECAST["description"],
-                                                     "parameters": FORECAST["inputSchema"]}}
+    assert tool == {
+        "type": "function",
+        "function": {
+            "name": "get_forecast",
+            "description": FORECAST["description"],
+            "parameters": FORECAST["inputSchema"],
+        },
+    }
     assert body["stream"] is stream and body["messages"] == USER
     assert (body["options"] if api == "ollama" else body)["temperature"] == 0
 
@@ -180,13 +188,24 @@ def test_settings_are_checked() -> None:
 
 
 def test_history_is_rendered_for_each_api() -> None:
-    assistant = {"role": "assistant", "content": "", "calls": [{"id": "c1", "name": "get_forecast",
-                                                                "arguments": '{"city": "Paris"}'}]}
+    assistant = {
+        "role": "assistant",
+        "content": "",
+        "calls": [{"id": "c1", "name": "get_forecast", "arguments": '{"city": "Paris"}'}],
+    }
     result = {"role": "tool", "call_id": "c1", "name": "get_forecast", "content": "21 C"}
-    assert render_message("ollama", assistant) == {"role": "assistant", "content": "", "tool_calls": [
-        {"function": {"name": "get_forecast", "arguments": {"city": "Paris"}}}]}
-    assert render_message("openai", assistant) == {"role": "assistant", "content": None, "tool_calls": [
-        {"id": "c1", "type": "function", "function": {"name": "get_forecast", "arguments": '{"city": "Paris"}'}}]}
+    assert render_message("ollama", assistant) == {
+        "role": "assistant",
+        "content": "",
+        "tool_calls": [{"function": {"name": "get_forecast", "arguments": {"city": "Paris"}}}],
+    }
+    assert render_message("openai", assistant) == {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "get_forecast", "arguments": '{"city": "Paris"}'}}
+        ],
+    }
     assert render_message("ollama", result) == {"role": "tool", "content": "21 C", "tool_name": "get_forecast"}
     assert render_message("openai", result) == {"role": "tool", "content": "21 C", "tool_call_id": "c1"}
     # Ollama takes only an object: arguments that were not one are replayed empty.

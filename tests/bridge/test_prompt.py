@@ -37,7 +37,8 @@ def test_tools_that_change_things_say_so_by_the_mcp_defaults() -> None:
 
 def test_nested_arrays_and_objects_are_described() -> None:
     assert describe_tool(ROUTE).splitlines()[1] == (
-        "  You must give: stops, a list of items, each an object with city, mode (optional) (at least 2 items).")
+        "  You must give: stops, a list of items, each an object with city, mode (optional) (at least 2 items)."
+    )
     assert "It takes no arguments." in describe_tool(NOW)
 
 
@@ -47,7 +48,8 @@ def test_value_words_cover_defaults_examples_unions_and_bounds() -> None:
     assert value_words({"type": ["string", "null"]}) == "a string or null"
     assert value_words({"anyOf": [{"type": "integer"}, {"const": "all"}]}) == 'an integer or exactly "all"'
     assert value_words({"type": "string", "pattern": "^[a-z]+$", "maxLength": 8}) == (
-        "a string (at most 8 characters; matching ^[a-z]+$)")
+        "a string (at most 8 characters; matching ^[a-z]+$)"
+    )
     assert value_words(None) == "any value"
 
 

@@ -28,21 +28,29 @@ def test_readme_transcript_is_what_the_chat_prints() -> None:
     shown = _block("test_readme_transcript_is_what_the_chat_prints").splitlines()
     typed = [line[2:] for line in shown if line.startswith("> ")]
     answer = shown[shown.index("> /counts") - 1]
-    script = [{"calls": [{"name": "describe_table", "arguments": {"table": 5}}]},
-              {"calls": [{"name": "describe_table", "arguments": {"table": "books"}}]},
-              {"text": answer}]
+    script = [
+        {"calls": [{"name": "describe_table", "arguments": {"table": 5}}]},
+        {"calls": [{"name": "describe_table", "arguments": {"table": "books"}}]},
+        {"text": answer},
+    ]
     with StandInModel(script) as model:
         done = subprocess.run(
             [sys.executable, "-m", "plainmcp_bridge", "chat", "--server", f"{sys.executable} -m plainmcp_sqlite"],
-            input="".join(f"{line}\n" for line in typed), capture_output=True, text=True, timeout=60,
-            env={**os.environ, "PLAINMCP_BRIDGE_BASE_URL": model.url})
+            input="".join(f"{line}\n" for line in typed),
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env={**os.environ, "PLAINMCP_BRIDGE_BASE_URL": model.url},
+        )
     assert done.returncode == 0, done.stderr
     # Without a terminal the typed lines are not echoed: the prompt "> " runs into the next output.
     printed = [line.removeprefix("> ") for line in done.stdout.splitlines() if line.removeprefix("> ")]
     expected = [line for line in shown if not line.startswith("> ")]
     # The server's tool count may grow without making the transcript wrong.
-    assert re.sub(r"^plainmcp-bridge: \d+ tools", "", printed[0]) == re.sub(r"^plainmcp-bridge: \d+ tools", "", expected[0])
-    assert printed[1: len(expected)] == expected[1:]
+    assert re.sub(r"^plainmcp-bridge: \d+ tools", "", printed[0]) == re.sub(
+        r"^plainmcp-bridge: \d+ tools", "", expected[0]
+    )
+    assert printed[1 : len(expected)] == expected[1:]
 
 
 def test_readme_interceptor_example_prints_what_it_shows() -> None:

@@ -20,8 +20,7 @@ def test_recover_tool_call_tags() -> None:
 
 
 def test_recover_several_tags_and_an_unclosed_last_one() -> None:
-    text = ('<tool_call>{"name": "a", "arguments": {}}</tool_call>'
-            '<tool_call>{"name": "b", "arguments": {"x": 1}}')
+    text = '<tool_call>{"name": "a", "arguments": {}}</tool_call><tool_call>{"name": "b", "arguments": {"x": 1}}'
     calls, rest = recover_calls(text)
     assert _names_and_arguments(calls) == [("a", {}), ("b", {"x": 1})]
     assert rest == ""
@@ -72,7 +71,7 @@ def test_recover_leaves_prose_and_data_alone() -> None:
         '{"city": "Paris", "temperature": 21}',  # data, no name
         '{"name": "Paris"}',  # a bare object needs arguments to be a call
         '[{"name": "a", "arguments": {}}, 3]',  # a list counts only when every member is a call
-        "```json\n{\"name\": 5, \"arguments\": {}}\n```",  # the name must be a string
+        '```json\n{"name": 5, "arguments": {}}\n```',  # the name must be a string
         "",
     ]:
         calls, rest = recover_calls(text)
@@ -81,8 +80,7 @@ def test_recover_leaves_prose_and_data_alone() -> None:
 
 
 def test_recover_tags_win_over_an_object_in_the_prose() -> None:
-    text = ('Example: {"name": "x", "arguments": {}}\n'
-            '<tool_call>{"name": "get_time", "arguments": {}}</tool_call>')
+    text = 'Example: {"name": "x", "arguments": {}}\n<tool_call>{"name": "get_time", "arguments": {}}</tool_call>'
     calls, _ = recover_calls(text)
     assert _names_and_arguments(calls) == [("get_time", {})]
 

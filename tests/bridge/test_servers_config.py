@@ -11,12 +11,19 @@ from plainmcp_bridge.servers_config import ServerSpec, inline_server, load_confi
 
 def test_stdio_and_http_entries(tmp_path: Path) -> None:
     path = tmp_path / "claude_desktop_config.json"
-    path.write_text(json.dumps({"mcpServers": {
-        "weather": {"command": "plainmcp-weather", "args": ["--log-level", "info"], "env": {"A": "1"}},
-        "remote": {"url": "http://127.0.0.1:8000/mcp", "headers": {"Authorization": "Bearer t"}},
-        "old": {"type": "sse", "url": "https://example.test/sse"},
-        "off": {"command": "x", "disabled": True},
-    }}), encoding="utf-8")
+    path.write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "weather": {"command": "plainmcp-weather", "args": ["--log-level", "info"], "env": {"A": "1"}},
+                    "remote": {"url": "http://127.0.0.1:8000/mcp", "headers": {"Authorization": "Bearer t"}},
+                    "old": {"type": "sse", "url": "https://example.test/sse"},
+                    "off": {"command": "x", "disabled": True},
+                }
+            }
+        ),
+        encoding="utf-8",
+    )
     assert load_config(path) == [
         ServerSpec("weather", command=("plainmcp-weather", "--log-level", "info"), env={"A": "1"}),
         ServerSpec("remote", url="http://127.0.0.1:8000/mcp", headers={"Authorization": "Bearer t"}),
@@ -24,16 +31,19 @@ def test_stdio_and_http_entries(tmp_path: Path) -> None:
     ]
 
 
-@pytest.mark.parametrize(("document", "message"), [
-    ([], 'expected an object with "mcpServers"'),
-    ({"servers": {}}, 'expected an object with "mcpServers"'),
-    ({"mcpServers": {"a": "plainmcp-weather"}}, "mcpServers.a must be an object"),
-    ({"mcpServers": {"a": {}}}, 'mcpServers.a needs "command" (a stdio server) or "url"'),
-    ({"mcpServers": {"a": {"command": "x", "args": "--db x"}}}, "mcpServers.a.args must be a list of strings"),
-    ({"mcpServers": {"a": {"command": "x", "env": {"N": 1}}}}, "mcpServers.a.env must be an object of strings"),
-    ({"mcpServers": {"a": {"url": "file:///etc/passwd"}}}, "mcpServers.a.url must be an http:// or https:// URL"),
-    ({"mcpServers": {"a": {"type": "websocket", "url": "http://x"}}}, "mcpServers.a.type must be one of"),
-])
+@pytest.mark.parametrize(
+    ("document", "message"),
+    [
+        ([], 'expected an object with "mcpServers"'),
+        ({"servers": {}}, 'expected an object with "mcpServers"'),
+        ({"mcpServers": {"a": "plainmcp-weather"}}, "mcpServers.a must be an object"),
+        ({"mcpServers": {"a": {}}}, 'mcpServers.a needs "command" (a stdio server) or "url"'),
+        ({"mcpServers": {"a": {"command": "x", "args": "--db x"}}}, "mcpServers.a.args must be a list of strings"),
+        ({"mcpServers": {"a": {"command": "x", "env": {"N": 1}}}}, "mcpServers.a.env must be an object of strings"),
+        ({"mcpServers": {"a": {"url": "file:///etc/passwd"}}}, "mcpServers.a.url must be an http:// or https:// URL"),
+        ({"mcpServers": {"a": {"type": "websocket", "url": "http://x"}}}, "mcpServers.a.type must be one of"),
+    ],
+)
 def test_wrong_shapes_name_the_entry_and_field(document: object, message: str) -> None:
     with pytest.raises(ValueError, match=None) as raised:
         parse_config(document, "c.json")

@@ -60,11 +60,17 @@ def test_error_answers_are_the_apis_error_shapes() -> None:
         assert limited.value.body == {"message": "slow down", "type": "server_error", "code": 429}
 
 
-@pytest.mark.parametrize("reply", [
-    {"text": "plain"},
-    {"calls": [{"name": "a", "arguments": {}}, {"name": "b", "arguments": {"x": [1, 2]}}]},
-    {"text": "", "calls": [{"name": "a", "arguments": '{"city": "Par'}]},  # a truncated string, as small models send
-])
+@pytest.mark.parametrize(
+    "reply",
+    [
+        {"text": "plain"},
+        {"calls": [{"name": "a", "arguments": {}}, {"name": "b", "arguments": {"x": [1, 2]}}]},
+        {
+            "text": "",
+            "calls": [{"name": "a", "arguments": '{"city": "Par'}],
+        },  # a truncated string, as small models send
+    ],
+)
 def test_every_shape_validates_against_the_official_types(reply: dict) -> None:
     ChatCompletion.model_validate(whole_answer("openai", reply))
     for line in stream_lines("openai", reply):

@@ -16,11 +16,24 @@ def test_steps_are_one_line_each() -> None:
     hooks = TerminalHooks(out, _never)
     hooks.text("Let me ")
     hooks.text("check.")
-    hooks.event({"type": "call", "name": "describe_table", "arguments": {"table": "books"},
-                 "notes": ["the arguments arrived as a JSON string and were parsed"]})
+    hooks.event(
+        {
+            "type": "call",
+            "name": "describe_table",
+            "arguments": {"table": "books"},
+            "notes": ["the arguments arrived as a JSON string and were parsed"],
+        }
+    )
     hooks.event({"type": "result", "name": "describe_table", "is_error": True, "text": "no such\n  table: bookz"})
-    hooks.event({"type": "rejected", "name": "query", "problems": ["sql: expected a string; sent 5 (an integer)"],
-                 "unknown_tool": False, "round": 1})
+    hooks.event(
+        {
+            "type": "rejected",
+            "name": "query",
+            "problems": ["sql: expected a string; sent 5 (an integer)"],
+            "unknown_tool": False,
+            "round": 1,
+        }
+    )
     assert out.getvalue().splitlines() == [
         "Let me check.",
         '-> describe_table {"table": "books"}  (the arguments arrived as a JSON string and were parsed)',

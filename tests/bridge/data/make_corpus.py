@@ -32,26 +32,44 @@ def words(text: str) -> dict[str, Any]:
 
 
 def case(kind: str, toolset: str, attempts: list[dict[str, Any]], expect: tuple[str, dict[str, Any]] | None) -> None:
-    cases.append({"id": f"{kind.replace(' ', '-')}-{sum(c['kind'] == kind for c in cases) + 1}", "kind": kind,
-                  "toolset": toolset, "attempts": attempts,
-                  "expect": None if expect is None else {"name": expect[0], "arguments": expect[1]}})
+    cases.append(
+        {
+            "id": f"{kind.replace(' ', '-')}-{sum(c['kind'] == kind for c in cases) + 1}",
+            "kind": kind,
+            "toolset": toolset,
+            "attempts": attempts,
+            "expect": None if expect is None else {"name": expect[0], "arguments": expect[1]},
+        }
+    )
 
 
 # Valid at once.
 for city in CITIES[:6]:
-    case("valid", "weather", [structured("get_forecast", {"location": city, "days": 3})],
-         ("get_forecast", {"location": city, "days": 3}))
+    case(
+        "valid",
+        "weather",
+        [structured("get_forecast", {"location": city, "days": 3})],
+        ("get_forecast", {"location": city, "days": 3}),
+    )
 for city in CITIES[:4]:
-    case("valid", "weather", [structured("get_current_weather", {"location": city, "units": "metric"})],
-         ("get_current_weather", {"location": city, "units": "metric"}))
+    case(
+        "valid",
+        "weather",
+        [structured("get_current_weather", {"location": city, "units": "metric"})],
+        ("get_current_weather", {"location": city, "units": "metric"}),
+    )
 for table in TABLES:
     case("valid", "sqlite", [structured("describe_table", {"table": table})], ("describe_table", {"table": table}))
 for sql in ["SELECT count(*) FROM books", "SELECT name FROM authors WHERE country = ?"]:
     arguments: dict[str, Any] = {"sql": sql} if "?" not in sql else {"sql": sql, "params": ["NZ"]}
     case("valid", "sqlite", [structured("query", arguments)], ("query", arguments))
 case("valid", "filesystem", [structured("list_directory", {"path": "."})], ("list_directory", {"path": "."}))
-case("valid", "filesystem", [structured("read_text_file", {"path": "notes.txt", "head": 20})],
-     ("read_text_file", {"path": "notes.txt", "head": 20}))
+case(
+    "valid",
+    "filesystem",
+    [structured("read_text_file", {"path": "notes.txt", "head": 20})],
+    ("read_text_file", {"path": "notes.txt", "head": 20}),
+)
 
 # Wrong types: numbers and booleans as strings; most fixed after one repair, some after two.
 for index, city in enumerate(CITIES):
@@ -62,21 +80,34 @@ for index, city in enumerate(CITIES):
     attempts.append(structured("get_forecast", good))
     case("wrong type", "weather", attempts, ("get_forecast", good))
 for name, bad, good_args, toolset in [
-    ("query", {"sql": "SELECT * FROM books", "max_rows": "10"}, {"sql": "SELECT * FROM books", "max_rows": 10}, "sqlite"),
+    (
+        "query",
+        {"sql": "SELECT * FROM books", "max_rows": "10"},
+        {"sql": "SELECT * FROM books", "max_rows": 10},
+        "sqlite",
+    ),
     ("search_locations", {"name": "Springfield", "count": "5"}, {"name": "Springfield", "count": 5}, "weather"),
     ("get_forecast", {"location": "Oslo", "hourly": "true"}, {"location": "Oslo", "hourly": True}, "weather"),
     ("read_text_file", {"path": "a.txt", "head": "20"}, {"path": "a.txt", "head": 20}, "filesystem"),
     ("directory_tree", {"path": ".", "maxDepth": "2"}, {"path": ".", "maxDepth": 2}, "filesystem"),
-    ("get_current_weather", {"latitude": "48.85", "longitude": "2.35"}, {"latitude": 48.85, "longitude": 2.35},
-     "weather"),
+    (
+        "get_current_weather",
+        {"latitude": "48.85", "longitude": "2.35"},
+        {"latitude": 48.85, "longitude": 2.35},
+        "weather",
+    ),
     ("read_multiple_files", {"paths": "a.txt"}, {"paths": ["a.txt"]}, "filesystem"),
 ]:
     case("wrong type", toolset, [structured(name, bad), structured(name, good_args)], (name, good_args))
 
 # Missing required fields: the value is in the conversation (fixed), or it is not (the model asks).
 for table in TABLES:
-    case("missing required", "sqlite", [structured("describe_table", {}), structured("describe_table", {"table": table})],
-         ("describe_table", {"table": table}))
+    case(
+        "missing required",
+        "sqlite",
+        [structured("describe_table", {}), structured("describe_table", {"table": table})],
+        ("describe_table", {"table": table}),
+    )
 for name, toolset, question in [
     ("describe_table", "sqlite", "Which table should I describe?"),
     ("search_files", "filesystem", "What file name pattern should I search for?"),
@@ -131,13 +162,21 @@ for index, city in enumerate(CITIES[:6]):
     good = {"location": city, "days": index + 1}
     case("stringified arguments", "weather", [structured("get_forecast", json.dumps(good))], ("get_forecast", good))
 for table in TABLES[:4]:
-    case("stringified arguments", "sqlite", [structured("describe_table", json.dumps({"table": table}))],
-         ("describe_table", {"table": table}))
+    case(
+        "stringified arguments",
+        "sqlite",
+        [structured("describe_table", json.dumps({"table": table}))],
+        ("describe_table", {"table": table}),
+    )
 for city in CITIES[:5]:
     good = {"location": city, "days": 2}
     cut = json.dumps(good)[:-1]  # the closing brace lost, as small models end it
-    case("truncated arguments", "weather", [structured("get_forecast", cut), structured("get_forecast", good)],
-         ("get_forecast", good))
+    case(
+        "truncated arguments",
+        "weather",
+        [structured("get_forecast", cut), structured("get_forecast", good)],
+        ("get_forecast", good),
+    )
 
 # Calls written as text.
 for city in CITIES[:5]:
@@ -146,40 +185,75 @@ for city in CITIES[:5]:
     case("call as text", "weather", [words(f"<tool_call>\n{payload}\n</tool_call>")], ("get_current_weather", good))
 for table in TABLES:
     payload = json.dumps({"name": "describe_table", "parameters": {"table": table}}, indent=2)
-    case("call as text", "sqlite", [words(f"I'll check the schema.\n```json\n{payload}\n```")],
-         ("describe_table", {"table": table}))
+    case(
+        "call as text",
+        "sqlite",
+        [words(f"I'll check the schema.\n```json\n{payload}\n```")],
+        ("describe_table", {"table": table}),
+    )
 for path in ["notes.txt", "README.md", "docs/index.md", "src/app.py", "data.csv"]:
     payload = json.dumps({"name": "get_file_info", "arguments": {"path": path}})
     case("call as text", "filesystem", [words(f"Sure! {payload}")], ("get_file_info", {"path": path}))
 
 # Enum drift: whitespace (normalised), case and synonyms (repaired).
 for value in [" metric", "metric ", "imperial\n"]:
-    case("enum drift", "weather", [structured("get_current_weather", {"location": "Oslo", "units": value})],
-         ("get_current_weather", {"location": "Oslo", "units": value.strip()}))
-for bad, good in [("Metric", "metric"), ("celsius", "metric"), ("fahrenheit", "imperial"), ("km/h", "kmh"),
-                  ("MPH", "mph")]:
+    case(
+        "enum drift",
+        "weather",
+        [structured("get_current_weather", {"location": "Oslo", "units": value})],
+        ("get_current_weather", {"location": "Oslo", "units": value.strip()}),
+    )
+for bad, good in [
+    ("Metric", "metric"),
+    ("celsius", "metric"),
+    ("fahrenheit", "imperial"),
+    ("km/h", "kmh"),
+    ("MPH", "mph"),
+]:
     key = "wind_speed_unit" if good in ("kmh", "mph") else "units"
-    case("enum drift", "weather", [structured("get_current_weather", {"location": "Paris", key: bad}),
-                                   structured("get_current_weather", {"location": "Paris", key: good})],
-         ("get_current_weather", {"location": "Paris", key: good}))
-case("enum drift", "filesystem", [structured("list_directory", {"path": ".", "sortBy": "date"}),
-                                  structured("list_directory", {"path": ".", "sortBy": "modified"})],
-     ("list_directory", {"path": ".", "sortBy": "modified"}))
+    case(
+        "enum drift",
+        "weather",
+        [
+            structured("get_current_weather", {"location": "Paris", key: bad}),
+            structured("get_current_weather", {"location": "Paris", key: good}),
+        ],
+        ("get_current_weather", {"location": "Paris", key: good}),
+    )
+case(
+    "enum drift",
+    "filesystem",
+    [
+        structured("list_directory", {"path": ".", "sortBy": "date"}),
+        structured("list_directory", {"path": ".", "sortBy": "modified"}),
+    ],
+    ("list_directory", {"path": ".", "sortBy": "modified"}),
+)
 
 # Models that never get it right: the bridge gives up and sends nothing.
 for attempts in [
     [structured("get_weather", {"city": "Paris"})] * 3,
-    [structured("get_forecast", {"location": "Paris", "days": "3"}), structured("get_forecast", {"days": 3}),
-     structured("get_forecast", {"location": "Paris", "days": 30})],
+    [
+        structured("get_forecast", {"location": "Paris", "days": "3"}),
+        structured("get_forecast", {"days": 3}),
+        structured("get_forecast", {"location": "Paris", "days": 30}),
+    ],
     [structured("describe_table", {"table": 5})] * 3,
     [structured("query", '{"sql": "SELECT')] * 3,
-    [words('{"tool": "read_file", "file": "notes.txt"}'), structured("read", {"file": "notes.txt"}),
-     structured("read_file", {"path": "notes.txt"})],
+    [
+        words('{"tool": "read_file", "file": "notes.txt"}'),
+        structured("read", {"file": "notes.txt"}),
+        structured("read_file", {"path": "notes.txt"}),
+    ],
 ]:
     toolset = {"get_weather": "weather", "get_forecast": "weather", "describe_table": "sqlite", "query": "sqlite"}.get(
-        attempts[-1]["calls"][0]["name"], "filesystem")
-    expect = {"weather": ("get_current_weather", {"location": "Paris"}), "sqlite": ("describe_table", {"table": "books"}),
-              "filesystem": ("read_text_file", {"path": "notes.txt"})}[toolset]
+        attempts[-1]["calls"][0]["name"], "filesystem"
+    )
+    expect = {
+        "weather": ("get_current_weather", {"location": "Paris"}),
+        "sqlite": ("describe_table", {"table": "books"}),
+        "filesystem": ("read_text_file", {"path": "notes.txt"}),
+    }[toolset]
     if attempts[0]["calls"] and attempts[0]["calls"][0]["name"] == "get_forecast":
         expect = ("get_forecast", {"location": "Paris", "days": 3})
     if attempts[0]["calls"] and attempts[0]["calls"][0]["name"] == "query":

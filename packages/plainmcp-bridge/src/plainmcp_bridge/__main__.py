@@ -51,37 +51,95 @@ def parser() -> argparse.ArgumentParser:
 
 def _conversation_options(mode: argparse.ArgumentParser) -> None:
     servers = mode.add_argument_group("servers")
-    env_option(servers, "--config", "PLAINMCP_BRIDGE_CONFIG", metavar="FILE",
-               help="an mcpServers file (the Claude Desktop / Cursor format)")
-    servers.add_argument("--server", action="append", default=[], metavar="CMD",
-                         help="a stdio server command line (repeatable)")
+    env_option(
+        servers,
+        "--config",
+        "PLAINMCP_BRIDGE_CONFIG",
+        metavar="FILE",
+        help="an mcpServers file (the Claude Desktop / Cursor format)",
+    )
+    servers.add_argument(
+        "--server", action="append", default=[], metavar="CMD", help="a stdio server command line (repeatable)"
+    )
     model = mode.add_argument_group("model")
-    env_option(model, "--api", "PLAINMCP_BRIDGE_API", choices=APIS, default="ollama",
-               help="ollama (native /api/chat) or openai (OpenAI-compatible /chat/completions)")
-    env_option(model, "--base-url", "PLAINMCP_BRIDGE_BASE_URL", metavar="URL",
-               help="default: the local Ollama (http://127.0.0.1:11434, with /v1 for --api openai)")
+    env_option(
+        model,
+        "--api",
+        "PLAINMCP_BRIDGE_API",
+        choices=APIS,
+        default="ollama",
+        help="ollama (native /api/chat) or openai (OpenAI-compatible /chat/completions)",
+    )
+    env_option(
+        model,
+        "--base-url",
+        "PLAINMCP_BRIDGE_BASE_URL",
+        metavar="URL",
+        help="default: the local Ollama (http://127.0.0.1:11434, with /v1 for --api openai)",
+    )
     env_option(model, "--model", "PLAINMCP_BRIDGE_MODEL", default="llama3.2")
     env_option(model, "--api-key", "PLAINMCP_BRIDGE_API_KEY", metavar="KEY", help="sent as a bearer token")
-    env_list_option(model, "--option", "PLAINMCP_BRIDGE_OPTIONS", metavar="KEY=VALUE",
-                    help="a model option (temperature=0, num_ctx=8192; values are JSON where they parse)")
+    env_list_option(
+        model,
+        "--option",
+        "PLAINMCP_BRIDGE_OPTIONS",
+        metavar="KEY=VALUE",
+        help="a model option (temperature=0, num_ctx=8192; values are JSON where they parse)",
+    )
     env_switch(model, "--no-stream", "PLAINMCP_BRIDGE_NO_STREAM", help="ask for whole answers")
-    env_option(model, "--turn-timeout", "PLAINMCP_BRIDGE_TURN_TIMEOUT", type=float, default=120.0, metavar="S",
-               help="seconds one model turn may take, retries included (default 120)")
-    env_option(model, "--retries", "PLAINMCP_BRIDGE_RETRIES", type=int, default=2,
-               help="retries on connection errors, 429 and 5xx (default 2)")
+    env_option(
+        model,
+        "--turn-timeout",
+        "PLAINMCP_BRIDGE_TURN_TIMEOUT",
+        type=float,
+        default=120.0,
+        metavar="S",
+        help="seconds one model turn may take, retries included (default 120)",
+    )
+    env_option(
+        model,
+        "--retries",
+        "PLAINMCP_BRIDGE_RETRIES",
+        type=int,
+        default=2,
+        help="retries on connection errors, 429 and 5xx (default 2)",
+    )
     safety = mode.add_argument_group("interceptor and safety")
-    env_option(safety, "--max-repairs", "PLAINMCP_BRIDGE_MAX_REPAIRS", type=int, default=2,
-               help="repair rounds per question before giving up (default 2)")
-    env_option(safety, "--max-rounds", "PLAINMCP_BRIDGE_MAX_ROUNDS", type=int, default=8,
-               help="tool rounds per question (default 8)")
+    env_option(
+        safety,
+        "--max-repairs",
+        "PLAINMCP_BRIDGE_MAX_REPAIRS",
+        type=int,
+        default=2,
+        help="repair rounds per question before giving up (default 2)",
+    )
+    env_option(
+        safety,
+        "--max-rounds",
+        "PLAINMCP_BRIDGE_MAX_ROUNDS",
+        type=int,
+        default=8,
+        help="tool rounds per question (default 8)",
+    )
     env_switch(safety, "--yes", "PLAINMCP_BRIDGE_YES", help="run tools that may change things without asking")
-    env_list_option(safety, "--allow", "PLAINMCP_BRIDGE_ALLOW", metavar="TOOL",
-                    help="a tool that runs without asking (repeatable)")
-    env_option(safety, "--system-prompt", "PLAINMCP_BRIDGE_SYSTEM_PROMPT", metavar="FILE",
-               help="replace the system prompt; {tools} in it stands for the tool descriptions")
+    env_list_option(
+        safety, "--allow", "PLAINMCP_BRIDGE_ALLOW", metavar="TOOL", help="a tool that runs without asking (repeatable)"
+    )
+    env_option(
+        safety,
+        "--system-prompt",
+        "PLAINMCP_BRIDGE_SYSTEM_PROMPT",
+        metavar="FILE",
+        help="replace the system prompt; {tools} in it stands for the tool descriptions",
+    )
     env_option(mode, "--log", "PLAINMCP_BRIDGE_LOG", metavar="FILE", help="append every event as a JSON line")
-    env_option(mode, "--log-level", "PLAINMCP_BRIDGE_LOG_LEVEL", default="warning",
-               choices=["debug", "info", "warning", "error"])
+    env_option(
+        mode,
+        "--log-level",
+        "PLAINMCP_BRIDGE_LOG_LEVEL",
+        default="warning",
+        choices=["debug", "info", "warning", "error"],
+    )
 
 
 def _options(pairs: list[str]) -> dict[str, Any]:
@@ -114,12 +172,24 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=args.log_level.upper(), stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
     try:
         specs = _specs(args)
-        settings = ModelSettings(api=args.api, model=args.model, base_url=args.base_url, api_key=args.api_key,
-                                 options=_options(args.option), stream=not args.no_stream,
-                                 turn_timeout=args.turn_timeout, retry=RetryPolicy(attempts=max(1, args.retries + 1)))
+        settings = ModelSettings(
+            api=args.api,
+            model=args.model,
+            base_url=args.base_url,
+            api_key=args.api_key,
+            options=_options(args.option),
+            stream=not args.no_stream,
+            turn_timeout=args.turn_timeout,
+            retry=RetryPolicy(attempts=max(1, args.retries + 1)),
+        )
         template = load_template(args.system_prompt) if args.system_prompt else None
-        options = BridgeOptions(max_repairs=args.max_repairs, max_rounds=args.max_rounds, yes=args.yes,
-                                allow=frozenset(args.allow), prompt_template=template)
+        options = BridgeOptions(
+            max_repairs=args.max_repairs,
+            max_rounds=args.max_rounds,
+            yes=args.yes,
+            allow=frozenset(args.allow),
+            prompt_template=template,
+        )
         log = open(args.log, "a", encoding="utf-8") if args.log else None  # closed below
     except (OSError, ValueError) as error:
         print(f"plainmcp-bridge: {error}", file=sys.stderr)
@@ -133,8 +203,13 @@ def main(argv: list[str] | None = None) -> int:
             log.close()
 
 
-async def _run(args: argparse.Namespace, specs: list[ServerSpec], settings: ModelSettings, options: BridgeOptions,
-               log: TextIO | None) -> int:
+async def _run(
+    args: argparse.Namespace,
+    specs: list[ServerSpec],
+    settings: ModelSettings,
+    options: BridgeOptions,
+    log: TextIO | None,
+) -> int:
     try:
         async with open_toolbox(specs, stderr="log") as toolbox, ChatModel(settings) as model:
             if args.mode == "chat":
@@ -162,8 +237,13 @@ async def _ask(bridge: Bridge, args: argparse.Namespace, transcript: list[dict[s
     outcome = await bridge.ask(args.question)
     code = EXIT[outcome.status]
     if args.json:
-        document = {"status": outcome.status, "answer": outcome.answer, "rounds": outcome.rounds,
-                    "counts": bridge.counters, "transcript": transcript}
+        document = {
+            "status": outcome.status,
+            "answer": outcome.answer,
+            "rounds": outcome.rounds,
+            "counts": bridge.counters,
+            "transcript": transcript,
+        }
         print(json.dumps(document, ensure_ascii=False, indent=2, default=str))
     elif code == 0:
         print(outcome.answer)
@@ -181,22 +261,28 @@ class _AskHooks(Hooks):
 
     def event(self, event: dict[str, Any]) -> None:
         if event["type"] == "declined" and not self.interactive:
-            print(f"plainmcp-bridge: {event['name']} was not run: it may change things "
-                  "(allow it with --yes or --allow)", file=sys.stderr)
+            print(
+                f"plainmcp-bridge: {event['name']} was not run: it may change things (allow it with --yes or --allow)",
+                file=sys.stderr,
+            )
 
     async def elicit(self, server: str, message: str, schema: dict[str, Any]) -> dict[str, Any]:
         if not self.interactive:
-            print(f"plainmcp-bridge: {server} asked the user ({printable(message)}); declined: there is no terminal",
-                  file=sys.stderr)
+            print(
+                f"plainmcp-bridge: {server} asked the user ({printable(message)}); declined: there is no terminal",
+                file=sys.stderr,
+            )
             return {"action": "decline"}
-        return await ask_form(_read_line(sys.stderr), lambda line: print(line, file=sys.stderr), server, message,
-                              schema)
+        return await ask_form(
+            _read_line(sys.stderr), lambda line: print(line, file=sys.stderr), server, message, schema
+        )
 
     async def confirm(self, call: Any, tool: dict[str, Any]) -> bool:
         if not self.interactive:
             return False
-        answer = await _read_line(sys.stderr)(f"{call.name} may change things: "
-                                              f"{json.dumps(call.arguments)[:200]}. Run it? [y/N] ")
+        answer = await _read_line(sys.stderr)(
+            f"{call.name} may change things: {json.dumps(call.arguments)[:200]}. Run it? [y/N] "
+        )
         return (answer or "").strip().lower() in ("y", "yes")
 
 

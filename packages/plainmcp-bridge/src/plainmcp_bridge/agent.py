@@ -160,8 +160,13 @@ class Bridge:
                 return Outcome(GAVE_UP, message, rounds)
             if rounds > self.options.max_rounds:
                 message = f"Stopped: the model was still calling tools after {self.options.max_rounds} rounds."
-                self._answer_all(turn, review, {}, f"Not run: the limit of {self.options.max_rounds} tool rounds "
-                                                   "for this question was reached. Answer with what you have.")
+                self._answer_all(
+                    turn,
+                    review,
+                    {},
+                    f"Not run: the limit of {self.options.max_rounds} tool rounds "
+                    "for this question was reached. Answer with what you have.",
+                )
                 self.record("round_limit", message=message)
                 return Outcome(ROUND_LIMIT, message, rounds)
             try:
@@ -172,8 +177,13 @@ class Bridge:
                 self.record("cancelled")
                 raise
             for call in review.invalid:
-                self.record("rejected", name=call.name, problems=[str(p) for p in call.problems],
-                            unknown_tool=call.unknown_tool, round=review.repair_round)
+                self.record(
+                    "rejected",
+                    name=call.name,
+                    problems=[str(p) for p in call.problems],
+                    unknown_tool=call.unknown_tool,
+                    round=review.repair_round,
+                )
             self._answer_all(turn, review, answers, None)
 
     def _remember(self, turn: ModelTurn, review: Review) -> None:
@@ -181,9 +191,13 @@ class Bridge:
         if review.from_text or not turn.calls:
             self.messages.append({"role": "assistant", "content": turn.text})
         else:
-            self.messages.append({"role": "assistant", "content": turn.text,
-                                  "calls": [{"id": call.id, "name": call.name, "arguments": call.arguments}
-                                            for call in turn.calls]})
+            self.messages.append(
+                {
+                    "role": "assistant",
+                    "content": turn.text,
+                    "calls": [{"id": call.id, "name": call.name, "arguments": call.arguments} for call in turn.calls],
+                }
+            )
         if review.text:
             self.record("assistant", content=review.text)
 
@@ -194,8 +208,11 @@ class Bridge:
             by_id[call.id] = instead or answers[id(call)]
         for call in review.invalid:
             by_id[call.id] = instead or call.message
-        repair = (f"\n\n(Repair round {review.repair_round} of {self.interceptor.max_repairs}.)"
-                  if review.invalid and review.repair_round else "")
+        repair = (
+            f"\n\n(Repair round {review.repair_round} of {self.interceptor.max_repairs}.)"
+            if review.invalid and review.repair_round
+            else ""
+        )
         if review.from_text:
             # No call ids to answer: the results come back as the user's message.
             parts = [f"Result of {call.name}:\n{by_id[call.id]}" for call in review.valid]
@@ -208,8 +225,7 @@ class Bridge:
             content = by_id.get(call.id, instead or "Not run.")
             if call.id == last:
                 content += repair
-            self.messages.append({"role": "tool", "call_id": call.id, "name": str(names[call.id]),
-                                  "content": content})
+            self.messages.append({"role": "tool", "call_id": call.id, "name": str(names[call.id]), "content": content})
 
     async def _run(self, call: ValidCall) -> str:
         """Run one valid call (after confirmation when needed); the text the model gets back."""
@@ -218,20 +234,27 @@ class Bridge:
         if needs_confirmation(tool) and not (self.options.yes or call.name in self.options.allow):
             if not await self.hooks.confirm(call, tool):
                 self.record("declined", name=call.name)
-                return ("Not run: the user declined this call. Do not call it again for this request; "
-                        "tell the user what you would have done instead.")
+                return (
+                    "Not run: the user declined this call. Do not call it again for this request; "
+                    "tell the user what you would have done instead."
+                )
 
         def progress(value: float, total: float | None, message: str | None) -> None:
             self.hooks.progress(call, value, total, message)
 
         try:
-            result = await self.toolbox.call(call.name, call.arguments, on_progress=progress,
-                                             timeout=self.options.tool_timeout)
+            result = await self.toolbox.call(
+                call.name, call.arguments, on_progress=progress, timeout=self.options.tool_timeout
+            )
         except MCPError as error:
             self.interceptor.counters.failed_at_server += 1
             self.record("result", name=call.name, is_error=True, text=error.message)
-            return answer_for_model({"content": [{"type": "text", "text": f"the server refused the call: "
-                                                                          f"{error.message}"}], "isError": True})
+            return answer_for_model(
+                {
+                    "content": [{"type": "text", "text": f"the server refused the call: {error.message}"}],
+                    "isError": True,
+                }
+            )
         text = answer_for_model(result)
         failed = result.get("isError") is True
         if failed:

@@ -48,12 +48,27 @@ def path_for(api: str) -> str:
     return "/api/chat" if api == OLLAMA else "/chat/completions"
 
 
-def request_body(api: str, model: str, messages: Iterable[Mapping[str, Any]], tools: Iterable[Mapping[str, Any]],
-                 *, stream: bool, options: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def request_body(
+    api: str,
+    model: str,
+    messages: Iterable[Mapping[str, Any]],
+    tools: Iterable[Mapping[str, Any]],
+    *,
+    stream: bool,
+    options: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
     """The request for one turn. Tools go out with their ``inputSchema`` verbatim as ``parameters``."""
-    functions = [{"type": "function", "function": {"name": tool["name"], "description": tool.get("description") or "",
-                                                   "parameters": tool.get("inputSchema") or {"type": "object"}}}
-                 for tool in tools]
+    functions = [
+        {
+            "type": "function",
+            "function": {
+                "name": tool["name"],
+                "description": tool.get("description") or "",
+                "parameters": tool.get("inputSchema") or {"type": "object"},
+            },
+        }
+        for tool in tools
+    ]
     rendered = [render_message(api, message) for message in messages]
     body: dict[str, Any] = {"model": model, "messages": rendered, "stream": stream}
     if functions:
@@ -71,13 +86,26 @@ def render_message(api: str, message: Mapping[str, Any]) -> dict[str, Any]:
     if role == "assistant" and message.get("calls"):
         calls = message["calls"]
         if api == OLLAMA:
-            return {"role": "assistant", "content": message.get("content") or "",
-                    "tool_calls": [{"function": {"name": str(call["name"]), "arguments": _as_object(call["arguments"])}}
-                                   for call in calls]}
-        return {"role": "assistant", "content": message.get("content") or None,
-                "tool_calls": [{"id": call["id"], "type": "function",
-                                "function": {"name": str(call["name"]), "arguments": _as_text(call["arguments"])}}
-                               for call in calls]}
+            return {
+                "role": "assistant",
+                "content": message.get("content") or "",
+                "tool_calls": [
+                    {"function": {"name": str(call["name"]), "arguments": _as_object(call["arguments"])}}
+                    for call in calls
+                ],
+            }
+        return {
+            "role": "assistant",
+            "content": message.get("content") or None,
+            "tool_calls": [
+                {
+                    "id": call["id"],
+                    "type": "function",
+                    "function": {"name": str(call["name"]), "arguments": _as_text(call["arguments"])},
+                }
+                for call in calls
+            ],
+        }
     if role == "tool":
         if api == OLLAMA:
             return {"role": "tool", "content": message["content"], "tool_name": message["name"]}
@@ -220,7 +248,9 @@ class StreamReader:
 
     def _join(self, fragment: dict[str, Any]) -> None:
         index = fragment.get("index", len(self._fragments))
-        call = self._fragments.setdefault(index if isinstance(index, int) else 0, {"id": None, "name": "", "arguments": ""})
+        call = self._fragments.setdefault(
+            index if isinstance(index, int) else 0, {"id": None, "name": "", "arguments": ""}
+        )
         if isinstance(fragment.get("id"), str):
             call["id"] = fragment["id"]
         function = fragment.get("function") if isinstance(fragment.get("function"), dict) else {}

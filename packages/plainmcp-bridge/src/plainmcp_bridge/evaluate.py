@@ -67,12 +67,19 @@ class Report:
 def load_corpus(path: str | Path) -> dict[str, Any]:
     """Read a corpus. Raises OSError, or ValueError naming what is wrong with its shape."""
     document = json.loads(Path(path).read_text(encoding="utf-8"))
-    if not isinstance(document, dict) or not isinstance(document.get("toolsets"), dict) \
-            or not isinstance(document.get("cases"), list):
+    if (
+        not isinstance(document, dict)
+        or not isinstance(document.get("toolsets"), dict)
+        or not isinstance(document.get("cases"), list)
+    ):
         raise ValueError(f'{path}: expected {{"toolsets": {{...}}, "cases": [...]}}')
     for index, case in enumerate(document["cases"]):
-        if not isinstance(case, dict) or case.get("toolset") not in document["toolsets"] \
-                or not isinstance(case.get("attempts"), list) or not case["attempts"]:
+        if (
+            not isinstance(case, dict)
+            or case.get("toolset") not in document["toolsets"]
+            or not isinstance(case.get("attempts"), list)
+            or not case["attempts"]
+        ):
             raise ValueError(f"{path}: case {index} needs a known toolset and at least one attempt")
     return document
 
@@ -115,8 +122,10 @@ def evaluate(corpus: dict[str, Any], max_repairs: int = 2) -> Report:
 
 
 def _proposed(attempt: dict[str, Any]) -> tuple[str, list[ProposedCall]]:
-    calls = [ProposedCall(call.get("name"), call.get("arguments"), id=f"call_{i}")
-             for i, call in enumerate(attempt.get("calls") or [])]
+    calls = [
+        ProposedCall(call.get("name"), call.get("arguments"), id=f"call_{i}")
+        for i, call in enumerate(attempt.get("calls") or [])
+    ]
     return attempt.get("text") or "", calls
 
 
@@ -138,8 +147,11 @@ def _pass_through(catalog: ToolCatalog, attempt: dict[str, Any], expect: dict[st
     if len(calls) != 1 or not isinstance(calls[0].get("arguments"), dict):
         return False
     verdict = catalog.check(ProposedCall(calls[0].get("name"), calls[0]["arguments"]))
-    return isinstance(verdict, ValidCall) and not verdict.notes and \
-        (verdict.name, verdict.arguments) == (expect["name"], expect["arguments"])
+    return (
+        isinstance(verdict, ValidCall)
+        and not verdict.notes
+        and (verdict.name, verdict.arguments) == (expect["name"], expect["arguments"])
+    )
 
 
 def render(report: Report) -> str:

@@ -136,8 +136,12 @@ class ToolCatalog:
             schema = tool.get("inputSchema")
             if not isinstance(schema, dict):
                 schema = {"type": "object"}
-            self._tools[name] = _Tool(name, schema, self._compile(name, schema),
-                                      tuple(r for r in schema.get("required") or () if isinstance(r, str)))
+            self._tools[name] = _Tool(
+                name,
+                schema,
+                self._compile(name, schema),
+                tuple(r for r in schema.get("required") or () if isinstance(r, str)),
+            )
 
     def _compile(self, name: str, schema: dict[str, Any]) -> Any:
         cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
@@ -192,8 +196,10 @@ class ToolCatalog:
         count = "1 problem" if len(problems) == 1 else f"{len(problems)} problems"
         lines = [f"Your call to {name} was not run: {count} with its arguments."]
         lines += [f"- {problem}" for problem in problems]
-        lines.append(f"Call {name} again with corrected arguments. If you do not know a required value, "
-                     "ask the user for it instead of guessing.")
+        lines.append(
+            f"Call {name} again with corrected arguments. If you do not know a required value, "
+            "ask the user for it instead of guessing."
+        )
         return InvalidCall(name, call_id, tuple(problems), message="\n".join(lines))
 
     def unknown_tool_message(self, name: str) -> str:
@@ -202,8 +208,10 @@ class ToolCatalog:
             return f"There is no tool named {quote(name)}, and no tools are available. Answer without tools."
         close = self.closest(name)
         hint = f" The closest is {quote(close)}." if close else ""
-        return (f"There is no tool named {quote(name)}.{hint} The tools are: {', '.join(self.names)}. "
-                "Use one of these names exactly, or answer without a tool.")
+        return (
+            f"There is no tool named {quote(name)}.{hint} The tools are: {', '.join(self.names)}. "
+            "Use one of these names exactly, or answer without a tool."
+        )
 
     def closest(self, name: str) -> str | None:
         """The existing tool name nearest to ``name`` (a case-insensitive match first), or None."""
@@ -227,16 +235,20 @@ def _arguments_object(value: Any, tool: _Tool, notes: list[str]) -> tuple[dict[s
         return value, None
     if value is None or value == "":
         if tool.required:
-            return {}, Problem("(arguments)", "an object with the fields " + ", ".join(map(quote, tool.required)),
-                               "nothing")
+            return {}, Problem(
+                "(arguments)", "an object with the fields " + ", ".join(map(quote, tool.required)), "nothing"
+            )
         notes.append("no arguments were sent; an empty object was used (the tool requires none)")
         return {}, None
     if isinstance(value, str):
         try:
             parsed = json.loads(value)
         except ValueError as error:
-            return {}, Problem("(arguments)", "a JSON object", f"text that is not valid JSON ({error.msg} at "
-                                                                f"character {error.pos}): {quote(value)}")
+            return {}, Problem(
+                "(arguments)",
+                "a JSON object",
+                f"text that is not valid JSON ({error.msg} at character {error.pos}): {quote(value)}",
+            )
         if isinstance(parsed, dict):
             notes.append("the arguments arrived as a JSON string and were parsed")
             return parsed, None
@@ -343,8 +355,10 @@ def gave_up_message(review: Review) -> str:
     names = ", ".join(sorted({call.name for call in review.invalid}))
     first = review.invalid[0]
     reason = "an unknown tool" if first.unknown_tool else (str(first.problems[0]) if first.problems else "invalid")
-    return (f"The model did not produce a valid call to {names} after the allowed repair rounds "
-            f"(last problem: {reason}). Nothing was sent to the server.")
+    return (
+        f"The model did not produce a valid call to {names} after the allowed repair rounds "
+        f"(last problem: {reason}). Nothing was sent to the server."
+    )
 
 
 def answer_for_model(result: Mapping[str, Any]) -> str:
@@ -360,8 +374,9 @@ def answer_for_model(result: Mapping[str, Any]) -> str:
             pieces.append(item["text"])
         elif kind == "resource" and isinstance(item.get("resource"), dict):
             resource = item["resource"]
-            pieces.append(resource.get("text") if isinstance(resource.get("text"), str)
-                          else f"[resource {resource.get('uri')}]")
+            pieces.append(
+                resource.get("text") if isinstance(resource.get("text"), str) else f"[resource {resource.get('uri')}]"
+            )
         elif kind == "resource_link":
             pieces.append(f"[resource link {item.get('uri')}]")
         elif kind in ("image", "audio"):

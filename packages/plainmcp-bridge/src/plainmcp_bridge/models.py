@@ -45,8 +45,13 @@ MAX_ANSWER_BYTES = 4 * 1024 * 1024
 #: Error bodies are read up to this size.
 MAX_ERROR_BYTES = 64 * 1024
 
-_RETRIED_ERRORS = (httpx.ConnectError, httpx.ConnectTimeout, httpx.RemoteProtocolError, httpx.ReadError,
-                   httpx.WriteError)
+_RETRIED_ERRORS = (
+    httpx.ConnectError,
+    httpx.ConnectTimeout,
+    httpx.RemoteProtocolError,
+    httpx.ReadError,
+    httpx.WriteError,
+)
 
 
 @dataclass(frozen=True)
@@ -101,14 +106,20 @@ class ChatModel:
         if self._own_http:
             await self._http.aclose()
 
-    async def complete(self, messages: Iterable[Mapping[str, Any]], tools: Iterable[Mapping[str, Any]] = (), *,
-                       on_text: Callable[[str], Any] | None = None) -> ModelTurn:
+    async def complete(
+        self,
+        messages: Iterable[Mapping[str, Any]],
+        tools: Iterable[Mapping[str, Any]] = (),
+        *,
+        on_text: Callable[[str], Any] | None = None,
+    ) -> ModelTurn:
         """One model turn. ``on_text`` receives streamed text as it comes (streaming only). Raises
         ModelError (with the endpoint's own message when it sent one), including when the turn took
         longer than ``turn_timeout``."""
         settings = self.settings
-        body = request_body(settings.api, settings.model, list(messages), list(tools), stream=settings.stream,
-                            options=settings.options)
+        body = request_body(
+            settings.api, settings.model, list(messages), list(tools), stream=settings.stream, options=settings.options
+        )
         try:
             with anyio.fail_after(settings.turn_timeout):
                 return await self._with_retries(body, on_text)

@@ -110,8 +110,12 @@ def problems_of(error: Any) -> list[Problem]:
         # One unknown field and one missing required field: most likely a synonym of it ("city" for
         # "location"). Said as a hint; the call is never rewritten.
         stands_for = missing[0] if len(extras) == 1 and len(missing) == 1 else None
-        return [Problem(field_path([*path, name]), _no_such_field(name, allowed, instance, stands_for),
-                        sent(instance[name])) for name in extras]
+        return [
+            Problem(
+                field_path([*path, name]), _no_such_field(name, allowed, instance, stands_for), sent(instance[name])
+            )
+            for name in extras
+        ]
     return [Problem(field_path(path), _expected(keyword, value, schema), sent(instance))]
 
 

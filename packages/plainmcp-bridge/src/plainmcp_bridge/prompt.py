@@ -157,8 +157,13 @@ def _bounds(schema: dict[str, Any]) -> list[str]:
 def _returns(schema: Any) -> str | None:
     if not isinstance(schema, dict) or not isinstance(schema.get("properties"), dict):
         return None
-    return "; ".join(f"{key}, {_type_words(value, 1) if isinstance(value, dict) else 'a value'}"
-                     for key, value in schema["properties"].items()) or None
+    return (
+        "; ".join(
+            f"{key}, {_type_words(value, 1) if isinstance(value, dict) else 'a value'}"
+            for key, value in schema["properties"].items()
+        )
+        or None
+    )
 
 
 def _short(text: str, limit: int = MAX_DESCRIPTION) -> str:

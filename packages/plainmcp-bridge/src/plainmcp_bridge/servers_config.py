@@ -113,6 +113,9 @@ def unique_names(specs: list[ServerSpec]) -> list[ServerSpec]:
         count = seen.get(spec.name, 0) + 1
         seen[spec.name] = count
         name = spec.name if count == 1 else f"{spec.name}-{count}"
-        result.append(spec if name == spec.name else ServerSpec(name, spec.command, spec.env, spec.cwd, spec.url,
-                                                                 spec.headers, spec.transport))
+        result.append(
+            spec
+            if name == spec.name
+            else ServerSpec(name, spec.command, spec.env, spec.cwd, spec.url, spec.headers, spec.transport)
+        )
     return result

@@ -79,7 +79,9 @@ def _handler(model: StandInModel) -> type[BaseHTTPRequestHandler]:
             pass
 
         def do_POST(self) -> None:
-            api = {"/api/chat": "ollama", "/v1/chat/completions": "openai", "/chat/completions": "openai"}.get(self.path)
+            api = {"/api/chat": "ollama", "/v1/chat/completions": "openai", "/chat/completions": "openai"}.get(
+                self.path
+            )
             length = int(self.headers.get("Content-Length") or 0)
             try:
                 body = json.loads(self.rfile.read(length) or b"{}")
@@ -106,8 +108,11 @@ def _handler(model: StandInModel) -> type[BaseHTTPRequestHandler]:
 
         def _send_error(self, api: str, reply: dict[str, Any]) -> None:
             message = str(reply.get("error", "error"))
-            document: dict[str, Any] = {"error": message} if api == "ollama" else {
-                "error": {"message": message, "type": "server_error", "code": reply["status"]}}
+            document: dict[str, Any] = (
+                {"error": message}
+                if api == "ollama"
+                else {"error": {"message": message, "type": "server_error", "code": reply["status"]}}
+            )
             headers = {"Retry-After": str(reply["retry_after"])} if "retry_after" in reply else {}
             self._send_json(int(reply["status"]), document, headers)
 
@@ -147,9 +152,14 @@ def _handler(model: StandInModel) -> type[BaseHTTPRequestHandler]:
 
 
 def _openai_calls(reply: dict[str, Any]) -> list[dict[str, Any]]:
-    return [{"id": call.get("id", f"call_{index}"), "type": "function",
-             "function": {"name": call["name"], "arguments": _arguments_text(call.get("arguments", {}))}}
-            for index, call in enumerate(reply.get("calls") or ())]
+    return [
+        {
+            "id": call.get("id", f"call_{index}"),
+            "type": "function",
+            "function": {"name": call["name"], "arguments": _arguments_text(call.get("arguments", {}))},
+        }
+        for index, call in enumerate(reply.get("calls") or ())
+    ]
 
 
 def _arguments_text(arguments: Any) -> str:
@@ -163,39 +173,86 @@ def whole_answer(api: str, reply: dict[str, Any]) -> dict[str, Any]:
     if api == "ollama":
         message: dict[str, Any] = {"role": "assistant", "content": text}
         if calls:
-            message["tool_calls"] = [{"function": {"name": c["name"], "arguments": c.get("arguments", {})}}
-                                     for c in calls]
-        return {"model": MODEL, "created_at": _now(), "message": message, "done": True, "done_reason": "stop",
-                **_ollama_counts(text)}
+            message["tool_calls"] = [
+                {"function": {"name": c["name"], "arguments": c.get("arguments", {})}} for c in calls
+            ]
+        return {
+            "model": MODEL,
+            "created_at": _now(),
+            "message": message,
+            "done": True,
+            "done_reason": "stop",
+            **_ollama_counts(text),
+        }
     message = {"role": "assistant", "content": text or None}
     if calls:
         message["tool_calls"] = _openai_calls(reply)
-    return {"id": "chatcmpl-standin", "object": "chat.completion", "created": int(time.time()), "model": MODEL,
-            "choices": [{"index": 0, "message": message, "logprobs": None,
-                         "finish_reason": "tool_calls" if calls else "stop"}],
-            "usage": {"prompt_tokens": 1, "completion_tokens": max(1, len(text) // 4), "total_tokens": 2}}
+    return {
+        "id": "chatcmpl-standin",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": MODEL,
+        "choices": [
+            {"index": 0, "message": message, "logprobs": None, "finish_reason": "tool_calls" if calls else "stop"}
+        ],
+        "usage": {"prompt_tokens": 1, "completion_tokens": max(1, len(text) // 4), "total_tokens": 2},
+    }
 
 
 def stream_lines(api: str, reply: dict[str, Any]) -> Iterator[str]:
     """A streamed answer, line by line (NDJSON for Ollama; SSE events for OpenAI-compatible)."""
     text = reply.get("text", "")
-    pieces = [text[i:i + CHUNK] for i in range(0, len(text), CHUNK)]
+    pieces = [text[i : i + CHUNK] for i in range(0, len(text), CHUNK)]
     calls = reply.get("calls") or []
     if api == "ollama":
         for piece in pieces:
-            yield json.dumps({"model": MODEL, "created_at": _now(),
-                              "message": {"role": "assistant", "content": piece}, "done": False}) + "\n"
+            yield (
+                json.dumps(
+                    {
+                        "model": MODEL,
+                        "created_at": _now(),
+                        "message": {"role": "assistant", "content": piece},
+                        "done": False,
+                    }
+                )
+                + "\n"
+            )
         if calls:
             tool_calls = [{"function": {"name": c["name"], "arguments": c.get("arguments", {})}} for c in calls]
-            yield json.dumps({"model": MODEL, "created_at": _now(), "done": False,
-                              "message": {"role": "assistant", "content": "", "tool_calls": tool_calls}}) + "\n"
-        yield json.dumps({"model": MODEL, "created_at": _now(), "message": {"role": "assistant", "content": ""},
-                          "done": True, "done_reason": "stop", **_ollama_counts(text)}) + "\n"
+            yield (
+                json.dumps(
+                    {
+                        "model": MODEL,
+                        "created_at": _now(),
+                        "done": False,
+                        "message": {"role": "assistant", "content": "", "tool_calls": tool_calls},
+                    }
+                )
+                + "\n"
+            )
+        yield (
+            json.dumps(
+                {
+                    "model": MODEL,
+                    "created_at": _now(),
+                    "message": {"role": "assistant", "content": ""},
+                    "done": True,
+                    "done_reason": "stop",
+                    **_ollama_counts(text),
+                }
+            )
+            + "\n"
+        )
         return
 
     def event(delta: dict[str, Any], finish: str | None = None) -> str:
-        chunk = {"id": "chatcmpl-standin", "object": "chat.completion.chunk", "created": int(time.time()),
-                 "model": MODEL, "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}]}
+        chunk = {
+            "id": "chatcmpl-standin",
+            "object": "chat.completion.chunk",
+            "created": int(time.time()),
+            "model": MODEL,
+            "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}],
+        }
         return f"data: {json.dumps(chunk)}\n\n"
 
     yield event({"role": "assistant", "content": ""})
@@ -203,18 +260,34 @@ def stream_lines(api: str, reply: dict[str, Any]) -> Iterator[str]:
         yield event({"content": piece})
     for index, call in enumerate(_openai_calls(reply)):
         arguments = call["function"]["arguments"]
-        yield event({"tool_calls": [{"index": index, "id": call["id"], "type": "function",
-                                     "function": {"name": call["function"]["name"], "arguments": ""}}]})
+        yield event(
+            {
+                "tool_calls": [
+                    {
+                        "index": index,
+                        "id": call["id"],
+                        "type": "function",
+                        "function": {"name": call["function"]["name"], "arguments": ""},
+                    }
+                ]
+            }
+        )
         # The arguments string arrives in fragments, as real servers send it.
         for start in range(0, len(arguments), CHUNK):
-            yield event({"tool_calls": [{"index": index, "function": {"arguments": arguments[start:start + CHUNK]}}]})
+            yield event({"tool_calls": [{"index": index, "function": {"arguments": arguments[start : start + CHUNK]}}]})
     yield event({}, "tool_calls" if calls else "stop")
     yield "data: [DONE]\n\n"
 
 
 def _ollama_counts(text: str) -> dict[str, int]:
-    return {"total_duration": 1000, "load_duration": 10, "prompt_eval_count": 1, "prompt_eval_duration": 10,
-            "eval_count": max(1, len(text) // 4), "eval_duration": 100}
+    return {
+        "total_duration": 1000,
+        "load_duration": 10,
+        "prompt_eval_count": 1,
+        "prompt_eval_duration": 10,
+        "eval_count": max(1, len(text) // 4),
+        "eval_duration": 100,
+    }
 
 
 def _now() -> str:

@@ -95,8 +95,9 @@ class TerminalHooks(Hooks):
         return await ask_form(self.read_line, self._line, server, message, schema)
 
 
-async def ask_form(read_line: ReadLine, show: Callable[[str], None], server: str, message: str,
-                   schema: dict[str, Any]) -> dict[str, Any]:
+async def ask_form(
+    read_line: ReadLine, show: Callable[[str], None], server: str, message: str, schema: dict[str, Any]
+) -> dict[str, Any]:
     """Ask the user a server's question (``elicitation/create``, form mode): accept or not, then each
     field of ``requestedSchema`` (flat: strings, numbers, booleans, enums). End of input cancels; an
     empty required field or a value of the wrong type declines."""
@@ -148,8 +149,10 @@ def _short(text: str, limit: int = 120) -> str:
 
 
 def counts_line(counters: dict[str, int]) -> str:
-    return ("tool calls: {proposed} proposed, {valid_first_try} valid at first try, {repaired} repaired, "
-            "{rejected} rejected, {failed_at_server} failed at the server, {gave_up} given up").format(**counters)
+    return (
+        "tool calls: {proposed} proposed, {valid_first_try} valid at first try, {repaired} repaired, "
+        "{rejected} rejected, {failed_at_server} failed at the server, {gave_up} given up"
+    ).format(**counters)
 
 
 async def chat(bridge: Bridge, hooks: TerminalHooks, read_line: ReadLine) -> None:
@@ -232,8 +235,11 @@ async def _read(bridge: Bridge, hooks: TerminalHooks, uri: str) -> None:
         except MCPError as error:
             errors.append(f"{server}: {error.message}")
             continue
-        texts = [item.get("text") or f"[{item.get('mimeType', 'binary')} content]"
-                 for item in result.get("contents") or () if isinstance(item, dict)]
+        texts = [
+            item.get("text") or f"[{item.get('mimeType', 'binary')} content]"
+            for item in result.get("contents") or ()
+            if isinstance(item, dict)
+        ]
         bridge.add_context(f"The resource {uri}:\n" + "\n".join(texts))
         hooks._line(f"i  {uri} ({sum(len(text) for text in texts)} characters) is in the conversation")
         return
@@ -256,8 +262,11 @@ async def _prompt(bridge: Bridge, hooks: TerminalHooks, name: str, pairs: list[s
             errors.append(f"{server}: {error.message}")
             continue
         # Each message's content as text (an embedded resource's text included), in order.
-        texts = [answer_for_model({"content": [message["content"]]}) for message in result.get("messages") or ()
-                 if isinstance(message, dict) and isinstance(message.get("content"), dict)]
+        texts = [
+            answer_for_model({"content": [message["content"]]})
+            for message in result.get("messages") or ()
+            if isinstance(message, dict) and isinstance(message.get("content"), dict)
+        ]
         return "\n\n".join(texts)
     hooks._line(f"!  cannot get the prompt {name}: {'; '.join(errors) or 'no servers'}")
     return None

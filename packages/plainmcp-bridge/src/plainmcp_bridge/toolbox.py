@@ -74,7 +74,9 @@ class Toolbox:
         for name in [server] if server is not None else list(self.servers):
             self._stale.discard(name)
             tools = await self.servers[name].list_all_tools()
-            self._listings[name] = [tool for tool in tools if isinstance(tool, dict) and isinstance(tool.get("name"), str)]
+            self._listings[name] = [
+                tool for tool in tools if isinstance(tool, dict) and isinstance(tool.get("name"), str)
+            ]
         self._rebuild()
 
     @property
@@ -118,16 +120,18 @@ class Toolbox:
                 return tool
         raise KeyError(exposed)
 
-    async def call(self, exposed: str, arguments: dict[str, Any], *, on_progress: Any = None,
-                   timeout: float | None = -1) -> dict[str, Any]:
+    async def call(
+        self, exposed: str, arguments: dict[str, Any], *, on_progress: Any = None, timeout: float | None = -1
+    ) -> dict[str, Any]:
         """Call a tool by its exposed name on the server that has it. Raises KeyError, MCPError."""
         server, name = self.route(exposed)
         return await self.servers[server].call_tool(name, arguments, on_progress=on_progress, timeout=timeout)
 
 
 @asynccontextmanager
-async def open_toolbox(specs: Sequence[ServerSpec], *, protocol_version: str = "auto", request_timeout: float = 60.0,
-                       stderr: Any = "auto") -> AsyncIterator[Toolbox]:
+async def open_toolbox(
+    specs: Sequence[ServerSpec], *, protocol_version: str = "auto", request_timeout: float = 60.0, stderr: Any = "auto"
+) -> AsyncIterator[Toolbox]:
     """Connect to every server in ``specs`` (either era with ``"auto"``: server/discover, falling back to
     initialize), list their tools, and close them all at the end. A server that cannot be reached raises
     (its error names it); an error of the block comes out as itself, not in an exception group."""
@@ -152,22 +156,33 @@ def _unwrapped() -> Iterator[None]:
         raise inner from None
 
 
-async def _connect_all(stack: AsyncExitStack, toolbox: Toolbox, specs: Sequence[ServerSpec], protocol_version: str,
-                       request_timeout: float, stderr: Any) -> None:
+async def _connect_all(
+    stack: AsyncExitStack,
+    toolbox: Toolbox,
+    specs: Sequence[ServerSpec],
+    protocol_version: str,
+    request_timeout: float,
+    stderr: Any,
+) -> None:
     for spec in specs:
-        options = {"protocol_version": protocol_version, "on_notification": toolbox.on_notification(spec.name),
-                   "elicitation": toolbox.elicitation_for(spec.name),
-                   "request_timeout": request_timeout,
-                   "client_info": {"name": "plainmcp-bridge", "version": _version()}}
+        options = {
+            "protocol_version": protocol_version,
+            "on_notification": toolbox.on_notification(spec.name),
+            "elicitation": toolbox.elicitation_for(spec.name),
+            "request_timeout": request_timeout,
+            "client_info": {"name": "plainmcp-bridge", "version": _version()},
+        }
         if spec.url is not None:
             from plainmcp.http_client import connect_http
 
             client = await stack.enter_async_context(
-                connect_http(spec.url, transport=spec.transport, headers=spec.headers or None, **options))
+                connect_http(spec.url, transport=spec.transport, headers=spec.headers or None, **options)
+            )
         else:
             env = {**os.environ, **spec.env} if spec.env else None
             client = await stack.enter_async_context(
-                connect_stdio(list(spec.command), env=env, cwd=spec.cwd, stderr=stderr, **options))
+                connect_stdio(list(spec.command), env=env, cwd=spec.cwd, stderr=stderr, **options)
+            )
         await toolbox.add(spec.name, client)
         if client.modern and (client.server_capabilities.get("tools") or {}).get("listChanged"):
             # 2026-07-28 sends list changes only on a listen stream the client opens. The stream's
