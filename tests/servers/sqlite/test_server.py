@@ -55,4 +55,4 @@ async def test_without_a_writer_in_deps_there_is_no_execute(tmp_path):
     server = build_server(Config(db=path, allow_write=True), Deps(Database(path, "read")))
     async with connect_in_memory(server) as client:
         names = [tool["name"] for tool in await client.list_all_tools()]
-    assert names == ["query", "list_tables", "describe_table", "explain_query"]
+    assert names == ["query", "list_tables", "describe_database", "describe_table", "sample_rows", "explain_query"]

@@ -14,7 +14,14 @@ pytestmark = pytest.mark.anyio
 async def test_tools_list_is_read_only_without_allow_write(tmp_path):
     async with serve(make_shop(tmp_path)) as client:
         tools, _ = await client.list_tools()
-    assert [tool["name"] for tool in tools] == ["query", "list_tables", "describe_table", "explain_query"]
+    assert [tool["name"] for tool in tools] == [
+        "query",
+        "list_tables",
+        "describe_database",
+        "describe_table",
+        "sample_rows",
+        "explain_query",
+    ]
     assert all(tool["annotations"]["readOnlyHint"] for tool in tools)
 
 

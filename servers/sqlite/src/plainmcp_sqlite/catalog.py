@@ -56,6 +56,11 @@ _SCHEMA = (
 )
 
 
+_REFERENCES = (
+    'SELECT m.name, f."table" FROM sqlite_schema AS m JOIN pragma_foreign_key_list(m.name) AS f '
+    "WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY m.name, f.id"
+)
+
 _ORIGINS = {"c": "CREATE INDEX", "u": "UNIQUE constraint", "pk": "PRIMARY KEY"}
 
 
@@ -104,6 +109,7 @@ class Catalog:
         # Filled as asked, emptied when the schema changes:
         self._listing: tuple[list[tuple[str, str, str | None]], dict[str, list[str]], bool] | None = None
         self._schema_sql: str | None = None
+        self._references: dict[str, list[str]] | None = None
         self._resolved: dict[str, tuple[str, str, str | None]] = {}
         self._descriptions: dict[str, dict[str, Any]] = {}
         # Emptied when the data (or the schema) changes: table -> count, None when too slow.
@@ -123,7 +129,7 @@ class Catalog:
             versions = Versions(self.db.connections_opened, int(schema), int(data))
         if versions.schema_key != self._schema_key:
             self._schema_key = versions.schema_key
-            self._listing, self._schema_sql = None, None
+            self._listing, self._schema_sql, self._references = None, None, None
             self._resolved.clear()
             self._descriptions.clear()
         if versions != self._data_key:
@@ -243,6 +249,17 @@ class Catalog:
             max_value_bytes=MAX_VALUE_BYTES,
         )
         return outcome.columns, outcome.rows
+
+    async def references(self) -> dict[str, list[str]]:
+        """The foreign-key graph: each table that has foreign keys, and the tables they name (once each)."""
+        await self.versions()
+        if self._references is None:
+            graph: dict[str, list[str]] = {}
+            for table, target in (await self.db.run(_REFERENCES, max_rows=100_000)).rows:
+                if target not in graph.setdefault(table, []):
+                    graph[table].append(target)
+            self._references = graph
+        return self._references
 
     async def schema_sql(self) -> str:
         """Every ``CREATE`` statement of the database: tables, views, indexes, triggers."""

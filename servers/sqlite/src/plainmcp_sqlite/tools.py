@@ -1,5 +1,6 @@
-"""The tools: ``query``, ``list_tables``, ``describe_table``, ``explain_query``, and with
-``--allow-write`` ``execute``.
+"""The tools: ``query``, ``list_tables``, ``describe_database``, ``describe_table``, ``sample_rows``,
+``explain_query``, and with ``--allow-write`` (or ``--writable``) ``execute``; their schemas are in
+:mod:`.schemas`.
 
 Every failure of the database becomes an ``isError`` result whose text says what was wrong (see
 ``engine.Database._explain``); nothing here builds SQL from what the model sent, apart from
@@ -18,37 +19,30 @@ from typing import Any
 
 from plainmcp import Context, ErrorCode, MCPError, Server, ToolAnnotations, ToolError, ToolResult, content, inputs
 
-from . import catalog, paging, results
+from . import catalog, overview, paging, results
 from .config import Config
 from .engine import MAX_SQL_LENGTH, Database, DatabaseError, Outcome, Params
+from .schemas import (
+    DESCRIBE_DOC,
+    DESCRIBE_INPUT,
+    DESCRIBE_OUTPUT,
+    EXECUTE_DOC,
+    EXECUTE_INPUT,
+    EXECUTE_OUTPUT,
+    EXPLAIN_DOC,
+    EXPLAIN_INPUT,
+    LIST_DOC,
+    LIST_OUTPUT,
+    OVERVIEW_DOC,
+    OVERVIEW_OUTPUT,
+    QUERY_DOC,
+    RESULT_OUTPUT,
+    SAMPLE_DOC,
+    SAMPLE_INPUT,
+    SAMPLE_OUTPUT,
+    query_input,
+)
 
-# Its length bounds (1 to MAX_SQL_LENGTH) are checked by statement(), not shown: every tool that takes SQL
-# would pay for them in the model's context on every turn.
-_SQL = {"type": "string"}
-# One schema per type inside anyOf, never a ``type`` array: single-type dialects (Gemini's, OpenAI's
-# strict mode) and the Inspector's portability check accept only that. The cells are left open here,
-# and bind() refuses anything but scalars with a message that names the place.
-_PARAMS = {
-    "anyOf": [{"type": "array"}, {"type": "object"}],
-    "description": "Values for ? (array) or :name (object) placeholders: strings, numbers, booleans, null.",
-}
-RESULT_OUTPUT: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "columns": {"type": "array", "items": {"type": "string"}},
-        # Each row is an array of cells in the order of ``columns``. Not written as ``items``: the
-        # server checks its own result against this schema on every call, and an ``items`` check
-        # costs a few calls per row (about as much as serializing the result); the rows are
-        # lists by construction (results.json_rows).
-        "rows": {"type": "array", "description": "One array per row: its cells in the order of columns."},
-        "row_count": {"type": "integer"},
-        "truncated": {"type": "boolean"},
-        "hint": {"type": "string"},
-        "cells_truncated": {"type": "integer"},
-        "next_cursor": {"type": "string"},
-    },
-    "required": ["columns", "rows", "row_count", "truncated"],
-}
 _EXPLAIN_PREFIX = re.compile(r"^\s*explain(\s+query\s+plan)?\s+", re.IGNORECASE)
 
 
@@ -96,117 +90,6 @@ def bind(params: Any) -> Params:
 
 READ_ONLY = ToolAnnotations(read_only=True, open_world=False)
 WRITES = ToolAnnotations(read_only=False, destructive=True, idempotent=False, open_world=False)
-
-QUERY_INPUT: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "sql": {**_SQL, "description": "One statement; values go in params."},
-        "params": _PARAMS,
-        # ``maximum`` and the default are the operator's: see query_input().
-        "max_rows": {"type": "integer", "minimum": 1},
-        "cursor": {"type": "string"},
-    },
-    "required": ["sql"],
-    "additionalProperties": False,
-}
-LIST_OUTPUT: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "tables": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "properties": {
-                    "name": {"type": "string"},
-                    "type": {"type": "string"},
-                    "columns": {"type": "array", "items": {"type": "string"}},
-                    "rows": {"type": ["integer", "null"]},
-                },
-                "required": ["name", "type", "columns", "rows"],
-            },
-        },
-        "truncated": {"type": "boolean"},
-    },
-    "required": ["tables", "truncated"],
-}
-DESCRIBE_INPUT: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "table": {
-            "type": "string",
-            "minLength": 1,
-            "maxLength": 1000,
-            "description": "As list_tables names it.",
-        }
-    },
-    "required": ["table"],
-    "additionalProperties": False,
-}
-DESCRIBE_OUTPUT: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "name": {"type": "string"},
-        "type": {"type": "string"},
-        "columns": {"type": "array"},
-        "primary_key": {"type": "array"},
-        "foreign_keys": {"type": "array"},
-        "indexes": {"type": "array"},
-        "rows": {"type": ["integer", "null"]},
-        "sql": {"type": ["string", "null"]},
-    },
-    "required": ["name", "type", "columns", "primary_key", "foreign_keys", "indexes"],
-}
-EXPLAIN_INPUT: dict[str, Any] = {
-    "type": "object",
-    "properties": {"sql": _SQL, "params": _PARAMS},
-    "required": ["sql"],
-    "additionalProperties": False,
-}
-EXECUTE_INPUT: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "sql": _SQL,
-        "params": _PARAMS,
-    },
-    "required": ["sql"],
-    "additionalProperties": False,
-}
-EXECUTE_OUTPUT: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "changes": {"type": "integer"},
-        "last_row_id": {"type": ["integer", "null"]},
-        **RESULT_OUTPUT["properties"],
-    },
-    "required": ["changes", "last_row_id"],
-}
-
-
-# What a host puts in front of the model on every turn, with the name and input schema: one line
-# each, saying when to use the tool, how, and what it must not do (issue 21's budget: 110 tokens a tool).
-QUERY_DOC = (
-    "Run one read-only statement (SELECT, WITH, VALUES, read-only PRAGMA); rows come back as JSON. Never "
-    "write values into the SQL: use params. When truncated, repeat the call with cursor: next_cursor."
-)
-LIST_DOC = "List tables and views with their columns and row counts (null when slow to count). Start here."
-DESCRIBE_DOC = "One table or view in detail: column types, nullability, defaults, keys, foreign keys, indexes, CREATE."
-EXPLAIN_DOC = "Show how SQLite would run a statement (EXPLAIN QUERY PLAN: indexes, full scans) without running it."
-EXECUTE_DOC = (
-    "Change the database with one statement (INSERT, UPDATE, DELETE, CREATE...) in its own transaction, rolled "
-    "back on error; the user may be asked to confirm first. Returns changes, last_row_id, RETURNING rows. "
-    "No ATTACH, VACUUM, settings."
-)
-
-
-def query_input(config: Config) -> dict[str, Any]:
-    """:data:`QUERY_INPUT` with the operator's row limits: ``max_rows`` at most ``--max-rows``,
-    its default ``--default-rows``."""
-    max_rows = {
-        **QUERY_INPUT["properties"]["max_rows"],
-        "maximum": config.max_rows,
-        "description": f"Default {config.rows_by_default}.",
-    }
-    return {**QUERY_INPUT, "properties": {**QUERY_INPUT["properties"], "max_rows": max_rows}}
 
 
 class ReadTools:
@@ -293,6 +176,24 @@ class ReadTools:
         except DatabaseError as failure:
             raise ToolError(str(failure)) from None
         return ToolResult(content=[content.text(describe_text(description))], structured=description)
+
+    async def describe_database(self, ctx: Context, args: dict[str, Any]) -> ToolResult:
+        """Every table with its row count and foreign-key links, and the views (:mod:`.overview`)."""
+        try:
+            found = await overview.database_overview(self.pick(args))
+        except DatabaseError as failure:
+            raise ToolError(str(failure)) from None
+        return ToolResult(content=[content.text(overview.overview_text(found))], structured=found)
+
+    async def sample_rows(self, ctx: Context, args: dict[str, Any]) -> ToolResult:
+        """A table's first rows and a profile of its columns (:mod:`.overview`)."""
+        try:
+            found = await overview.sample_with_profile(
+                self.pick(args), args["table"], args.get("rows", 5), self.config.max_cell_chars
+            )
+        except DatabaseError as failure:
+            raise ToolError(str(failure)) from None
+        return ToolResult(content=[content.text(overview.sample_text(found))], structured=found)
 
     async def explain_query(self, ctx: Context, args: dict[str, Any]) -> ToolResult:
         """How SQLite would run a statement (EXPLAIN QUERY PLAN): which indexes it uses, where it
@@ -411,12 +312,26 @@ def register(server: Server, read: ReadTools, write: WriteTools | None = None) -
         annotations=READ_ONLY,
     )(read.list_tables)
     server.tool(
+        description=OVERVIEW_DOC,
+        title="Describe the database",
+        input_schema=naming({"type": "object", "additionalProperties": False}, names),
+        output_schema=OVERVIEW_OUTPUT,
+        annotations=READ_ONLY,
+    )(read.describe_database)
+    server.tool(
         description=DESCRIBE_DOC,
         title="Describe a table",
         input_schema=naming(DESCRIBE_INPUT, names),
         output_schema=DESCRIBE_OUTPUT,
         annotations=READ_ONLY,
     )(read.describe_table)
+    server.tool(
+        description=SAMPLE_DOC,
+        title="Sample rows and profile columns",
+        input_schema=naming(SAMPLE_INPUT, names),
+        output_schema=SAMPLE_OUTPUT,
+        annotations=READ_ONLY,
+    )(read.sample_rows)
     server.tool(
         description=EXPLAIN_DOC,
         title="Explain a query plan",
@@ -439,7 +354,10 @@ def register(server: Server, read: ReadTools, write: WriteTools | None = None) -
 def page_hint(shown: int, capped_by: str | None, asked: int, max_rows: int, cursor: str) -> str:
     """What a cut ``query`` result says, in the text too (many hosts show the model only that)."""
     if capped_by == "bytes":
-        why, other = f"the result reached its size limit (--result-budget) after {shown} rows", "select fewer or shorter columns"
+        why, other = (
+            f"the result reached its size limit (--result-budget) after {shown} rows",
+            "select fewer or shorter columns",
+        )
     else:
         why, other = f"only the first {shown} rows are shown", "pass max_rows"
         other += f" (up to {max_rows})" if asked < max_rows else ""
