@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from plainmcp import MCPError
 from plainmcp.testing import connect_in_memory
+from plainmcp_prompts import dotprompt, template
 from plainmcp_prompts.formats import load_file_text
 from plainmcp_prompts.frontmatter import FormatError
 from plainmcp_prompts.library import Library
@@ -217,3 +218,29 @@ def test_dotprompt_escapes_comments_triple_stash_and_whitespace_control():
     (message,) = render(spec.messages, {"raw": "<b>", "x": "X"}, None)
     assert message["content"]["text"] == "Use {{literal}} and <b>.X!"
     assert [argument.name for argument in spec.arguments] == ["raw", "x"]
+
+
+class CountingText(str):
+    """A body that tallies the characters its ``count`` scans: line numbers for thousands of
+    placeholders must cost one pass over the text, not one pass per placeholder (a 256 KiB file of
+    ``{{a}}`` took seconds to compile when each placeholder's line was counted from the start)."""
+
+    scanned = 0
+
+    def count(self, sub, start=0, end=None):  # type: ignore[override]
+        end = len(self) if end is None else end
+        CountingText.scanned += max(0, end - start)
+        return str.count(self, sub, start, end)
+
+
+@pytest.mark.parametrize("compile_body", ["native", "dotprompt"])
+def test_line_numbers_of_many_placeholders_cost_one_pass(compile_body):
+    body = CountingText("{{a}}\n" * 5_000 + "{{#each}}" if compile_body == "dotprompt" else "{{a}}\n" * 5_000 + "{{")
+    CountingText.scanned = 0
+    with pytest.raises(FormatError) as caught:
+        if compile_body == "native":
+            template.compile_native(body, 1)
+        else:
+            dotprompt._compile(body, 1, {})
+    assert caught.value.line == 5_001  # the line is still right...
+    assert CountingText.scanned <= len(body)  # ...and each character was counted once

@@ -40,7 +40,16 @@ HOSTILE = {
     "self-alias": "---\nname: &a [*a]\ntags: *a\n---\nHello\n",
     "huge-number": "---\nname: " + "9" * 20_000 + "\n---\nHello\n",
     "huge-positional": "---\nallowed-tools: Bash\n---\nRun $" + "9" * 20_000 + "\n",
+    # Dotprompt: a Picoschema key whose parts could match the same 60,000 spaces (quadratic
+    # backtracking in a careless pattern), and a flood of placeholders each needing its line.
+    "pico-spaces.prompt": '---\ninput:\n  schema:\n    "n(enum,' + " " * 60_000 + '": [a]\n---\n{{n}}\n',
+    "slot-flood.prompt": "{{a}}" * 50_000 + "{{#each a}}{{/each}}\n",
 }
+
+
+def filename(name: str) -> str:
+    """The file a hostile text is written to: Markdown unless its name says otherwise."""
+    return name if name.endswith(".prompt") else f"{name}.md"
 
 
 def test_billion_laughs_is_a_few_hundred_bytes():
@@ -58,7 +67,7 @@ def _names(server: StdioServer) -> list[str]:
 def test_hostile_files_at_start_up_are_skipped_and_the_rest_is_served(tmp_path):
     write(tmp_path, "greet.md", "Hello {{who}}")
     for name, text in HOSTILE.items():
-        (tmp_path / f"{name}.md").write_text(text, encoding="utf-8")
+        (tmp_path / filename(name)).write_text(text, encoding="utf-8")
     with StdioServer(_command(tmp_path)) as server:
         server.initialize()
         assert _names(server) == ["greet"]
@@ -66,7 +75,7 @@ def test_hostile_files_at_start_up_are_skipped_and_the_rest_is_served(tmp_path):
         assert server.peak_rss_mib() < MAX_RSS_MIB
     stderr = server.stderr
     for name in HOSTILE:
-        assert f"{name}.md" in stderr  # each one reported...
+        assert filename(name) in stderr  # each one reported...
     assert "Traceback" not in stderr
     assert max(len(line) for line in stderr.splitlines()) < 1000  # ...in a bounded line
 
@@ -77,11 +86,11 @@ def test_hostile_file_dropped_while_serving(tmp_path, name):
     with StdioServer(_command(tmp_path)) as server:
         server.initialize()
         server.wait_for_stderr("watching")
-        hostile = tmp_path / f"{name}.md"
+        hostile = tmp_path / filename(name)
         hostile.write_text(HOSTILE[name], encoding="utf-8")
         pings: list[float] = []
         # The server keeps answering while it reads the file, until it has reported it.
-        server.wait_for_stderr(f"{name}.md", while_waiting=lambda: pings.append(server.ping_seconds()))
+        server.wait_for_stderr(filename(name), while_waiting=lambda: pings.append(server.ping_seconds()))
         pings.append(server.ping_seconds())
         assert max(pings) < 1.0
         assert _names(server) == ["greet"]

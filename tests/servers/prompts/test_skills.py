@@ -9,6 +9,7 @@ import os
 import pytest
 from plainmcp import MCPError
 from plainmcp.testing import connect_in_memory
+from plainmcp_prompts import library as library_module
 from plainmcp_prompts.library import MAX_SKILL_FILES, Library
 
 from .support import MODERN, server_over, text_of, write
@@ -190,3 +191,16 @@ async def test_skill_file_swapped_for_a_link_out_is_refused_without_host_paths(l
     assert caught.value.code == -32603
     assert caught.value.message == "Skill 'pdf-forms': file 'scripts/fill.py' is outside the library directory"
     assert str(library) not in caught.value.message and "the secret" not in caught.value.message
+
+
+def test_files_of_all_skills_of_a_directory_are_bounded(tmp_path, monkeypatch):
+    monkeypatch.setattr(library_module, "MAX_SKILL_FILES_TOTAL", 6)
+    for skill in ("a", "b", "c"):
+        write(tmp_path, f"{skill}/SKILL.md", f"---\nname: {skill}\ndescription: {skill}\n---\nSteps.")
+        for index in range(3):
+            write(tmp_path, f"{skill}/{index}.txt", "x")
+    lib = Library([tmp_path])
+    lib.scan()
+    assert sorted(lib.prompts) == ["a", "b", "c"]  # every skill is still served...
+    assert [len(lib.prompts[name].files) for name in "abc"] == [3, 3, 0]  # ...its files up to the bound
+    assert sum("more than 6 files in skills" in problem.message for problem in lib.problems) == 1

@@ -32,7 +32,7 @@ from typing import Any
 from .arguments import Warn, declare
 from .frontmatter import Document, FormatError, quote
 from .model import ArgumentSpec, MessageTemplate, Segment, Slot, Text, When
-from .template import ARGUMENT_NAME, merge_segments
+from .template import ARGUMENT_NAME, LineCounter, merge_segments
 
 SUFFIX = ".prompt"
 KNOWN_KEYS = {
@@ -54,8 +54,9 @@ ROLES = {"user": "user", "model": "assistant", "system": "user"}
 MAX_BLOCK_DEPTH = 16
 
 _TAG = re.compile(r"\\\{\{|\{\{!--.*?--\}\}|\{\{\{(?P<raw>[^{}\n]*)\}\}\}|\{\{(?P<inner>[^{}]*?)\}\}|\{\{", re.DOTALL)
-_NOT_TEXT = re.compile(r"\{\{!--.*?--\}\}|\{\{~?\s*(?:role\b|!|#|/|else\b)[^{}]*\}\}", re.DOTALL)
-_PICO_KEY = re.compile(r"(?P<name>[^?(]+?)(?P<optional>\?)?(?:\((?P<kind>[a-z]+)(?:,\s*(?P<description>.*))?\))?")
+# No two neighbouring parts may match the same characters: a key is front matter, up to 64 KiB,
+# and overlapping parts (a "\\s*" before a ".*") backtrack quadratically over a long run of spaces.
+_PICO_KEY = re.compile(r"(?P<name>[^?(]+?)(?P<optional>\?)?(?:\((?P<kind>[a-z]+)(?:,(?P<description>.*))?\))?")
 _PICO_SCALARS = {"string": "string", "integer": "integer", "number": "number", "boolean": "boolean", "any": "string"}
 
 
@@ -194,10 +195,11 @@ def _compile(
     """The messages of a Dotprompt template, and the argument names it uses (in order)."""
     compiler = _Compiler(declared)
     position = 0
+    lines = LineCounter(body, first_line)
     for match in _TAG.finditer(body):
         compiler.text(body[position : match.start()])
         position = match.end()
-        compiler.tag(match, first_line + body.count("\n", 0, match.start()))
+        compiler.tag(match, lines.at(match.start()))
     compiler.text(body[position:])
     return compiler.finish(first_line), list(compiler.used)
 
@@ -340,9 +342,17 @@ def _has_text(segment: Segment) -> bool:
     return not isinstance(segment, Text) or bool(segment.text.strip())
 
 
-def without_tags(body: str) -> str:
-    """``body`` without its role tags, comments and block tags (what a description is taken from)."""
-    return _NOT_TEXT.sub("", body)
+def describe(messages: tuple[MessageTemplate, ...]) -> str:
+    """The first message's text with its variables as ``{{name}}`` and without its conditions: what
+    a description is taken from when the file has none (its first line). Built from the compiled
+    template, so it costs one pass whatever the body holds."""
+    parts = []
+    for segment in messages[0].segments if messages else ():
+        if isinstance(segment, Text):
+            parts.append(segment.text)
+        elif isinstance(segment, Slot):
+            parts.append("{{" + segment.name + "}}")
+    return "".join(parts)
 
 
 def default_name(filename: str) -> str:

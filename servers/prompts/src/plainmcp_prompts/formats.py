@@ -101,7 +101,7 @@ def load_prompt(text: str, *, root: str, path: str, warn: Warn) -> PromptSpec:
         name=name,
         title=_optional_string(meta, "title", doc) if kind == "plainmcp" else None,
         description=_optional_string(meta, "description", doc)
-        or _first_line(dotprompt.without_tags(doc.body) if kind == "dotprompt" else doc.body)
+        or _first_line(dotprompt.describe(messages) if kind == "dotprompt" else doc.body)
         or name,
         arguments=arguments,
         tags=_tags(meta, doc) if kind == "plainmcp" else (),

@@ -40,8 +40,9 @@ EMBED_URI_PREFIX = "prompts://file/"
 MAX_WARNINGS = 10
 #: Names (files and links) looked at per directory, prompt files or not.
 MAX_NAMES = 50_000
-#: Files served per skill, besides its SKILL.md.
+#: Files served per skill, besides its SKILL.md, and for all the skills of one directory.
 MAX_SKILL_FILES = 200
+MAX_SKILL_FILES_TOTAL = 5000
 
 
 @dataclass(frozen=True, slots=True)
@@ -300,6 +301,7 @@ def _sort_out(paths: list[str], problems: list[Problem], root: str) -> tuple[lis
     outermost = {folder for folder in folders if _owner(folder, folders, proper=True) is None}
     found: list[str] = []
     files: dict[str, list[str]] = {folder: [] for folder in outermost}
+    total = 0
     for path in paths:
         owner = _owner(path, outermost)
         if owner is None:
@@ -307,7 +309,14 @@ def _sort_out(paths: list[str], problems: list[Problem], root: str) -> tuple[lis
                 found.append(path)
         elif path == (f"{owner}/{skills.FILENAME}" if owner else skills.FILENAME):
             found.append(path)
+        elif total >= MAX_SKILL_FILES_TOTAL:
+            if total == MAX_SKILL_FILES_TOTAL:
+                problems.append(
+                    Problem(root, None, f"more than {MAX_SKILL_FILES_TOTAL} files in skills; only the first are served")
+                )
+                total += 1
         elif len(files[owner]) < MAX_SKILL_FILES:
+            total += 1
             files[owner].append(path[len(owner) + 1 :] if owner else path)
         elif len(files[owner]) == MAX_SKILL_FILES:
             problems.append(

@@ -51,17 +51,37 @@ class TooLarge(ValueError):
     """The prompt, rendered, would be larger than MAX_RENDER_CHARS."""
 
 
+class LineCounter:
+    """File lines of offsets in ``text`` (which starts at file line ``first_line``), asked in
+    increasing order: each newline is counted once, where counting from the start for every
+    placeholder of a 256 KiB file would be quadratic."""
+
+    def __init__(self, text: str, first_line: int) -> None:
+        self.text = text
+        self.line = first_line
+        self.offset = 0
+
+    def at(self, offset: int) -> int:
+        self.line += self.text.count("\n", self.offset, offset)
+        self.offset = offset
+        return self.line
+
+
 def merge_segments(segments: list[Segment]) -> tuple[Segment, ...]:
-    """``segments`` without empty texts, neighbouring texts joined."""
+    """``segments`` without empty texts, neighbouring texts joined (once per run: a file of thousands
+    of ``\\{{`` would make adding each piece to the text so far quadratic)."""
     merged: list[Segment] = []
+    run: list[str] = []
     for segment in segments:
         if isinstance(segment, Text):
-            if not segment.text:
-                continue
-            if merged and isinstance(merged[-1], Text):
-                merged[-1] = Text(merged[-1].text + segment.text)
-                continue
+            run.append(segment.text)
+            continue
+        if any(run):
+            merged.append(Text("".join(run)))
+        run = []
         merged.append(segment)
+    if any(run):
+        merged.append(Text("".join(run)))
     return tuple(merged)
 
 
@@ -70,6 +90,7 @@ def compile_native(text: str, first_line: int) -> tuple[Segment, ...]:
     is neither a placeholder nor an embed."""
     segments: list[Segment] = []
     position = 0
+    lines = LineCounter(text, first_line)
     for match in _NATIVE.finditer(text):
         segments.append(Text(text[position : match.start()]))
         position = match.end()
@@ -77,7 +98,7 @@ def compile_native(text: str, first_line: int) -> tuple[Segment, ...]:
         if token == "\\{{":
             segments.append(Text("{{"))
             continue
-        line = first_line + text.count("\n", 0, match.start())
+        line = lines.at(match.start())
         inner = match.group("inner")
         if inner is None:
             raise FormatError("'{{' is never closed with '}}' (write \\{{ for a literal '{{')", line)
