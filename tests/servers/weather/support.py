@@ -108,6 +108,11 @@ def recorded(request: httpx.Request, now: float | None = None) -> httpx.Response
                 404, json=data.problem(404, "Data Unavailable For Requested Point", "InvalidPoint", "x")
             )
         return httpx.Response(200, json=found)
+    if path.startswith("/gridpoints/"):
+        office, cell, *rest = path.removeprefix("/gridpoints/").split("/")
+        x, y = (int(part) for part in cell.split(","))
+        found = data.gridpoint_forecast(office, x, y, rest[-1] == "hourly", query.get("units", "us"), now)
+        return httpx.Response(200, json=found) if found else httpx.Response(404, json={"status": 404})
     if path == "/alerts/active":
         if "area" in query:
             return httpx.Response(200, json=data.alerts(query["area"], None, None))

@@ -155,3 +155,51 @@ async def test_stdio_new_tools_against_the_standin_in_both_eras(version):
         jsonschema.validate(result["structuredContent"], schemas[name])
         assert result["structuredContent"]["attribution"] in text_of(result)
     assert len(results["get_historical_weather"]["structuredContent"]["daily"]) == 31
+
+
+async def test_nws_forecast_gives_the_forecasters_periods_and_hours():
+    async with weather() as client:
+        result = await client.call_tool(
+            "get_forecast", {"location": "Miami", "source": "nws", "days": 2, "hourly": True, "units": "imperial"}
+        )
+    structured = result["structuredContent"]
+    assert structured["source"] == "nws" and structured["units"]["temperature"] == "°F"
+    # 12:00 UTC is 08:00 in Miami: the day's period first, then its night.
+    assert [period["name"] for period in structured["periods"]] == ["Today", "Tonight", "Tuesday", "Tuesday Night"]
+    assert structured["periods"][0]["start"] == "2026-09-14T06:00:00-04:00"
+    assert "text" not in structured["periods"][0]  # the summary keeps the text for the reader, in content
+    assert "\nToday: Partly Cloudy, with a high near " in text_of(result)
+    hours = structured["hourly"]
+    assert len(hours) == 48 and hours[0]["time"] == "2026-09-14T08:00:00-04:00" and hours[0]["wind"].endswith(" SE")
+    gridpoints = [r for r in client.recorder.requests if r.url.path.startswith("/gridpoints/")]
+    assert [r.url.path for r in gridpoints] == [
+        "/gridpoints/MFL/110,50/forecast",
+        "/gridpoints/MFL/110,50/forecast/hourly",
+    ]
+    assert {r.url.params["units"] for r in gridpoints} == {"us"}
+    assert "Forecast from the US National Weather Service" in text_of(result)
+
+
+async def test_nws_forecast_outside_the_us_points_at_the_default_source():
+    async with weather() as client:
+        result = await client.call_tool("get_forecast", {"location": "Tokyo", "source": "nws"})
+        assert not [r for r in client.recorder.requests if r.url.path.startswith("/gridpoints/")]
+    assert result["isError"] is True and "Leave out source" in text_of(result)
+
+
+@pytest.mark.parametrize("version", ["2025-11-25", "2026-07-28"])
+async def test_stdio_nws_forecast_against_the_standin_in_both_eras(version):
+    with StandIn() as standin:
+        standin.fault("/gridpoints/", "status", times=1, status=500)
+        urls = ("--geocoding-url", standin.url, "--forecast-url", standin.url, "--nws-url", standin.url)
+        async with connect_stdio([*SERVER_MODULE, *urls, "--backoff", "0.01"], protocol_version=version) as client:
+            (tool,) = [tool for tool in await client.list_all_tools() if tool["name"] == "get_forecast"]
+            with anyio.fail_after(QUICK):
+                result = await client.call_tool(
+                    "get_forecast", {"location": "Portland, OR", "source": "nws", "detail": "full"}
+                )
+        assert standin.count("/gridpoints/PQR/112,103/forecast") == 2  # the 500 was retried
+    assert not result.get("isError"), text_of(result)
+    jsonschema.validate(result["structuredContent"], tool["outputSchema"])
+    periods = result["structuredContent"]["periods"]
+    assert len(periods) == 14 and all(period["text"] for period in periods)

@@ -7,11 +7,13 @@ rounded URL: rounding here saves that round trip; redirects are followed anyway)
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from .upstream import OnWait, Rejected, Unavailable, Upstream
 
 ATTRIBUTION = "Alerts from the US National Weather Service (api.weather.gov), public domain"
+FORECAST_ATTRIBUTION = "Forecast from the US National Weather Service (api.weather.gov), public domain"
 ACCEPT = "application/geo+json"
 #: Alert fields we return, in the NWS's own names on the right.
 ALERT_FIELDS = {
@@ -31,6 +33,39 @@ ALERT_FIELDS = {
 }
 #: Long NWS texts are cut here: the model needs the gist, the headline and instruction carry the rest.
 MAX_TEXT = 2000
+
+
+#: Periods kept from an answer: 14 named (7 days) or, hourly, a week of hours (the tool keeps fewer).
+MAX_PERIODS = 168
+_GRID_ID = re.compile(r"[A-Z]{3}")
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 10_000
+
+
+def _period(raw: Any) -> dict[str, Any] | None:
+    """One NWS forecast period in our names, or None when it is not an object."""
+    if not isinstance(raw, dict):
+        return None
+    chance = raw.get("probabilityOfPrecipitation")
+    chance = chance.get("value") if isinstance(chance, dict) else None
+    wind = " ".join(part for part in (raw.get("windSpeed"), raw.get("windDirection")) if isinstance(part, str))
+    temperature = raw.get("temperature")
+    return {
+        "name": _text(raw.get("name")) or None,
+        "start": _text(raw.get("startTime")),
+        "end": _text(raw.get("endTime")),
+        "is_daytime": raw.get("isDaytime") if isinstance(raw.get("isDaytime"), bool) else None,
+        "temperature": temperature
+        if isinstance(temperature, (int, float)) and not isinstance(temperature, bool)
+        else None,
+        "temperature_unit": _text(raw.get("temperatureUnit")),
+        "precipitation_probability": chance if isinstance(chance, (int, float)) else None,
+        "wind": wind or None,
+        "conditions": _text(raw.get("shortForecast")),
+        "text": _text(raw.get("detailedForecast")) or None,
+    }
 
 
 class OutsideCoverage(Exception):
@@ -69,7 +104,8 @@ class NWS:
         self.base_url = base_url
 
     async def point(self, latitude: float, longitude: float, on_wait: OnWait | None = None) -> dict[str, Any]:
-        """Where a point is: ``{"state", "city", "office"}``.
+        """Where a point is: ``{"state", "city", "office", "grid"}`` (``grid``: the forecast office's grid
+        cell, ``(office id, x, y)``, or None).
 
         Raises:
             OutsideCoverage: the NWS has no data for the point (its 404).
@@ -88,7 +124,36 @@ class NWS:
         relative = properties.get("relativeLocation")
         where = relative.get("properties") if isinstance(relative, dict) else None
         where = where if isinstance(where, dict) else {}
-        return {"state": where.get("state"), "city": where.get("city"), "office": properties.get("cwa")}
+        grid_id, grid_x, grid_y = properties.get("gridId"), properties.get("gridX"), properties.get("gridY")
+        cell = (
+            [grid_id, grid_x, grid_y]
+            if isinstance(grid_id, str) and _GRID_ID.fullmatch(grid_id) and _is_int(grid_x) and _is_int(grid_y)
+            else None
+        )
+        return {"state": where.get("state"), "city": where.get("city"), "office": properties.get("cwa"), "grid": cell}
+
+    async def forecast(
+        self, grid: list[Any], *, hourly: bool, units: str, on_wait: OnWait | None = None
+    ) -> dict[str, Any]:
+        """The forecaster's periods for a grid cell (from :meth:`point`): 12-hour named periods with
+        their text, or hours. ``units`` is ``us`` or ``si``. The URL is built from the cell, never
+        taken from an answer, so it cannot lead off this upstream.
+
+        Returns ``{"updated", "periods": [{name, start, end, is_daytime, temperature, temperature_unit,
+        precipitation_probability, wind, conditions, text}]}``.
+
+        Raises:
+            UpstreamError: see :meth:`Upstream.get_json`.
+        """
+        office, x, y = grid
+        url = f"{self.base_url}/gridpoints/{office}/{int(x)},{int(y)}/forecast" + ("/hourly" if hourly else "")
+        data = await self.upstream.get_json(url, {"units": units}, on_wait)
+        properties = data.get("properties") if isinstance(data, dict) else None
+        periods = properties.get("periods") if isinstance(properties, dict) else None
+        if not isinstance(periods, list):
+            raise _unreadable(self.upstream.label)
+        rows = [row for row in map(_period, periods[:MAX_PERIODS]) if row is not None]
+        return {"updated": properties.get("updateTime"), "periods": rows}
 
     async def alerts(
         self,

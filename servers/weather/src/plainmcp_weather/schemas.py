@@ -24,7 +24,7 @@ LATITUDE = {"type": "number"}
 LONGITUDE = {"type": "number"}
 #: Latitude and longitude are the other way to give a place: the schema shows them, the instructions say it.
 #: Its length is bounded by the handlers (:data:`plainmcp_weather.places.MAX_NAME`), with a sentence.
-LOCATION = {"type": "string", "description": 'Place name; qualified if ambiguous: "Portland, OR"'}
+LOCATION = {"type": "string", "description": 'Place name, e.g. "Portland, OR"'}
 UNITS = {"enum": list(UNIT_SYSTEMS)}  # metric by default
 WIND_SPEED_UNIT = {"enum": list(WIND_UNITS)}
 
@@ -55,6 +55,7 @@ FORECAST_INPUT = _where(
     wind_speed_unit=WIND_SPEED_UNIT,
     hourly={"type": "boolean"},  # the next 48 hours, said in the description
     detail={"enum": ["summary", "full"]},
+    source={"enum": ["open-meteo", "nws"]},
 )
 ALERTS_INPUT = {
     "type": "object",
@@ -154,7 +155,24 @@ HOURLY_ROW = _row(
     "precipitation_probability",
     "precipitation",
     "wind_speed",
+    strings=("wind",),  # the NWS's "10 mph E"
 )
+#: A named 12-hour period of an NWS forecast ("Tonight"), its forecaster's text in ``text``.
+PERIOD = {
+    "type": "object",
+    "properties": {
+        "name": STRING_OR_NULL,
+        "start": STRING_OR_NULL,
+        "end": STRING_OR_NULL,
+        "is_daytime": {"type": ["boolean", "null"]},
+        "temperature": NUMBER_OR_NULL,
+        "temperature_unit": STRING_OR_NULL,
+        "precipitation_probability": NUMBER_OR_NULL,
+        "wind": STRING_OR_NULL,
+        "conditions": STRING_OR_NULL,
+        "text": STRING_OR_NULL,
+    },
+}
 
 
 def _output(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
@@ -186,11 +204,14 @@ FORECAST_OUTPUT = _output(
         "grid": GRID,
         "units": UNIT_LABELS,
         "days": {"type": "integer"},
+        "source": {"enum": ["open-meteo", "nws"], "description": "open-meteo: daily and grid; nws: periods"},
         "detail": {"enum": ["summary", "full"], "description": "summary: the main fields of each row"},
         "daily": {"type": "array", "items": DAILY_ROW},
         "hourly": {"type": "array", "items": HOURLY_ROW},
+        "updated": STRING_OR_NULL,
+        "periods": {"type": "array", "items": PERIOD},
     },
-    ["location", "alternatives", "grid", "units", "days", "daily"],
+    ["location", "alternatives", "units", "days", "source"],
 )
 ALERT = {
     "type": "object",

@@ -327,6 +327,16 @@ class WeatherService:
             watcher,
         )
 
+    async def nws_forecast(self, grid: list[Any], *, hourly: bool, units: str, watcher: OnWait | None = None) -> Answer:
+        """The NWS forecast (named periods, or hours) for a grid cell from :meth:`point`."""
+        key = cache_key("nws-forecast", grid=tuple(grid), hourly=hourly, units=units)
+        return await self._cached(
+            key,
+            self.config.forecast_ttl,
+            lambda on_wait: self.nws.forecast(grid, hourly=hourly, units=units, on_wait=on_wait),
+            watcher,
+        )
+
     async def point(self, latitude: float, longitude: float, watcher: OnWait | None = None) -> Answer:
         """Which US state a point is in (OutsideCoverage when none); cached like geocoding."""
         key = cache_key("nws-point", latitude=latitude, longitude=longitude)

@@ -38,6 +38,7 @@ from . import standin_data as data
 
 HOST = "127.0.0.1"
 _POINT = re.compile(r"^/points/(-?\d+(?:\.\d+)?),(-?\d+(?:\.\d+)?)$")
+_GRIDPOINT = re.compile(r"^/gridpoints/([A-Z]{3})/(\d+),(\d+)/forecast(/hourly)?$")
 
 
 class State:
@@ -132,6 +133,8 @@ class Handler(BaseHTTPRequestHandler):
             self._point(parts.path)
         elif parts.path in ("/alerts/active", "/alerts/active/"):
             self._alerts(query)
+        elif parts.path.startswith("/gridpoints/"):
+            self._gridpoint(parts.path, query)
         else:
             self._send(404, {"error": True, "reason": "Not Found"})
 
@@ -296,6 +299,24 @@ class Handler(BaseHTTPRequestHandler):
                     "InvalidPoint",
                     f"Unable to provide data for requested point {latitude},{longitude}",
                 ),
+                content_type="application/problem+json",
+            )
+            return
+        self._send(200, found, content_type="application/geo+json")
+
+    def _gridpoint(self, path: str, query: dict[str, str]) -> None:
+        if not self._nws_ok():
+            return
+        match = _GRIDPOINT.match(path)
+        units = query.get("units", "us")
+        found = None
+        if match is not None and units in ("us", "si"):
+            office, x, y, hourly = match.groups()
+            found = data.gridpoint_forecast(office, int(x), int(y), hourly is not None, units, self.server.state.now)
+        if found is None:
+            self._send(
+                404,
+                data.problem(404, "Not Found", "NotFound", "The requested gridpoint is not valid."),
                 content_type="application/problem+json",
             )
             return

@@ -386,12 +386,109 @@ def forecast(
     return answer
 
 
+#: The NWS forecast office and grid cell of each US state the stand-in has a place in.
+OFFICES = {"TX": ("FWD", 80, 120), "OR": ("PQR", 112, 103), "ME": ("GYX", 75, 60), "FL": ("MFL", 110, 50)}
+_STATE_NAMES = {"TX": "Texas", "OR": "Oregon", "ME": "Maine", "FL": "Florida"}
+_DAY_NAMES = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+
+
+def _half_days(local: datetime, hourly: bool) -> list[tuple[datetime, timedelta]]:
+    """The periods' starts and lengths: a week of hours from this one, or fourteen 12-hour periods
+    from the current one (06:00-18:00 or 18:00-06:00)."""
+    if hourly:
+        start = local.replace(minute=0, second=0, microsecond=0)
+        return [(start + timedelta(hours=h), timedelta(hours=1)) for h in range(156)]
+    day_start = local.replace(hour=6, minute=0, second=0, microsecond=0)
+    if local.hour < 6:
+        first = day_start - timedelta(hours=12)
+    elif local.hour < 18:
+        first = day_start
+    else:
+        first = day_start + timedelta(hours=12)
+    return [(first + timedelta(hours=12 * n), timedelta(hours=12)) for n in range(14)]
+
+
+def _nws_period(
+    number: int, begin: datetime, length: timedelta, local: datetime, latitude: float, fahrenheit: bool, hourly: bool
+) -> dict[str, Any]:
+    """One period as the NWS shapes it, named as the NWS names them ("Today", "Tonight", "Tuesday Night")."""
+    zone = local.tzinfo
+    begin = begin.astimezone(zone)  # the offset valid then
+    daytime = 6 <= begin.hour < 18
+    celsius = round(28 - abs(latitude) * 0.25 + (number % 5) - 2 - (0 if daytime else 6), 1)
+    temperature = round(celsius * 9 / 5 + 32) if fahrenheit else round(celsius)
+    conditions = ["Sunny", "Partly Cloudy", "Chance Showers", "Mostly Cloudy"][number % 4]
+    if not daytime and conditions == "Sunny":
+        conditions = "Clear"
+    chance = (number * 17) % 100
+    wind = f"{5 + number % 10} mph" if fahrenheit else f"{8 + number % 16} km/h"
+    if hourly:
+        name = ""
+    elif number == 1 and local.hour < 6:
+        name = "Overnight"
+    elif begin.date() == local.date():
+        name = "Today" if daytime else "Tonight"
+    else:
+        name = _DAY_NAMES[begin.weekday()] + ("" if daytime else " Night")
+    text = f"{conditions}, with a {'high near' if daytime else 'low around'} {temperature}. Southeast wind {wind}."
+    return {
+        "number": number,
+        "name": name,
+        "startTime": begin.isoformat(),
+        "endTime": (begin + length).astimezone(zone).isoformat(),
+        "isDaytime": daytime,
+        "temperature": temperature,
+        "temperatureUnit": "F" if fahrenheit else "C",
+        "temperatureTrend": "",
+        "probabilityOfPrecipitation": {"unitCode": "wmoUnit:percent", "value": chance},
+        "windSpeed": wind,
+        "windDirection": "SE",
+        "icon": "https://api.weather.gov/icons/land/day/few?size=medium",
+        "shortForecast": conditions,
+        "detailedForecast": "" if hourly else f"{text} Chance of precipitation is {chance}%.",
+    }
+
+
+def gridpoint_forecast(
+    office: str, x: int, y: int, hourly: bool, units: str, now: float | None = None
+) -> dict[str, Any] | None:
+    """``/gridpoints/{office}/{x},{y}/forecast[/hourly]`` as the NWS shapes it, from the current
+    period at ``now`` (the real clock when None); None for a cell the stand-in does not know (the
+    NWS's 404)."""
+    state = next((code for code, cell in OFFICES.items() if cell == (office, x, y)), None)
+    if state is None:
+        return None
+    place = next(p for p in PLACES if p["country_code"] == "US" and p["admin1"] == _STATE_NAMES[state])
+    local = datetime.fromtimestamp(time.time() if now is None else now, UTC).astimezone(ZoneInfo(place["timezone"]))
+    fahrenheit = units != "si"
+    periods = [
+        _nws_period(number, begin, length, local, place["latitude"], fahrenheit, hourly)
+        for number, (begin, length) in enumerate(_half_days(local, hourly), 1)
+    ]
+    generated = local.replace(minute=0, second=0, microsecond=0).astimezone(UTC).isoformat()
+    return {
+        "@context": ["https://geojson.org/geojson-ld/geojson-context.jsonld"],
+        "type": "Feature",
+        "geometry": {"type": "Polygon", "coordinates": []},
+        "properties": {
+            "units": "us" if fahrenheit else "si",
+            "forecastGenerator": "HourlyForecastGenerator" if hourly else "BaselineForecastGenerator",
+            "generatedAt": generated,
+            "updateTime": generated,
+            "validTimes": f"{generated}/P7DT12H",
+            "elevation": {"unitCode": "wmoUnit:m", "value": place["elevation"]},
+            "periods": periods,
+        },
+    }
+
+
 def point(latitude: float, longitude: float) -> dict[str, Any] | None:
     """``/points`` for a US place of the stand-in, else None (the NWS's 404)."""
     place = nearest(latitude, longitude)
     if place is None or place["country_code"] != "US":
         return None
     state = {"Texas": "TX", "Oregon": "OR", "Maine": "ME", "Florida": "FL"}[place["admin1"]]
+    office, grid_x, grid_y = OFFICES[state]
     here = f"{latitude},{longitude}"
     return {
         "@context": ["https://geojson.org/geojson-ld/geojson-context.jsonld"],
@@ -401,11 +498,12 @@ def point(latitude: float, longitude: float) -> dict[str, Any] | None:
         "properties": {
             "@id": f"https://api.weather.gov/points/{here}",
             "@type": "wx:Point",
-            "cwa": "XXX",
-            "gridId": "XXX",
-            "gridX": 10,
-            "gridY": 20,
-            "forecast": "https://api.weather.gov/gridpoints/XXX/10,20/forecast",
+            "cwa": office,
+            "gridId": office,
+            "gridX": grid_x,
+            "gridY": grid_y,
+            "forecast": f"https://api.weather.gov/gridpoints/{office}/{grid_x},{grid_y}/forecast",
+            "forecastHourly": f"https://api.weather.gov/gridpoints/{office}/{grid_x},{grid_y}/forecast/hourly",
             "relativeLocation": {
                 "type": "Feature",
                 "geometry": None,

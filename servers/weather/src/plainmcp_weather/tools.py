@@ -231,13 +231,18 @@ class WeatherTools:
         return ToolResult([content.text(summary + note + f"\n{ATTRIBUTION}")], structured)
 
     async def get_forecast(self, ctx: Context, args: dict[str, Any]) -> ToolResult:
-        """Daily forecast anywhere, 7 days by default, in the place's local dates. hourly adds 48 hours from now;
-        detail full adds every field."""
+        """Forecast anywhere, 7 days by default, in local dates. hourly: next 48 h; detail full: every field;
+        source nws: the US forecaster's text."""
         days = args.get("days", 7)
         if not isinstance(days, int) or isinstance(days, bool) or not 1 <= days <= schemas.MAX_DAYS:
             raise ToolError(f"days must be a whole number from 1 to {schemas.MAX_DAYS}.")
         hourly = bool(args.get("hourly", False))
         full = args.get("detail", "summary") == "full"
+        if args.get("source") == "nws":
+            # Imported here: usforecast builds on this module's helpers.
+            from .usforecast import nws_forecast
+
+            return await nws_forecast(self.service, ctx, args, days=min(days, 7), hourly=hourly, full=full)
         units = units_for(args.get("units", "metric"), args.get("wind_speed_unit"))
         watcher = _telling(ctx)
         location, alternatives, answers = await _place(self.service, args, watcher)
@@ -257,6 +262,7 @@ class WeatherTools:
             "grid": grid,
             "units": data["units"],
             "days": days,
+            "source": "open-meteo",
             "detail": "full" if full else "summary",
             "daily": daily if full else [_pick(row, SUMMARY_DAILY) for row in daily],
         }
