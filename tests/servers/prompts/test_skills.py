@@ -6,11 +6,13 @@ from __future__ import annotations
 import base64
 import os
 
+import jsonschema
 import pytest
 from plainmcp import MCPError
 from plainmcp.testing import connect_in_memory
 from plainmcp_prompts import library as library_module
 from plainmcp_prompts.library import MAX_SKILL_FILES, Library
+from plainmcp_prompts.tools import LIST_OUTPUT
 
 from .support import MODERN, server_over, text_of, write
 
@@ -204,3 +206,17 @@ def test_files_of_all_skills_of_a_directory_are_bounded(tmp_path, monkeypatch):
     assert sorted(lib.prompts) == ["a", "b", "c"]  # every skill is still served...
     assert [len(lib.prompts[name].files) for name in "abc"] == [3, 3, 0]  # ...its files up to the bound
     assert sum("more than 6 files in skills" in problem.message for problem in lib.problems) == 1
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("era", ERAS)
+async def test_list_prompts_tool_shows_each_format_within_its_output_schema(library, era):
+    write(library, "hello.prompt", "---\ninput:\n  schema:\n    loud?: boolean\n---\nHello{{#if loud}}!{{/if}}")
+    async with connect_in_memory(server_over(library), protocol_version=era) as client:
+        result = await client.call_tool("list_prompts", {})
+    assert result.get("isError") is not True
+    jsonschema.validate(result["structuredContent"], LIST_OUTPUT)  # the schema clients were given
+    formats = {entry["name"]: entry["format"] for entry in result["structuredContent"]["prompts"]}
+    assert formats == {"greet": "plainmcp", "hello": "dotprompt", "pdf-forms": "skill"}
+    hello = next(entry for entry in result["structuredContent"]["prompts"] if entry["name"] == "hello")
+    assert hello["arguments"] == [{"name": "loud", "required": False, "type": "boolean"}]
