@@ -8,7 +8,7 @@ import socket
 import anyio
 import pytest
 from plainmcp_bridge.chat_apis import ModelError, render_message
-from plainmcp_bridge.models import ChatModel, ModelSettings
+from plainmcp_bridge.models import MAX_ANSWER_BYTES, ChatModel, ModelSettings
 from plainmcp_bridge.retry import RetryPolicy, parse_retry_after
 from plainmcp_bridge.standin import StandInModel
 
@@ -221,3 +221,20 @@ def test_retry_after_and_backoff() -> None:
     assert 0.05 <= policy.backoff(1) <= 0.1 and 0.15 <= policy.backoff(2) <= 0.3
     assert policy.delay(3, None) is None  # three tries spent
     assert policy.delay(1, "2") == 2.0 and policy.delay(1, "31") is None
+
+
+@BOTH
+async def test_an_endless_answer_is_cut_off_at_the_bound_not_held(api: str, stream: bool) -> None:
+    # One 64 MiB line with no end: refused once 4 MiB arrived, and the connection is closed, so the
+    # endpoint could send little more than that (the rest of what it wrote sat in socket buffers).
+    with StandInModel([{"flood": 64 * 1024 * 1024}]) as model:
+        async with ChatModel(settings(model, api, stream)) as chat:
+            with pytest.raises(ModelError, match=f"exceeded {MAX_ANSWER_BYTES} bytes"):
+                await chat.complete(USER)
+        sent = -1
+        for _ in range(100):  # until the endpoint's writing stopped (it sees the closed connection)
+            if model.flood_sent == sent:
+                break
+            sent = model.flood_sent
+            await anyio.sleep(0.05)
+    assert MAX_ANSWER_BYTES < model.flood_sent < 4 * MAX_ANSWER_BYTES

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -153,11 +153,7 @@ class ChatModel:
                     await self._fail(response)
                 if not self.settings.stream:
                     return read_answer(self.settings.api, _json(await _read_bounded(response, MAX_ANSWER_BYTES)))
-                received = 0
-                async for line in response.aiter_lines():
-                    received += len(line) + 1
-                    if received > MAX_ANSWER_BYTES:
-                        raise ModelError(f"the model's answer exceeded {MAX_ANSWER_BYTES} bytes")
+                async for line in _bounded_lines(response, MAX_ANSWER_BYTES):
                     reader.feed(line)
                     if reader.done:
                         break
@@ -173,6 +169,24 @@ class ChatModel:
         if response.status_code in RETRY_STATUSES:
             raise _Retry(reason, response.headers.get("retry-after"), response.status_code)
         raise ModelError(f"the model endpoint answered {reason}", status=response.status_code)
+
+
+async def _bounded_lines(response: httpx.Response, limit: int) -> AsyncIterator[str]:
+    """The body's lines, counting bytes as they arrive: past ``limit`` it is an error, even within one
+    line (httpx's own line reader would hold an endless line in memory)."""
+    received = 0
+    pending = bytearray()
+    async for chunk in response.aiter_bytes():
+        received += len(chunk)
+        if received > limit:
+            raise ModelError(f"the model's answer exceeded {limit} bytes")
+        pending += chunk
+        while (end := pending.find(b"\n")) >= 0:
+            line = bytes(pending[:end])
+            del pending[: end + 1]
+            yield line.decode("utf-8", "replace").rstrip("\r")
+    if pending:
+        yield pending.decode("utf-8", "replace").rstrip("\r")
 
 
 async def _read_bounded(response: httpx.Response, limit: int, *, cut: bool = False) -> bytes:

@@ -9,6 +9,8 @@ reply of its script. A reply is a dict:
   do, and an object is serialised).
 - ``{"status": 429, "error": "...", "retry_after": "1"}``: an error answer in the API's error shape.
 - ``"delay"``: seconds to wait before answering; ``"chunk_delay"``: seconds between streamed chunks.
+- ``{"flood": n}``: answer 200 with ``n`` bytes of one endless line (a hostile endpoint);
+  :attr:`StandInModel.flood_sent` counts what the client accepted before it hung up.
 - ``{"drop": true}``: close the connection without answering; ``"cut_after": n``: stream ``n`` lines
   of the answer, then close the connection.
 
@@ -43,6 +45,7 @@ class StandInModel:
         self.requests: list[tuple[str, dict[str, Any]]] = []
         #: Streamed answers the client stopped reading (cancelled) before their end.
         self.disconnects = 0
+        self.flood_sent = 0
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", port), _handler(self))
         self._server.daemon_threads = True
@@ -98,6 +101,9 @@ def _handler(model: StandInModel) -> type[BaseHTTPRequestHandler]:
                 self.close_connection = True
                 self.connection.shutdown(2)
                 return
+            if "flood" in reply:
+                self._flood(int(reply["flood"]))
+                return
             if "status" in reply:
                 self._send_error(api, reply)
                 return
@@ -105,6 +111,21 @@ def _handler(model: StandInModel) -> type[BaseHTTPRequestHandler]:
                 self._stream(api, reply)
             else:
                 self._send_json(200, whole_answer(api, reply))
+
+        def _flood(self, size: int) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "application/x-ndjson")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.close_connection = True
+            block = b"x" * 65536
+            try:
+                for _ in range(size // len(block)):
+                    self.wfile.write(block)
+                    with model._lock:
+                        model.flood_sent += len(block)
+            except (BrokenPipeError, ConnectionResetError):
+                pass
 
         def _send_error(self, api: str, reply: dict[str, Any]) -> None:
             message = str(reply.get("error", "error"))
