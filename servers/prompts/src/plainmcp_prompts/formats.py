@@ -23,7 +23,11 @@ required argument (the placeholder text is its description). Other variables (``
 ``${file}``, ``${workspaceFolder}``...) describe an editor this server does not have; they are left as
 text. The body is one user message.
 
-``format: plainmcp | claude-code | vscode`` in the front matter overrides the detection.
+**Dotprompt files** (``*.prompt``): :mod:`.dotprompt` says what is read. **Agent Skills** (a file
+named ``SKILL.md``, whatever its front matter): :mod:`.skills`.
+
+``format: plainmcp | claude-code | vscode | dotprompt`` in the front matter overrides the detection
+(a skill is known by its file name alone).
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Wiring: the library, served as prompts, source resources and two tools, kept live by a watcher.
+"""Wiring: the library, served as prompts, resources (sources, skills' files) and two tools, kept
+live by a watcher.
 
 ``build_server`` is a pure factory: it reads no file and starts nothing. The library is read when
 the server starts being served, before the first request is taken, and then watched (the server's
@@ -25,7 +26,7 @@ DESCRIPTION = "Serve a prompt library kept as Markdown files: MCP prompts with a
 INSTRUCTIONS = (
     "A library of prompts kept as Markdown files. Use them as MCP prompts (prompts/list, prompts/get), "
     "or through the tools list_prompts and render_prompt. Each prompt's source is the resource "
-    "prompts://source/<name>."
+    "prompts://source/<name>; each skill's files are the resources skill://<name>/<path>."
 )
 
 
