@@ -285,3 +285,27 @@ async def test_readme_typed_arguments_example_is_served(tmp_path, era):
     assert caught.value.message == (
         "Argument 'key' of prompt 'ticket' must match the pattern '^[A-Z]{2,5}-[0-9]+$' (got 'ops-7')"
     )
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("era", ERAS)
+async def test_completion_offers_a_small_integer_range_and_history_for_a_large_one(tmp_path, era):
+    write(
+        tmp_path,
+        "p.md",
+        """
+        ---
+        arguments:
+          - {name: small, type: integer, minimum: 1, maximum: 13}
+          - {name: large, type: integer, minimum: 0, maximum: 1000, default: 10}
+        ---
+        {{small}} {{large}}
+        """,
+    )
+    async with connect_in_memory(server_over(tmp_path), protocol_version=era) as client:
+        ref = {"type": "ref/prompt", "name": "p"}
+        assert (await client.complete(ref, "small", ""))["values"] == [str(n) for n in range(1, 14)]
+        assert (await client.complete(ref, "small", "1"))["values"] == ["1", "10", "11", "12", "13"]
+        assert (await client.complete(ref, "large", ""))["values"] == ["10"]
+        await client.get_prompt("p", {"large": "250"})
+        assert (await client.complete(ref, "large", ""))["values"] == ["250", "10"]

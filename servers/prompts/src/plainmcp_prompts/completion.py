@@ -6,13 +6,16 @@ offered to the next. ``--history 0`` turns it off (see the README's security not
 
 from __future__ import annotations
 
+import math
 from collections import OrderedDict
 from collections.abc import Mapping
 
-from .model import PromptSpec
+from .model import ArgumentSpec, PromptSpec
 
 #: Longer values are not remembered: completion is for short choices, not pasted documents.
 MAX_REMEMBERED_CHARS = 200
+#: An integer argument whose bounds hold at most this many numbers is completed with all of them.
+MAX_RANGE = 20
 
 
 class History:
@@ -45,18 +48,29 @@ class History:
 
 def candidates(spec: PromptSpec, argument: str, history: History, prefix: str) -> list[str]:
     """Values for ``argument`` of ``spec`` starting with ``prefix`` (ignoring case): its allowed values
-    in their declared order (``true``, ``false`` for a boolean); without them, the values used before
-    (most recent first), then the default."""
+    in their declared order (``true``, ``false`` for a boolean; every whole number of an integer's
+    bounds when there are at most MAX_RANGE of them); without them, the values used before (most
+    recent first), then the default."""
     found = spec.argument(argument)
     if found is None:
         return []
-    if found.values:
-        pool = list(found.values)
-    elif found.type == "boolean":
-        pool = ["true", "false"]
-    else:
+    pool = _declared(found)
+    if pool is None:
         pool = history.recent(spec.name, argument)
         if found.default is not None and found.default not in pool:
             pool.append(found.default)
     folded = prefix.casefold()
     return [value for value in pool if value.casefold().startswith(folded)]
+
+
+def _declared(argument: ArgumentSpec) -> list[str] | None:
+    """The values ``argument`` declares, in order, or None when it declares no short list."""
+    if argument.values:
+        return list(argument.values)
+    if argument.type == "boolean":
+        return ["true", "false"]
+    if argument.type == "integer" and argument.minimum is not None and argument.maximum is not None:
+        low, high = math.ceil(argument.minimum), math.floor(argument.maximum)
+        if high - low < MAX_RANGE:
+            return [str(number) for number in range(low, high + 1)]
+    return None
