@@ -7,7 +7,7 @@ import socket
 
 import anyio
 import pytest
-from plainmcp_bridge.chat_apis import ModelError, render_message
+from plainmcp_bridge.chat_apis import MAX_DESCRIPTION, ModelError, render_message, request_body
 from plainmcp_bridge.models import MAX_ANSWER_BYTES, ChatModel, ModelSettings
 from plainmcp_bridge.retry import RetryPolicy, parse_retry_after
 from plainmcp_bridge.standin import StandInModel
@@ -238,3 +238,10 @@ async def test_an_endless_answer_is_cut_off_at_the_bound_not_held(api: str, stre
             sent = model.flood_sent
             await anyio.sleep(0.05)
     assert MAX_ANSWER_BYTES < model.flood_sent < 4 * MAX_ANSWER_BYTES
+
+
+def test_a_servers_long_description_is_cut_in_the_request() -> None:
+    tool = {**FORECAST, "description": "d" * 5000}
+    (function,) = request_body("openai", "m", USER, [tool], stream=False)["tools"]
+    assert function["function"]["description"] == "d" * MAX_DESCRIPTION
+    assert function["function"]["parameters"] == FORECAST["inputSchema"]

@@ -3,13 +3,14 @@
 
 from __future__ import annotations
 
+import re
 import sys
 
 import anyio
 import pytest
 from plainmcp_bridge.prompt import build_system_prompt
 from plainmcp_bridge.servers_config import ServerSpec
-from plainmcp_bridge.toolbox import open_toolbox
+from plainmcp_bridge.toolbox import MAX_TOOLS, Toolbox, open_toolbox
 
 pytestmark = pytest.mark.anyio
 
@@ -64,3 +65,33 @@ async def test_an_error_in_the_block_comes_out_as_itself() -> None:
     with pytest.raises(KeyError):
         async with open_toolbox([ServerSpec("everything", command=EVERYTHING)], stderr="discard") as toolbox:
             toolbox.route("no_such_tool")
+
+
+class ListingOnly:
+    """A server that only lists tools: enough to check how the toolbox names them."""
+
+    def __init__(self, names: list[str]) -> None:
+        self.names = names
+
+    async def list_all_tools(self) -> list[dict]:
+        return [{"name": name, "inputSchema": {"type": "object"}} for name in self.names]
+
+
+async def test_names_the_chat_apis_would_refuse_are_made_acceptable_and_routed_back() -> None:
+    toolbox = Toolbox()
+    long = "x" * 70
+    await toolbox.add("odd", ListingOnly(["get weather", "get_weather", long, "", "ünïcode"]))  # type: ignore[arg-type]
+    names = [tool["name"] for tool in toolbox.tools]
+    # A name that is acceptable keeps it; the renamed ones go around it.
+    assert names == ["get_weather_2", "get_weather", "x" * 64, "tool", "_n_code"]
+    assert all(re.fullmatch(r"[A-Za-z0-9_-]{1,64}", name) for name in names)
+    assert toolbox.route("get_weather") == ("odd", "get_weather")
+    assert toolbox.route("get_weather_2") == ("odd", "get weather")
+    assert toolbox.route("x" * 64) == ("odd", long)
+
+
+async def test_at_most_128_tools_are_offered() -> None:
+    toolbox = Toolbox()
+    await toolbox.add("many", ListingOnly([f"tool_{i}" for i in range(300)]))  # type: ignore[arg-type]
+    assert len(toolbox.tools) == MAX_TOOLS == 128
+    assert toolbox.tools[-1]["name"] == "tool_127"

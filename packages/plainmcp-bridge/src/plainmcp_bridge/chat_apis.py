@@ -25,6 +25,8 @@ from .recover import ProposedCall
 OLLAMA = "ollama"
 OPENAI = "openai"
 APIS = (OLLAMA, OPENAI)
+#: Longest tool description sent to the model (OpenAI's own limit for a function's description).
+MAX_DESCRIPTION = 1024
 
 
 class ModelError(Exception):
@@ -57,13 +59,14 @@ def request_body(
     stream: bool,
     options: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The request for one turn. Tools go out with their ``inputSchema`` verbatim as ``parameters``."""
+    """The request for one turn. Tools go out with their ``inputSchema`` verbatim as ``parameters``, their
+    descriptions cut at :data:`MAX_DESCRIPTION` characters (a server's text is not ours to flood the context)."""
     functions = [
         {
             "type": "function",
             "function": {
                 "name": tool["name"],
-                "description": tool.get("description") or "",
+                "description": str(tool.get("description") or "")[:MAX_DESCRIPTION],
                 "parameters": tool.get("inputSchema") or {"type": "object"},
             },
         }

@@ -1,7 +1,9 @@
 """The tools of several connected MCP servers under names a model can use, kept current.
 
 A tool keeps its own name unless two servers offer the same one: then each copy is exposed as
-``<server>__<tool>`` (both copies: neither server is preferred silently). ``notifications/tools/list_changed``
+``<server>__<tool>`` (both copies: neither server is preferred silently). Names the chat APIs would refuse
+(characters other than letters, digits, ``_`` and ``-``; longer than 64) are made acceptable, and at most
+128 tools are offered. ``notifications/tools/list_changed``
 marks a server stale; :meth:`Toolbox.refresh_if_stale` lists its tools again before the next model turn,
 and :attr:`Toolbox.version` changes so the caller rebuilds its system prompt and interceptor catalog.
 """
@@ -11,7 +13,7 @@ from __future__ import annotations
 import logging
 import os
 import re
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager, contextmanager
 from typing import Any
 
@@ -24,8 +26,13 @@ logger = logging.getLogger(__name__)
 
 TOOLS_LIST_CHANGED = "notifications/tools/list_changed"
 SEPARATOR = "__"
+#: The most tools offered to the model (OpenAI-compatible servers refuse more than 128).
+MAX_TOOLS = 128
+#: The longest function name the chat APIs take.
+MAX_NAME = 64
 #: What chat APIs accept as a function name (OpenAI's rule; Ollama's is looser).
 _SAFE = re.compile(r"[^A-Za-z0-9_-]")
+_API_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
 class Toolbox:
@@ -95,17 +102,30 @@ class Toolbox:
         for server, tools in self._listings.items():
             for tool in tools:
                 owners.setdefault(tool["name"], []).append(server)
-        exposed: list[dict[str, Any]] = []
-        routes: dict[str, tuple[str, str]] = {}
+        chosen: list[tuple[str, str, dict[str, Any]]] = []  # (server, wanted name, listing)
+        seen: set[tuple[str, str]] = set()
         for server, tools in self._listings.items():
             for tool in tools:
-                name = tool["name"]
-                if len(owners[name]) > 1:
-                    name = f"{_SAFE.sub('_', server)}{SEPARATOR}{name}"
-                if name in routes:  # a server listing one name twice: the first wins
+                own = tool["name"]
+                if (server, own) in seen:  # a server listing one name twice: the first wins
                     continue
+                seen.add((server, own))
+                if len(chosen) == MAX_TOOLS:
+                    logger.warning("more than %d tools: %s's %s and the rest are left out", MAX_TOOLS, server, own)
+                    break
+                wanted = f"{_SAFE.sub('_', server)}{SEPARATOR}{own}" if len(owners[own]) > 1 else own
+                chosen.append((server, wanted, tool))
+        # Names the APIs accept as they are come first; the others are made acceptable around them.
+        routes: dict[str, tuple[str, str]] = {
+            wanted: (server, tool["name"]) for server, wanted, tool in chosen if _API_NAME.fullmatch(wanted)
+        }
+        exposed: list[dict[str, Any]] = []
+        for server, wanted, tool in chosen:
+            name = wanted
+            if not _API_NAME.fullmatch(wanted):
+                name = _api_name(wanted, routes)
                 routes[name] = (server, tool["name"])
-                exposed.append({**tool, "name": name})
+            exposed.append({**tool, "name": name})
         self.tools, self._routes = exposed, routes
         self.version += 1
 
@@ -126,6 +146,17 @@ class Toolbox:
         """Call a tool by its exposed name on the server that has it. Raises KeyError, MCPError."""
         server, name = self.route(exposed)
         return await self.servers[server].call_tool(name, arguments, on_progress=on_progress, timeout=timeout)
+
+
+def _api_name(name: str, taken: Mapping[str, Any]) -> str:
+    """``name`` as the chat APIs accept it (letters, digits, ``_`` and ``-``, at most 64), unique among ``taken``."""
+    safe = _SAFE.sub("_", name)[:MAX_NAME] or "tool"
+    candidate, number = safe, 1
+    while candidate in taken:
+        number += 1
+        suffix = f"_{number}"
+        candidate = safe[: MAX_NAME - len(suffix)] + suffix
+    return candidate
 
 
 @asynccontextmanager
