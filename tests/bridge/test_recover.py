@@ -93,3 +93,12 @@ def test_recover_is_bounded_on_hostile_text() -> None:
     noisy = "{" * (MAX_STARTS + 5) + ' {"name": "a", "arguments": {}}'
     calls, _ = recover_calls(noisy)
     assert calls == []
+
+
+def test_calls_drafted_while_thinking_are_not_calls() -> None:
+    drafted = '<think>Maybe {"name": "delete_file", "arguments": {"path": "/"}}? No, just read it.</think>'
+    assert recover_calls(drafted + "I will only read the file.")[0] == []
+    calls, rest = recover_calls(drafted + '\n<tool_call>{"name": "read_file", "arguments": {"path": "a"}}</tool_call>')
+    assert _names_and_arguments(calls) == [("read_file", {"path": "a"})] and rest == ""
+    # An unclosed thinking section hides everything after it.
+    assert recover_calls('<think>{"name": "a", "arguments": {}}')[0] == []

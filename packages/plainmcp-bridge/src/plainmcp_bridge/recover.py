@@ -21,6 +21,8 @@ MAX_STARTS = 64
 _TAGGED = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.DOTALL)
 _FENCED = re.compile(r"```[ \t]*(?:json|tool_call|tool)?[ \t]*\n(.*?)\n?```", re.DOTALL | re.IGNORECASE)
 _DECODER = json.JSONDecoder()
+#: Reasoning sections (DeepSeek-R1, Qwen3 and others write them into the content); an unclosed one runs to the end.
+_THINKING = re.compile(r"<think>.*?(?:</think>|$)", re.DOTALL | re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -48,9 +50,12 @@ def recover_calls(text: str) -> tuple[list[ProposedCall], str]:
     value counts as a call when it is an object with a string ``name`` and an ``arguments`` or
     ``parameters`` member, or an OpenAI-style ``{"function": {...}}`` wrapper of one; a list of
     such objects is several calls. Inside tags, a ``name`` alone is enough (the tags say it is a call).
+    ``<think>`` sections are not searched, and are left out of the text returned.
     """
     if not text or len(text) > MAX_TEXT:
         return [], text
+    # A reasoning model drafts and discards calls while it thinks: only what it says after counts.
+    text = _THINKING.sub("", text)
     for finder in (_tagged, _fenced, _bare):
         calls, rest = finder(text)
         if calls:
