@@ -4,6 +4,9 @@ it sends (streamed and not, text and tool calls, errors), so it cannot drift fro
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+from pathlib import Path
 
 import ollama
 import openai
@@ -89,3 +92,20 @@ def test_an_exhausted_script_is_a_client_error_nobody_retries() -> None:
         with pytest.raises(ollama.ResponseError) as raised:
             ollama.Client(host=model.url).chat(model="standin", messages=MESSAGES, stream=False)
         assert raised.value.status_code == 400 and "script is exhausted" in raised.value.error
+
+
+def test_the_standin_runs_as_a_command(tmp_path: Path) -> None:
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps([{"text": "hello from the script"}]), encoding="utf-8")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "plainmcp_bridge.standin", str(script)], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert process.stdout is not None
+        url = process.stdout.readline().strip()
+        assert url.startswith("http://127.0.0.1:")
+        answer = ollama.Client(host=url).chat(model="standin", messages=MESSAGES, stream=False)
+        assert answer.message.content == "hello from the script"
+    finally:
+        process.terminate()
+        process.wait(10)
