@@ -124,6 +124,10 @@ def _shown(part: TextPart, page: Page) -> str:
     return f"bytes {page.offset}-{page.end}"
 
 
+#: The revisions before resource_link blocks (2025-06-18 added them).
+_BEFORE_LINKS = frozenset({"2024-11-05", "2025-03-26"})
+
+
 class FileTools(ToolFamily):
     """Reading files, and what the server may access."""
 
@@ -174,7 +178,24 @@ class FileTools(ToolFamily):
                      f"file; read on with cursor \"{following}\"]")
         elif part.tail_cut:
             text += f"\n[truncated: the last lines are longer than {config.max_read_bytes} bytes; shown the last bytes]"
-        return result(text, data)
+        answer = result(text, data)
+        if data["truncated"]:
+            answer.content.extend(self.links(ctx, policy, [(place, part.size)]))
+        return answer
+
+    def links(self, ctx: Context, policy: Any, files: list[tuple[Any, int]]) -> list[dict[str, Any]]:
+        """``resource_link`` blocks to the ``file://`` resources of files a result could not hold whole:
+        the client may fetch one with ``resources/read``. Only for files ``resources/read`` returns
+        whole (up to :func:`media_limit`), and only to clients of 2025-06-18 or later (older ones
+        know no such block)."""
+        if ctx.version in _BEFORE_LINKS:
+            return []
+        from .resources import path_uri
+
+        cap = media_limit(self.config)
+        return [content.resource_link(path_uri(policy.display(place.real)), place.name, size=size,
+                                      mime_type=mime_type(place.name) or "text/plain")
+                for place, size in files if size <= cap]
 
     async def read_multiple_files(self, ctx: Context, args: dict[str, Any]) -> ToolResult:
         """Read several text files at once (head/tail lines of each); a failing file says why. One output
@@ -183,6 +204,7 @@ class FileTools(ToolFamily):
         files: list[dict[str, Any]] = []
         parts: list[str] = []
         want = {key: args[key] for key in ("head", "tail") if key in args}
+        cut_files: list[tuple[Any, int]] = []
         # One budget of text for all the files: fifty large files read at once stay within one result.
         # And the room their JSON takes in the message (each goes out twice): escapes weigh more.
         left, room = self.config.max_read_bytes, self.config.max_result_bytes // 2 - 4096
@@ -218,7 +240,11 @@ class FileTools(ToolFamily):
                 notice = "\n[truncated: read it with read_text_file]"
             files.append(entry)
             parts.append(f"{shown}:\n{body}{notice}")
-        return result("\n---\n".join(parts), {"files": files})
+            if entry["truncated"]:
+                cut_files.append((place, part.size))
+        answer = result("\n---\n".join(parts), {"files": files})
+        answer.content.extend(self.links(ctx, policy, cut_files))
+        return answer
 
     async def read_media_file(self, ctx: Context, args: dict[str, Any]) -> ToolResult:
         """Read an image or audio file as an image/audio block; other binary files as an embedded resource."""

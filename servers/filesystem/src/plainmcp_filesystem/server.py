@@ -31,7 +31,7 @@ from .read_tools import (
 from .resources import FileIndex, FileResources
 from .resources import register as register_resources
 from .search_tools import SEARCH_CONTENT, SEARCH_FILES, SearchTools
-from .toolkit import add_tool
+from .toolkit import add_tool, large_by_design
 from .watch import ChangeFeed, Watcher
 from .write_tools import (
     APPEND_FILE,
@@ -124,10 +124,11 @@ def _register_read_tools(server: Server, config: Config, access: Access) -> None
     add_tool(server, READ_TEXT_FILE, files.read_text_file)
     add_tool(server, READ_MULTIPLE_FILES, files.read_multiple_files)
     add_tool(server, READ_MEDIA_FILE, files.read_media_file)
-    add_tool(server, LIST_DIRECTORY, directories.list_directory)
-    add_tool(server, DIRECTORY_TREE, directories.directory_tree)
-    add_tool(server, SEARCH_FILES, search.search_files)
-    add_tool(server, SEARCH_CONTENT, search.search_content)
+    large = large_by_design(config)
+    add_tool(server, LIST_DIRECTORY, directories.list_directory, meta=large)
+    add_tool(server, DIRECTORY_TREE, directories.directory_tree, meta=large)
+    add_tool(server, SEARCH_FILES, search.search_files, meta=large)
+    add_tool(server, SEARCH_CONTENT, search.search_content, meta=large)
     add_tool(server, GET_FILE_INFO, files.get_file_info)
     add_tool(server, LIST_ALLOWED_DIRECTORIES, files.list_allowed_directories)
 

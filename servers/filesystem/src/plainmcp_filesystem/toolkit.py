@@ -70,12 +70,23 @@ class ToolSpec:
     annotations: ToolAnnotations
 
 
-def add_tool(server: Server, spec: ToolSpec, handler: Handler) -> None:
-    """Register ``handler`` as the tool ``spec`` describes, its expected failures made tool errors
-    (:func:`guarded`) and unknown arguments refused (:func:`known_arguments`)."""
+def add_tool(server: Server, spec: ToolSpec, handler: Handler, *, meta: dict[str, Any] | None = None) -> None:
+    """Register ``handler`` as the tool ``spec`` describes (with ``meta`` as its ``_meta``), its expected
+    failures made tool errors (:func:`guarded`) and unknown arguments refused (:func:`known_arguments`)."""
     properties = (spec.input_schema or {}).get("properties", {})
     server.tool(title=spec.title, input_schema=spec.input_schema, output_schema=spec.output_schema,
-                annotations=spec.annotations)(known_arguments(frozenset(properties), guarded(handler)))
+                annotations=spec.annotations, meta=meta)(known_arguments(frozenset(properties), guarded(handler)))
+
+
+#: The ``_meta`` key by which a tool tells Claude Code how large its results may be (in characters):
+#: past its default limit a host would otherwise cut or refuse a result the tool meant to give whole.
+MAX_RESULT_SIZE = "anthropic/maxResultSizeChars"
+
+
+def large_by_design(config: Config) -> dict[str, Any]:
+    """The ``_meta`` of a tool whose results are large by design (listings, trees, searches): they may
+    weigh up to ``config.max_result_bytes``, and say so when cut there."""
+    return {MAX_RESULT_SIZE: config.max_result_bytes}
 
 
 def known_arguments(names: frozenset[str], handler: Handler) -> Handler:
