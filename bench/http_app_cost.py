@@ -30,7 +30,7 @@ import anyio
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "servers"))
 
-from plainmcp.http_app import MCPApp
+from plainmcp.http.app import MCPApp
 from plainmcp_echo import server  # bench/servers: the echo server of every benchmark
 
 MODERN = "2026-07-28"

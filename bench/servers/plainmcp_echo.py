@@ -1,6 +1,6 @@
 """Benchmark server: one ``echo`` tool, written with plainmcp."""
 
-from plainmcp import Server
+from plainmcp import Server, run_stdio
 
 server = Server("bench-echo", "1.0.0")
 
@@ -12,4 +12,4 @@ async def echo(ctx, args):
 
 
 if __name__ == "__main__":
-    server.run_stdio()
+    run_stdio(server)

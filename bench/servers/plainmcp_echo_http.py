@@ -2,12 +2,12 @@
 
     python bench/servers/plainmcp_echo_http.py PORT
 
-Served by plainmcp's own entry point, ``plainmcp.http_app.run_http`` (uvicorn, access log off).
+Served by plainmcp's own entry point, ``plainmcp.http.app.run_http`` (uvicorn, access log off).
 """
 
 import sys
 
-from plainmcp.http_app import run_http
+from plainmcp.http.app import run_http
 from plainmcp_echo import server  # this directory is on sys.path when run as a script
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@ to use; a measure of what the protocol, JSON and sqlite3 cost by themselves.
 import sqlite3
 import sys
 
-from plainmcp import Server, ToolResult, content
+from plainmcp import Server, ToolResult, content, run_stdio
 
 database = sqlite3.connect(sys.argv[1])
 server = Server("sqlite-floor", "0")
@@ -31,4 +31,4 @@ async def list_tables(ctx, args):
 
 
 if __name__ == "__main__":
-    server.run_stdio()
+    run_stdio(server)

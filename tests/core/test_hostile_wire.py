@@ -8,10 +8,10 @@ import json
 from typing import Any
 
 import pytest
-from plainmcp.asgi import header, repeated_header
-from plainmcp.connection_guard import RESERVE, ConnectionGuard, peer_key
-from plainmcp.event_buffer import parse_event_id
 from plainmcp.framing import join_batch
+from plainmcp.http.asgi import header, repeated_header
+from plainmcp.http.connection_guard import RESERVE, ConnectionGuard, peer_key
+from plainmcp.http.event_buffer import parse_event_id
 from plainmcp.jsonrpc import Invalid, Notification, Request, decode, has_lone_surrogate
 
 # ------------------------------------------------------------------------------ lone surrogates
@@ -190,7 +190,7 @@ def test_a_connection_whose_head_is_complete_is_never_given_up_even_before_its_r
     import asyncio
 
     import uvicorn
-    from plainmcp.connection_guard import guarded_protocol
+    from plainmcp.http.connection_guard import guarded_protocol
     from uvicorn.protocols.http.h11_impl import H11Protocol
     from uvicorn.server import ServerState
 

@@ -9,7 +9,7 @@ import anyio
 import httpx
 import pytest
 from plainmcp import Server
-from plainmcp.http_app import MCPApp
+from plainmcp.http.app import MCPApp
 from plainmcp.testing import connect_in_memory
 
 from tests.e2e.http_server import app_in_thread

@@ -21,13 +21,13 @@ pytestmark = pytest.mark.anyio
 TALKATIVE = [sys.executable, "-c", textwrap.dedent("""
     import sys
     print("talkative: starting up", file=sys.stderr, flush=True)
-    from plainmcp import Server
+    from plainmcp import Server, run_stdio
     server = Server("talkative", "1.0")
     @server.tool(input_schema={"type": "object"})
     async def hello(ctx, args):
         print("talkative: hello was called", file=sys.stderr, flush=True)
         return "hi"
-    server.run_stdio()
+    run_stdio(server)
 """)]
 
 

@@ -18,9 +18,9 @@ from typing import Any
 import httpx
 import jwt
 import pytest
-from plainmcp.auth import BearerAuth, StaticTokens
-from plainmcp.http_app import MCPApp
-from plainmcp.jwt_auth import JWTVerifier
+from plainmcp.http.app import MCPApp
+from plainmcp.http.auth import BearerAuth, StaticTokens
+from plainmcp.http.jwt_auth import JWTVerifier
 
 from .http_server import (
     ACCEPT_BOTH,

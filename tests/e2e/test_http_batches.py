@@ -17,7 +17,7 @@ from typing import Any
 import httpx
 import pytest
 from plainmcp import jsonrpc
-from plainmcp.http_app import MCPApp
+from plainmcp.http.app import MCPApp
 
 from .http_server import dumps, initialize_body, legacy_headers, rpc
 from .ops_harness import build_server, serve_app

@@ -28,7 +28,7 @@ import httpx
 import pytest
 import uvicorn
 from plainmcp import MCPError, Server
-from plainmcp.http_app import MCPApp
+from plainmcp.http.app import MCPApp
 from plainmcp.http_client import connect_http
 from plainmcp_everything import Config, build_server
 

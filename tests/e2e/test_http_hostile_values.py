@@ -24,9 +24,9 @@ from typing import Any
 import httpx
 import jwt
 import pytest
-from plainmcp.auth import BearerAuth
-from plainmcp.http_app import MCPApp
-from plainmcp.jwt_auth import JWTVerifier
+from plainmcp.http.app import MCPApp
+from plainmcp.http.auth import BearerAuth
+from plainmcp.http.jwt_auth import JWTVerifier
 
 from .http_server import (
     dumps,

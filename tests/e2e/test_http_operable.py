@@ -18,11 +18,11 @@ from typing import Any
 
 import httpx
 import pytest
-from plainmcp.auth import BearerAuth, StaticTokens
-from plainmcp.event_buffer import EventBuffer
-from plainmcp.http_app import MCPApp
+from plainmcp.http.app import MCPApp
+from plainmcp.http.auth import BearerAuth, StaticTokens
+from plainmcp.http.event_buffer import EventBuffer
+from plainmcp.http.metrics import Registry
 from plainmcp.logs import JsonFormatter, TextFormatter
-from plainmcp.metrics import Registry
 
 from .http_server import (
     HOST,
@@ -168,7 +168,7 @@ def test_the_request_id_is_in_the_json_log_line_of_its_request():
         if "request_id" in line:
             by_id.setdefault(line["request_id"], []).append(line)
     [access] = by_id["trace-me-123"]
-    assert access["logger"] == "plainmcp.http_exchange"
+    assert access["logger"] == "plainmcp.http.exchange"
     assert access["level"] == "info"
     assert (access["method"], access["path"], access["status"]) == ("POST", "/mcp", 200)
     assert access["message"].startswith("POST /mcp 200 ")
@@ -187,10 +187,10 @@ def test_the_request_id_is_in_the_json_log_line_of_its_request():
 
 
 def test_text_log_lines_show_the_request_id():
-    record = logging.LogRecord("plainmcp.http_exchange", logging.INFO, __file__, 1, "GET /x 200", (), None)
+    record = logging.LogRecord("plainmcp.http.exchange", logging.INFO, __file__, 1, "GET /x 200", (), None)
     record.request_id = "abc-1"
     record.status = 200
-    assert TextFormatter().format(record).endswith("plainmcp.http_exchange: GET /x 200 request_id=abc-1")
+    assert TextFormatter().format(record).endswith("plainmcp.http.exchange: GET /x 200 request_id=abc-1")
     entry = json.loads(JsonFormatter().format(record))
     assert entry["request_id"] == "abc-1" and entry["status"] == 200 and entry["message"] == "GET /x 200"
 

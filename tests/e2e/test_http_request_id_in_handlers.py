@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 import pytest
 from plainmcp import Server
-from plainmcp.http_app import MCPApp
+from plainmcp.http.app import MCPApp
 from plainmcp.http_client import connect_http
 from plainmcp.testing import connect_in_memory
 

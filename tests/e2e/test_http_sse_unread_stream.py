@@ -29,7 +29,7 @@ WRITE_TIMEOUT = 2.0
 SERVER = """
 import sys
 from plainmcp import Server
-from plainmcp.http_app import run_http
+from plainmcp.http.app import run_http
 
 server = Server("unread-sse", "0")
 

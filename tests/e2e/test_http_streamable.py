@@ -18,7 +18,7 @@ import anyio
 import httpx
 import pytest
 from plainmcp import Server
-from plainmcp.http_app import MCPApp
+from plainmcp.http.app import MCPApp
 
 from .http_server import (
     ACCEPT_BOTH,

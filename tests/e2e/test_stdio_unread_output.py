@@ -23,7 +23,7 @@ pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="re
 WRITE_TIMEOUT = 2.0
 ANSWER_BYTES = 64 * 1024
 SERVER = f"""
-from plainmcp import Server
+from plainmcp import Server, run_stdio
 
 server = Server("unread-output", "0")
 
@@ -32,7 +32,7 @@ async def blob(ctx, args):
     \"\"\"A large answer.\"\"\"
     return "x" * {ANSWER_BYTES}
 
-server.run_stdio(write_timeout={WRITE_TIMEOUT})
+run_stdio(server, write_timeout={WRITE_TIMEOUT})
 """
 INIT = {
     "jsonrpc": "2.0", "id": 0, "method": "initialize",

@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import socket
 
-from plainmcp.http_app import listen
+from plainmcp.http.app import listen
 
 
 def test_connections_accepted_on_the_listener_have_tcp_nodelay() -> None:

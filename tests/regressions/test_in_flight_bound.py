@@ -10,6 +10,7 @@ import anyio
 import pytest
 from plainmcp import Server
 from plainmcp.client import open_client
+from plainmcp.connection import ServerConnection
 from plainmcp.errors import RequestFailed
 from plainmcp.testing import memory_pair
 
@@ -31,7 +32,7 @@ async def test_requests_past_the_bound_are_refused_until_one_finishes() -> None:
 
     results: list[Any] = []
     async with memory_pair() as ((server_read, server_write), (client_read, client_write)):
-        connection = server.connect(server_read, server_write, max_in_flight=2)
+        connection = ServerConnection(server, server_read, server_write, max_in_flight=2)
         async with anyio.create_task_group() as task_group:
             task_group.start_soon(connection.run)
             async with open_client(client_read, client_write) as client:

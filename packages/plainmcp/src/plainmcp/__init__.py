@@ -39,6 +39,7 @@ _EXPORTS: dict[str, str] = {
     "demo": "demo",
     "inputs": "inputs",
     "open_client": "client",
+    "run_stdio": "stdio",
     "env_list_option": "command_line",
     "env_option": "command_line",
     "env_switch": "command_line",
@@ -79,6 +80,7 @@ __all__ = [
     "env_switch",
     "inputs",
     "open_client",
+    "run_stdio",
     "serve",
     "server_arguments",
     "setup_logging",
@@ -117,5 +119,6 @@ if TYPE_CHECKING:
     from .resources import Resource, ResourceTemplate
     from .server import Server
     from .spawned import ServerExited
+    from .stdio import run_stdio
     from .tools import Tool, ToolAnnotations, ToolError, ToolResult
     from .versions import ALL_VERSIONS, LATEST, LATEST_LEGACY, LEGACY_VERSIONS, MODERN_VERSIONS

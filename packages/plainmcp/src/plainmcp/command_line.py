@@ -282,9 +282,9 @@ def add_http_options(parser: argparse.ArgumentParser, env_prefix: str) -> None:
 
 
 def http_auth(args: argparse.Namespace) -> Any:
-    """The :class:`~plainmcp.auth.BearerAuth` the options ask for, or None. Raises ValueError for
+    """The :class:`~plainmcp.http.auth.BearerAuth` the options ask for, or None. Raises ValueError for
     options that do not fit together."""
-    from .auth import BearerAuth, StaticTokens
+    from .http.auth import BearerAuth, StaticTokens
 
     authenticators: list[Any] = []
     tokens = list(getattr(args, "auth_token", None) or [])
@@ -292,7 +292,7 @@ def http_auth(args: argparse.Namespace) -> Any:
         authenticators.append(StaticTokens(tokens))
     key_sources = [args.jwt_secret, args.jwt_public_key, args.jwks_url]
     if any(key_sources):
-        from .jwt_auth import JWTVerifier
+        from .http.jwt_auth import JWTVerifier
 
         public_keys = []
         if args.jwt_public_key:
@@ -334,9 +334,11 @@ def serve(server: Any, args: argparse.Namespace, *, own_loggers: Iterable[str] =
     setup_logging(args, [*own_loggers, _package_of(sys._getframe(1).f_globals)])
     logger.info("%s %s serving on %s", server.name, server.version, args.transport)
     if args.transport == "stdio":
-        server.run_stdio()
+        from .stdio import run_stdio
+
+        run_stdio(server)
         return
-    from .http_app import StartError, run_http
+    from .http.app import StartError, run_http
 
     try:
         auth = http_auth(args)

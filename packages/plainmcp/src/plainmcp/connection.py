@@ -1,47 +1,38 @@
-"""One client connection to a server: the lifecycle layer between the session and the features.
+"""One client connection to a server: the session, and the era router in front of two dispatchers.
 
 The era is chosen per request, as the 2026-07-28 versioning page says: a request carrying the
-modern ``_meta`` envelope is served statelessly by ``modern.py``; anything else follows the legacy
-lifecycle (``initialize`` first, then the features at the negotiated revision), whose state lives
-here, scoped to this connection. Both eras may be served on one connection at once (the versioning
-page allows it): a modern request neither needs nor changes the legacy state.
+modern ``_meta`` envelope (or naming a modern-only method) goes to the stateless
+:class:`~plainmcp.modern.ModernDispatcher`; anything else to this connection's
+:class:`~plainmcp.legacy.LegacyLifecycle`. The two do not know each other: both eras may be served
+on one connection at once, and a modern request neither needs nor changes the legacy state.
+
+Serving a :class:`~plainmcp.Server` is this free-standing class: ``await ServerConnection(server,
+read_stream, write_stream).run()``. Transports create one per client (or per exchange).
 """
 
 from __future__ import annotations
 
-import logging
 from typing import TYPE_CHECKING, Any
 
-from . import protocol
-from .context import Context
-from .errors import ErrorCode, MCPError, method_not_found
-from .handlers import FEATURE_METHODS, LEGACY_METHODS, METHOD_CAPABILITY
-from .jsonrpc import Notification, Request
-from .modern import ModernDispatcher, is_modern_request
-from .session import InFlight, Session
-from .subscriptions import any_covers
-from .versions import allows_batches, negotiate_legacy
+from .envelope import is_modern_request
+from .legacy import LegacyLifecycle
+from .modern import ModernDispatcher
+from .session import Session
 
 if TYPE_CHECKING:
     from anyio.abc import ObjectReceiveStream, ObjectSendStream
 
-    from .jsonrpc import Decoded
+    from .jsonrpc import Decoded, Notification, Request, RequestId
     from .server import Server
-    from .session import Outbound
-
-logger = logging.getLogger(__name__)
-
-_LEGACY_TABLE = {**FEATURE_METHODS, **LEGACY_METHODS}
+    from .session import InFlight, Outbound
 
 
 class ServerConnection:
-    """Serves one client. Create with :meth:`Server.connect`, then ``await run()``.
+    """Serves ``server`` to one client over a pair of streams; ``await run()``.
 
-    Attributes (legacy era, set by ``initialize``):
-        version: the negotiated revision, None before ``initialize``.
-        client_info, client_capabilities: what the client said about itself.
-        log_threshold: rank of the lowest level sent as ``notifications/message``.
-        subscriptions: URIs this client subscribed to.
+    It is the session's handler (routing each request to its era's dispatcher), the
+    :class:`~plainmcp.peer.Peer` handlers reach as ``ctx.connection``, and a subscriber of the
+    server's notifications (passed on as the legacy client asked).
     """
 
     def __init__(
@@ -53,16 +44,8 @@ class ServerConnection:
     ) -> None:
         self.server = server
         self.session = Session(read_stream, write_stream, self, **session_options)
-        self.version: str | None = None
-        self.ready = False
-        self.client_info: dict[str, Any] = {}
-        self.client_capabilities: dict[str, Any] = {}
-        self.log_threshold = 0
-        self.subscriptions: set[str] = set()
-        self._modern = ModernDispatcher(self)
-        #: Set by transports whose responses are streams that can be closed early (legacy
-        #: Streamable HTTP): an object with ``close_stream(request_id) -> bool``.
-        self.stream_control: Any = None
+        self.legacy = LegacyLifecycle(server, self, self.session.spawn)
+        self.modern = ModernDispatcher(server, self)
 
     async def run(self) -> None:
         """Serve until the client's input ends (plus the session's grace period)."""
@@ -73,86 +56,55 @@ class ServerConnection:
             self.server.bus.detach(self)
 
     @property
+    def version(self) -> str | None:
+        """The legacy revision ``initialize`` agreed on (None before, and for modern clients)."""
+        return self.legacy.version
+
+    @property
     def subscribed_uris(self) -> set[str]:
-        return self.subscriptions
+        return self.legacy.subscriptions
 
     # ------------------------------------------------------------------------------ Handler API
 
     def accepts_batches(self) -> bool:
-        return self.version is not None and allows_batches(self.version)
+        return self.legacy.accepts_batches()
 
     async def handle_request(self, request: Request, call: InFlight) -> Any:
         if is_modern_request(request):
-            return await self._modern.handle(request, call)
-        params = request.params or {}
-        method = request.method
-        if method == protocol.INITIALIZE:
-            return self._initialize(params)
-        if method == protocol.PING:
-            return {}
-        if self.version is None:
-            raise MCPError(
-                ErrorCode.INVALID_REQUEST, "Invalid Request: the session is not initialized; send initialize first"
-            )
-        handler = _LEGACY_TABLE.get(method)
-        capability = METHOD_CAPABILITY.get(method)
-        if handler is None or (capability is not None and capability not in self.server.capabilities()):
-            raise method_not_found(method)
-        return await handler(self.context(call), params)
+            return await self.modern.handle(request, call)
+        return await self.legacy.handle(request, call)
 
     async def handle_notification(self, notification: Notification) -> None:
-        if notification.method == protocol.INITIALIZED:
-            self.ready = self.version is not None
-        elif notification.method == protocol.ROOTS_LIST_CHANGED:
-            if self.server.on_roots_changed is not None and self.version is not None:
-                self.session.spawn(self.server.on_roots_changed, self)
-        else:
-            logger.debug("ignored notification %s", notification.method)
+        await self.legacy.handle_notification(notification)  # the modern era defines none
 
-    # -------------------------------------------------------------------------------- lifecycle
+    # --------------------------------------------------------------------------------- Peer API
 
-    def _initialize(self, params: dict[str, Any]) -> dict[str, Any]:
-        if self.version is not None:
-            raise MCPError(ErrorCode.INVALID_REQUEST, "Invalid Request: the session is already initialized")
-        capabilities, client_info = params.get("capabilities"), params.get("clientInfo")
-        if not isinstance(params.get("protocolVersion"), str):
-            raise MCPError(ErrorCode.INVALID_PARAMS, '"protocolVersion" must be a string')
-        if not isinstance(capabilities, dict) or not isinstance(client_info, dict):
-            raise MCPError(ErrorCode.INVALID_PARAMS, '"capabilities" and "clientInfo" must be objects')
-        self.version = negotiate_legacy(params["protocolVersion"])
-        self.client_capabilities = capabilities
-        self.client_info = client_info
-        result: dict[str, Any] = {
-            "protocolVersion": self.version,
-            "capabilities": self.server.capabilities(),
-            "serverInfo": self.server.server_info(),
-        }
-        if self.server.instructions is not None:
-            result["instructions"] = self.server.instructions
-        logger.info(
-            "initialized: client %s %s, protocol %s",
-            client_info.get("name"), client_info.get("version"), self.version,
-        )
-        return result
+    @property
+    def closed(self) -> bool:
+        return self.session.closed
 
-    def context(self, call: InFlight | None = None) -> Context:
-        """A handler context for this connection; ``call`` is the request being served, if any."""
-        return Context(
-            self.server,
-            self,
-            call,
-            version=self.version or "",
-            client_info=self.client_info,
-            client_capabilities=self.client_capabilities,
-            log_threshold=self.log_threshold,
-        )
+    async def wait_closed(self) -> None:
+        await self.session.input_ended.wait()
+
+    async def notify(
+        self, method: str, params: dict[str, Any] | None = None, *, related_to: RequestId | None = None
+    ) -> None:
+        await self.session.notify(method, params, related_to=related_to)
+
+    async def request(
+        self,
+        method: str,
+        params: dict[str, Any] | None = None,
+        *,
+        timeout: float | None = -1,
+        related_to: RequestId | None = None,
+    ) -> Any:
+        return await self.session.request(method, params, timeout=timeout, related_to=related_to)
 
     # ----------------------------------------------------------------------------- Subscriber API
 
     async def deliver(self, method: str, params: dict[str, Any] | None) -> None:
         """Pass a published notification on, if this client finished initializing and asked for it."""
-        if not self.ready or self.session.closed:
-            return
-        if method == protocol.RESOURCE_UPDATED and not any_covers(self.subscriptions, (params or {}).get("uri", "")):
+        if self.session.closed or not self.legacy.wants(method, params):
             return
         await self.session.notify(method, params)

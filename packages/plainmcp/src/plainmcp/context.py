@@ -9,10 +9,11 @@ import anyio
 from . import inputs, protocol
 from .errors import ErrorCode, MCPError
 from .inputs import InputRequest, InputRound
+from .peer import extras_of
 from .versions import V2025_11_25, at_least, is_modern
 
 if TYPE_CHECKING:
-    from .connection import ServerConnection
+    from .peer import Peer
     from .server import Server
     from .session import InFlight
 
@@ -22,6 +23,8 @@ class Context:
 
     Attributes:
         server: the :class:`~plainmcp.Server` serving the request.
+        connection: the client end of the connection (a :class:`~plainmcp.peer.Peer`; the same
+            object for every request of one legacy connection), None outside one.
         version: the protocol revision this request is served under.
         client_info: the client's ``Implementation`` object (name, version, ...), possibly empty.
         client_capabilities: the capabilities the client declared.
@@ -36,7 +39,7 @@ class Context:
     def __init__(
         self,
         server: Server,
-        connection: ServerConnection | None,
+        connection: Peer | None,
         call: InFlight | None,
         *,
         version: str,
@@ -63,7 +66,8 @@ class Context:
     def http_request_id(self) -> str | None:
         """The ``X-Request-ID`` of the HTTP request that carried this call (the client's, or one
         the server minted; None over stdio). Send it upstream to trace one call end to end."""
-        return self.call.http_request_id if self.call is not None else None
+        extras = extras_of(self.call.extras) if self.call is not None else None
+        return extras.trace_id if extras is not None else None
 
     @property
     def meta(self) -> dict[str, Any]:
@@ -82,7 +86,7 @@ class Context:
         params: dict[str, Any] = {"level": level, "data": data}
         if logger is not None:
             params["logger"] = logger
-        await self.connection.session.notify(protocol.MESSAGE, params, related_to=self.request_id)
+        await self.connection.notify(protocol.MESSAGE, params, related_to=self.request_id)
 
     async def debug(self, data: Any, logger: str | None = None) -> None:
         await self.log("debug", data, logger)
@@ -105,10 +109,10 @@ class Context:
         """End this request's SSE response now, where the transport has one (legacy Streamable
         HTTP, 2025-11-25): the client reconnects with ``Last-Event-ID`` after the advised retry
         delay and receives the rest of the messages (SSE polling, SEP-1699). False elsewhere."""
-        control = self.connection.stream_control if self.connection is not None else None
-        if control is None or self.call is None:
+        extras = extras_of(self.call.extras) if self.call is not None else None
+        if extras is None or extras.close_stream is None:
             return False
-        return bool(control.close_stream(self.call.request.id))
+        return bool(extras.close_stream())
 
     # ----------------------------------------------------------------- publishing (any context)
 
@@ -169,7 +173,7 @@ class Context:
     async def _ask_legacy(self, requests: dict[str, InputRequest], timeout: float | None) -> dict[str, Any]:
         if self.connection is None:
             raise MCPError(ErrorCode.INTERNAL_ERROR, "No connection to send the request on")
-        session = self.connection.session
+        peer = self.connection
         results: dict[str, Any] = {}
         failures: list[BaseException] = []
 
@@ -178,7 +182,7 @@ class Context:
             if request.method == protocol.ELICITATION_CREATE and not at_least(self.version, V2025_11_25):
                 params.pop("mode", None)  # "mode" arrived with URL elicitation in 2025-11-25
             try:
-                results[key] = await session.request(
+                results[key] = await peer.request(
                     request.method, params or None, related_to=self.request_id,
                     **({"timeout": timeout} if timeout is not None else {}),
                 )

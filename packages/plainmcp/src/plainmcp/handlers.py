@@ -1,7 +1,7 @@
 """The feature methods: ``tools/*``, ``resources/*``, ``prompts/*``, ``completion/complete``.
 
-Each is ``async def method(ctx, params) -> result`` and is era-neutral: the lifecycle layer
-(``connection.py`` for the legacy era) decides who may call what, and decorates results the way its
+Each is ``async def method(ctx, params) -> result`` and is era-neutral: the dispatchers
+(``legacy.py``, ``modern.py``) decide who may call what, and decorates results the way its
 revision wants. Only what differs *inside* a feature between revisions is decided here, from
 ``ctx.version``: fields a revision does not know are left out, and the resource-not-found code.
 """
@@ -156,29 +156,15 @@ async def resources_read(ctx: Context, params: dict[str, Any]) -> dict[str, Any]
     return {"contents": to_contents(uri, entry.mime_type, value)}
 
 
-def _subscription_uri(ctx: Context, params: dict[str, Any]) -> str:
+def subscription_uri(ctx: Context, params: dict[str, Any]) -> str:
+    """The URI a ``resources/subscribe`` or ``unsubscribe`` names, checked: it must be a resource
+    this server has, on a server that offers subscriptions."""
     if not ctx.server.resource_subscriptions:
         raise method_not_found(protocol.RESOURCES_SUBSCRIBE)
     uri = _string_param(params, "uri")
     if _find_resource(ctx, uri) is None:
         raise resource_not_found(ctx, uri)
     return uri
-
-
-async def resources_subscribe(ctx: Context, params: dict[str, Any]) -> dict[str, Any]:
-    uri = _subscription_uri(ctx, params)
-    assert ctx.connection is not None
-    ctx.connection.subscriptions.add(uri)
-    ctx.server.bus.changed()
-    return {}
-
-
-async def resources_unsubscribe(ctx: Context, params: dict[str, Any]) -> dict[str, Any]:
-    uri = _subscription_uri(ctx, params)
-    assert ctx.connection is not None
-    ctx.connection.subscriptions.discard(uri)
-    ctx.server.bus.changed()
-    return {}
 
 
 # ------------------------------------------------------------------------------------------ prompts
@@ -257,18 +243,6 @@ async def _complete(ctx: Context, completer: Completer, value: str, others: dict
     return [candidate for candidate in completer if candidate.casefold().startswith(prefix)]
 
 
-# ------------------------------------------------------------------------------------------ logging
-
-
-async def logging_set_level(ctx: Context, params: dict[str, Any]) -> dict[str, Any]:
-    level = params.get("level")
-    if not isinstance(level, str) or level not in protocol.LOG_LEVEL_RANK:
-        raise invalid_params(f"Invalid log level: {level!r:.60}; use one of {', '.join(protocol.LOG_LEVELS)}")
-    assert ctx.connection is not None
-    ctx.connection.log_threshold = protocol.LOG_LEVEL_RANK[level]
-    return {}
-
-
 #: The feature methods every era shares, by method name.
 FEATURE_METHODS: dict[str, MethodHandler] = {
     protocol.TOOLS_LIST: tools_list,
@@ -279,13 +253,6 @@ FEATURE_METHODS: dict[str, MethodHandler] = {
     protocol.PROMPTS_LIST: prompts_list,
     protocol.PROMPTS_GET: prompts_get,
     protocol.COMPLETION_COMPLETE: completion_complete,
-}
-
-#: Methods of the legacy revisions only (removed in 2026-07-28).
-LEGACY_METHODS: dict[str, MethodHandler] = {
-    protocol.RESOURCES_SUBSCRIBE: resources_subscribe,
-    protocol.RESOURCES_UNSUBSCRIBE: resources_unsubscribe,
-    protocol.LOGGING_SET_LEVEL: logging_set_level,
 }
 
 # Which capability each method needs from the server; a method whose capability is absent is

@@ -2,7 +2,7 @@
 
 Nothing is remembered between requests: every request says its protocol version, the client's
 capabilities (and optionally its info and a log level), and is served on those terms alone.
-This module reads the envelope, serves ``server/discover`` and ``subscriptions/listen``, runs the
+This module serves ``server/discover`` and ``subscriptions/listen``, runs the
 shared feature methods with multi-round-trip input, and decorates results as the revision wants
 (``resultType``, caching hints, ``serverInfo`` in ``_meta``).
 """
@@ -10,110 +10,44 @@ shared feature methods with multi-round-trip input, and decorates results as the
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from . import protocol
 from .context import Context
+from .envelope import SUPPORTED_VERSIONS, check_version, parse_envelope
 from .errors import ErrorCode, MCPError, invalid_params, method_not_found
 from .handlers import FEATURE_METHODS, METHOD_CAPABILITY
 from .inputs import InputRequired, InputRound, binding, open_state, seal_state
+from .peer import extras_of
 from .subscriptions import any_covers
-from .versions import LEGACY_VERSIONS, MODERN_VERSIONS
 
 if TYPE_CHECKING:
-    from .connection import ServerConnection
     from .jsonrpc import Request, RequestId
-    from .session import InFlight, Session
+    from .peer import Peer
+    from .server import Server
+    from .session import InFlight
 
 logger = logging.getLogger(__name__)
 
-ENVELOPE_KEYS = (
-    protocol.META_PROTOCOL_VERSION,
-    protocol.META_CLIENT_CAPABILITIES,
-    protocol.META_CLIENT_INFO,
-    protocol.META_LOG_LEVEL,
-)
-#: What a dual-era server supports, newest first: the same list in discover and in -32022 errors.
-SUPPORTED_VERSIONS = [*reversed(MODERN_VERSIONS), *reversed(LEGACY_VERSIONS)]
-
-
-def is_modern_request(request: Request) -> bool:
-    """The era rule of the 2026-07-28 versioning page: a request carrying the modern envelope (any
-    of its keys, so that an incomplete one is rejected rather than mistaken for legacy) or naming a
-    modern-only method is served statelessly."""
-    meta = (request.params or {}).get("_meta")
-    if isinstance(meta, dict) and any(key in meta for key in ENVELOPE_KEYS):
-        return True
-    return request.method in protocol.MODERN_ONLY_METHODS
-
-
-@dataclass(frozen=True, slots=True)
-class Envelope:
-    version: str
-    client_capabilities: dict[str, Any]
-    client_info: dict[str, Any]
-    log_threshold: int | None
-
-
-def read_envelope(params: dict[str, Any]) -> Envelope:
-    """Check the request's ``_meta`` envelope. Raises -32602 (malformed) or -32022 (version)."""
-    envelope = parse_envelope(params)
-    check_version(envelope.version)
-    return envelope
-
-
-def check_version(version: str) -> None:
-    """Raises -32022 naming what we support unless ``version`` is a modern revision we speak."""
-    if version not in MODERN_VERSIONS:
-        raise MCPError(
-            ErrorCode.UNSUPPORTED_PROTOCOL_VERSION,
-            "Unsupported protocol version",
-            {"supported": SUPPORTED_VERSIONS, "requested": version},
-        )
-
-
-def parse_envelope(params: dict[str, Any]) -> Envelope:
-    """The envelope's fields, checked for shape only (-32602); the version is not judged here."""
-    meta = params.get("_meta")
-    if not isinstance(meta, dict):
-        raise invalid_params(
-            f"params._meta must carry {protocol.META_PROTOCOL_VERSION!r} and {protocol.META_CLIENT_CAPABILITIES!r}"
-        )
-    missing = [key for key in (protocol.META_PROTOCOL_VERSION, protocol.META_CLIENT_CAPABILITIES) if key not in meta]
-    if missing:
-        raise invalid_params(f"params._meta is missing {', '.join(missing)}")
-    version, capabilities = meta[protocol.META_PROTOCOL_VERSION], meta[protocol.META_CLIENT_CAPABILITIES]
-    if not isinstance(version, str):
-        raise invalid_params(f"{protocol.META_PROTOCOL_VERSION} must be a string")
-    if not isinstance(capabilities, dict):
-        raise invalid_params(f"{protocol.META_CLIENT_CAPABILITIES} must be an object")
-    client_info = meta.get(protocol.META_CLIENT_INFO, {})
-    if not isinstance(client_info, dict):
-        raise invalid_params(f"{protocol.META_CLIENT_INFO} must be an object")
-    threshold = None
-    if protocol.META_LOG_LEVEL in meta:
-        level = meta[protocol.META_LOG_LEVEL]
-        if level not in protocol.LOG_LEVEL_RANK:
-            raise invalid_params(f"Invalid log level: {level!r}; use one of {', '.join(protocol.LOG_LEVELS)}")
-        threshold = protocol.LOG_LEVEL_RANK[level]
-    return Envelope(version, capabilities, client_info, threshold)
-
 
 class ModernDispatcher:
-    """Serves the modern requests that arrive on one connection (which keeps no state for them)."""
+    """Serves the modern requests that reach one peer; it keeps no state between them."""
 
-    def __init__(self, connection: ServerConnection) -> None:
-        self.connection = connection
-        self.server = connection.server
+    def __init__(self, server: Server, peer: Peer) -> None:
+        self.server = server
+        self.peer = peer
 
     async def handle(self, request: Request, call: InFlight) -> dict[str, Any]:
+        """The result of one modern request. Raises MCPError (-32602 for a malformed envelope,
+        -32022 for a revision we do not speak, -32601 for a method this era or server lacks)."""
         params = request.params or {}
-        envelope = read_envelope(params)
+        extras = extras_of(call.extras)
+        envelope = extras.envelope if extras is not None and extras.envelope is not None else parse_envelope(params)
+        check_version(envelope.version)
         method = request.method
         ctx = Context(
             self.server,
-            self.connection,
+            self.peer,
             call,
             version=envelope.version,
             client_info=envelope.client_info,
@@ -192,19 +126,18 @@ class ModernDispatcher:
     async def _listen(self, params: dict[str, Any], call: InFlight) -> dict[str, Any]:
         agreed = self._agreed_notifications(params.get("notifications"))
         subscription_id = call.request.id
-        session = self.connection.session
-        listener = Listener(session, subscription_id, agreed)
+        listener = Listener(self.peer, subscription_id, agreed)
         # Attached before the acknowledgement goes out, so nothing published after the client has
         # it can be missed; what comes before it is held and follows it.
         self.server.bus.attach(listener)
         try:
-            await session.notify(
+            await self.peer.notify(
                 protocol.SUBSCRIPTIONS_ACKNOWLEDGED,
                 {"_meta": {protocol.META_SUBSCRIPTION_ID: subscription_id}, "notifications": agreed},
                 related_to=subscription_id,
             )
             await listener.open()
-            await session.input_ended.wait()  # the client cancelling ends it too (no result then)
+            await self.peer.wait_closed()  # the client cancelling ends it too (no result then)
         finally:
             self.server.bus.detach(listener)
         return self._stamp({"resultType": "complete", "_meta": {protocol.META_SUBSCRIPTION_ID: subscription_id}})
@@ -244,8 +177,8 @@ _FLAG_OF = {
 class Listener:
     """One ``subscriptions/listen`` stream, as a subscriber of the server's bus."""
 
-    def __init__(self, session: Session, subscription_id: RequestId, agreed: dict[str, Any]) -> None:
-        self.session = session
+    def __init__(self, peer: Peer, subscription_id: RequestId, agreed: dict[str, Any]) -> None:
+        self.peer = peer
         self.subscription_id = subscription_id
         self.agreed = agreed
         self.uris = frozenset(agreed.get("resourceSubscriptions", ()))
@@ -266,7 +199,7 @@ class Listener:
         return flag is not None and self.agreed.get(flag, False)
 
     async def deliver(self, method: str, params: dict[str, Any] | None) -> None:
-        if self.session.closed or not self.wants(method, params):
+        if self.peer.closed or not self.wants(method, params):
             return
         if self._held is not None:
             self._held.append((method, params))
@@ -275,5 +208,5 @@ class Listener:
 
     async def _send(self, method: str, params: dict[str, Any] | None) -> None:
         tagged = {**(params or {}), "_meta": {protocol.META_SUBSCRIPTION_ID: self.subscription_id}}
-        await self.session.notify(method, tagged, related_to=self.subscription_id)
+        await self.peer.notify(method, tagged, related_to=self.subscription_id)
 

@@ -10,10 +10,11 @@ from .content import user
 from .errors import invalid_params
 
 if TYPE_CHECKING:
-    from .context import Context
     from .resources import Completer
 
-PromptHandler = Callable[["Context", dict[str, str]], Awaitable[Any]]
+# The first argument is the request's plainmcp.Context. Not named here: the registry sits below
+# the context (which names the Server holding these), so naming it would close an import loop.
+PromptHandler = Callable[[Any, dict[str, str]], Awaitable[Any]]
 
 
 @dataclass(slots=True)

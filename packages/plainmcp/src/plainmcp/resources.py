@@ -4,18 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .content import blob_contents, text_contents
 from .uri_template import UriTemplate
 
-if TYPE_CHECKING:
-    from .context import Context
-
-ResourceReader = Callable[["Context", str], Awaitable[Any]]
-TemplateReader = Callable[["Context", str, dict[str, str]], Awaitable[Any]]
+# The first argument is the request's plainmcp.Context. Not named here: the registry sits below
+# the context (which names the Server holding these), so naming it would close an import loop.
+ResourceReader = Callable[[Any, str], Awaitable[Any]]
+TemplateReader = Callable[[Any, str, dict[str, str]], Awaitable[Any]]
 #: Completes one template variable: (ctx, partial value, other variables) -> candidates.
-Completer = Callable[["Context", str, dict[str, str]], Awaitable[Sequence[str]]] | Sequence[str]
+Completer = Callable[[Any, str, dict[str, str]], Awaitable[Sequence[str]]] | Sequence[str]
 
 
 def _describe(entry: dict[str, Any], **optional: Any) -> dict[str, Any]:

@@ -1,6 +1,8 @@
 """The server API: what a server registers (tools, resources, templates, prompts) and publishes.
 
-A :class:`Server` is plain data plus decorators; it does no I/O until a transport runs it.
+A :class:`Server` is plain data plus decorators, a pure registry: it imports no connection, session
+or transport. A transport serves it (``plainmcp.run_stdio(server)``, ``MCPApp(server)``), each
+client through a :class:`~plainmcp.connection.ServerConnection`.
 Capabilities are derived from what was registered, so they cannot disagree with what is served.
 """
 
@@ -21,11 +23,7 @@ from .subscriptions import SubscriptionBus
 from .tools import EMPTY_INPUT_SCHEMA, Tool, ToolAnnotations
 
 if TYPE_CHECKING:
-    from anyio.abc import ObjectReceiveStream, ObjectSendStream
-
-    from .connection import ServerConnection
-    from .jsonrpc import Decoded
-    from .session import Outbound
+    from .peer import Peer
 
 F = Callable[..., Any]
 
@@ -108,7 +106,7 @@ class Server:
         self.prompts: dict[str, Prompt] = {}
         self.bus = SubscriptionBus()
         #: Called as ``await on_roots_changed(connection)`` when a legacy client's roots change.
-        self.on_roots_changed: Callable[[ServerConnection], Any] | None = None
+        self.on_roots_changed: Callable[[Peer], Any] | None = None
         #: ``async def list(ctx) -> Sequence[Resource]``: resources listed after the registered
         #: ones, computed per ``resources/list`` (see :meth:`resource_list`).
         self.resource_lister: Callable[[Any], Awaitable[Sequence[Resource]]] | None = None
@@ -398,22 +396,3 @@ class Server:
                     task_group.cancel_scope.cancel()
         finally:
             self._running -= 1
-
-    # ------------------------------------------------------------------------------- connecting
-
-    def connect(
-        self,
-        read_stream: ObjectReceiveStream[Decoded],
-        write_stream: ObjectSendStream[Outbound],
-        **session_options: Any,
-    ) -> ServerConnection:
-        """A connection serving this server over a pair of streams; ``await connection.run()``."""
-        from .connection import ServerConnection
-
-        return ServerConnection(self, read_stream, write_stream, **session_options)
-
-    def run_stdio(self, **options: Any) -> None:
-        """Serve over stdin/stdout until end of input or SIGTERM (blocking)."""
-        from .stdio import run_stdio
-
-        run_stdio(self, **options)

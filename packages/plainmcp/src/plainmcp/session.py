@@ -41,12 +41,12 @@ logger = logging.getLogger(__name__)
 
 #: Incoming requests one session serves at once (see ``Session(max_in_flight=...)``).
 DEFAULT_MAX_IN_FLIGHT = 4096
-#: Bound on HTTP request ids held for requests still to arrive (a peer cannot grow it without end).
+#: Bound on extras held for requests still to arrive (a peer cannot grow it without end).
 _MAX_EXPECTED = 1024
 
 ProgressCallback = Callable[[float, "float | None", "str | None"], Any]
 #: Called as ``observer(request, reply, seconds)`` once each incoming request is done; ``reply``
-#: is None when the request was cancelled. Metrics hang here (see ``plainmcp.telemetry``).
+#: is None when the request was cancelled. Metrics hang here (see ``plainmcp.http.telemetry``).
 Observer = Callable[["Request", "Message | None", float], None]
 
 
@@ -76,12 +76,12 @@ class Handler(Protocol):
 class InFlight:
     """An incoming request being served: its cancel scope and its progress channel."""
 
-    __slots__ = ("request", "scope", "cancelled", "done", "http_request_id", "_session", "_last_progress")
+    __slots__ = ("request", "scope", "cancelled", "done", "extras", "_session", "_last_progress")
 
-    def __init__(self, session: Session, request: Request, http_request_id: str | None = None) -> None:
+    def __init__(self, session: Session, request: Request, extras: object = None) -> None:
         self.request = request
-        #: The ``X-Request-ID`` of the HTTP request that carried this one (None over stdio).
-        self.http_request_id = http_request_id
+        #: What the transport attached to this call, passed through unread (see ``plainmcp.peer``).
+        self.extras = extras
         self.scope = anyio.CancelScope()
         self.cancelled = False
         self.done = False
@@ -157,7 +157,7 @@ class Session:
         self.observer = observer
         self.max_in_flight = max_in_flight
         self._in_flight: dict[RequestId, InFlight] = {}
-        self._http_request_ids: dict[RequestId, str] = {}  # see expect()
+        self._expected: dict[RequestId, object] = {}  # see expect()
         self._pending: dict[RequestId, _Pending] = {}
         self._progress_routes: dict[str | int, RequestId] = {}
         self._ids = itertools.count(1)
@@ -261,13 +261,13 @@ class Session:
                     )
                 )
 
-    async def answer(self, request: Request, http_request_id: str | None = None) -> Message | None:
+    async def answer(self, request: Request, extras: object = None) -> Message | None:
         """Serve one request in the caller's task and return its reply (None when cancelled).
 
         For transports where every request is an exchange of its own (2026-07-28 over HTTP): no
         read loop and no task per request. :meth:`cancel` from another task cancels it.
         """
-        return await self._answer(self._register(request, http_request_id))
+        return await self._answer(self._register(request, extras))
 
     def cancel(self, request_id: RequestId, reason: str = "") -> None:
         """Cancel an incoming request, as ``notifications/cancelled`` from the peer would."""
@@ -278,11 +278,11 @@ class Session:
         self._closed = True
         self.input_ended.set()
 
-    def expect(self, request_id: RequestId, http_request_id: str) -> None:
-        """Tag the request with this id, about to arrive on the read stream, with the id of the
-        HTTP request that carries it (handlers see it as ``ctx.http_request_id``)."""
-        if len(self._http_request_ids) < _MAX_EXPECTED:
-            self._http_request_ids[request_id] = http_request_id
+    def expect(self, request_id: RequestId, extras: object) -> None:
+        """Attach ``extras`` to the request with this id, about to arrive on the read stream (the
+        transport's per-call object: the session passes it on as ``InFlight.extras`` unread)."""
+        if len(self._expected) < _MAX_EXPECTED:
+            self._expected[request_id] = extras
 
     def _busy(self, request_id: RequestId) -> Message:
         return error_response(
@@ -292,10 +292,10 @@ class Session:
             "retry when one has finished",
         )
 
-    def _register(self, request: Request, http_request_id: str | None = None) -> InFlight:
-        if self._http_request_ids:
-            http_request_id = self._http_request_ids.pop(request.id, http_request_id)
-        call = InFlight(self, request, http_request_id)
+    def _register(self, request: Request, extras: object = None) -> InFlight:
+        if self._expected:
+            extras = self._expected.pop(request.id, extras)
+        call = InFlight(self, request, extras)
         self._in_flight[request.id] = call
         return call
 

@@ -26,15 +26,19 @@ import sys
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import anyio.lowlevel
 from anyio.abc import ByteReceiveStream, ObjectReceiveStream, ObjectSendStream, Process
 
+from .connection import ServerConnection
 from .framing import DEFAULT_MAX_MESSAGE_BYTES, LineDecoder, frame
 from .jsonrpc import Decoded
 from .session import Outbound
+
+if TYPE_CHECKING:
+    from .server import Server
 
 logger = logging.getLogger(__name__)
 
@@ -365,7 +369,7 @@ async def _end_input_on_signals(input_stream: StdinStream) -> None:
 
 
 async def serve_stdio(
-    server: Any,
+    server: Server,
     *,
     stdin_fd: int | None = None,
     stdout_fd: int | None = None,
@@ -385,7 +389,7 @@ async def serve_stdio(
     )
     input_stream = StdinStream(sys.stdin.fileno() if stdin_fd is None else stdin_fd, max_message_bytes, gate=output)
     output.on_stall = input_stream.drop
-    connection = server.connect(input_stream, output, **session_options)
+    connection = ServerConnection(server, input_stream, output, **session_options)
     async with server.running(), anyio.create_task_group() as task_group:
         task_group.start_soon(output.drain_forever)
         if handle_signals:
@@ -394,7 +398,7 @@ async def serve_stdio(
         task_group.cancel_scope.cancel()
 
 
-def run_stdio(server: Any, **options: Any) -> None:
+def run_stdio(server: Server, **options: Any) -> None:
     """Blocking entry point for a server's ``__main__``: serve stdio, return when done."""
     anyio.run(lambda: serve_stdio(server, **options))
 

@@ -13,12 +13,12 @@ import anyio
 from anyio.abc import ObjectReceiveStream, ObjectSendStream
 
 from .client import Client, open_client
+from .connection import ServerConnection
 from .framing import frame
 from .jsonrpc import Decoded, decode
 from .session import Outbound
 
 if TYPE_CHECKING:
-    from .connection import ServerConnection
     from .server import Server
 
 
@@ -54,7 +54,7 @@ async def memory_pair() -> AsyncIterator[
 async def connect_in_memory(server: Server, *, initialize: bool = True, **options: Any) -> AsyncIterator[Client]:
     """Serve ``server`` in this event loop and yield a :class:`Client` connected to it."""
     async with memory_pair() as ((server_read, server_write), (client_read, client_write)):
-        connection: ServerConnection = server.connect(server_read, server_write)
+        connection = ServerConnection(server, server_read, server_write)
         async with server.running(), anyio.create_task_group() as task_group:
             task_group.start_soon(connection.run)
             async with open_client(client_read, client_write, initialize=initialize, **options) as client:

@@ -6,15 +6,14 @@ import json
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .content import text
 from .schema import SchemaValidator
 
-if TYPE_CHECKING:
-    from .context import Context
-
-ToolHandler = Callable[["Context", dict[str, Any]], Awaitable[Any]]
+# The first argument is the request's plainmcp.Context. Not named here: the registry sits below
+# the context (which names the Server holding these), so naming it would close an import loop.
+ToolHandler = Callable[[Any, dict[str, Any]], Awaitable[Any]]
 
 #: SEP-986: 1-128 characters from this set, case-sensitive.
 TOOL_NAME = re.compile(r"^[A-Za-z0-9_.\-]{1,128}$")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 
-from plainmcp import ErrorCode, MCPError, PromptArgument, Server, ToolAnnotations, ToolError, content
+from plainmcp import ErrorCode, MCPError, PromptArgument, Server, ToolAnnotations, ToolError, content, run_stdio
 from plainmcp.logs import configure_logging
 
 logger = logging.getLogger(__name__)
@@ -99,7 +99,7 @@ def build_server() -> Server:
 
 def main() -> None:
     configure_logging("info")
-    build_server().run_stdio()
+    run_stdio(build_server())
 
 
 if __name__ == "__main__":

@@ -15,8 +15,8 @@ from urllib.parse import urlsplit
 
 import anyio
 
-from . import sse
-from .errors import ErrorCode
+from .. import sse
+from ..errors import ErrorCode
 
 logger = logging.getLogger(__name__)
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from . import protocol
-from .jsonrpc import ErrorResponse, Message, Request, Response, encode
+from .. import protocol
+from ..jsonrpc import ErrorResponse, Message, Request, Response, encode
 from .metrics import Registry
 
 DURATION_BUCKETS = (0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
@@ -45,7 +45,7 @@ def _size(message: Message) -> int:
 
 
 class HTTPMetrics:
-    """The metrics of one :class:`~plainmcp.http_app.MCPApp`."""
+    """The metrics of one :class:`~plainmcp.http.app.MCPApp`."""
 
     def __init__(self, server: Any) -> None:
         self.server = server

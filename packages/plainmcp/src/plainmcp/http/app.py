@@ -22,11 +22,11 @@ from typing import Any
 
 from .asgi import ASGIApp, HostPolicy, Receive, Scope, Send, principal_subject, respond, respond_json
 from .auth import WELL_KNOWN_PRM, BearerAuth
+from .exchange import Exchange
 from .gateway import Gateway
-from .http_exchange import Exchange
 from .legacy_sse import LegacySSE
 from .metrics import CONTENT_TYPE
-from .streamable_http import StreamableHTTP
+from .streamable import StreamableHTTP
 from .telemetry import HTTPMetrics
 
 logger = logging.getLogger(__name__)
@@ -52,7 +52,7 @@ class MCPApp:
         max_sessions: sessions at once, per transport; past it a new one gets 503.
         body_timeout: seconds for a request body to arrive (else 408).
         write_timeout: seconds a client may leave written data unread before it is dropped.
-        options: passed to :class:`~plainmcp.streamable_http.StreamableHTTP`.
+        options: passed to :class:`~plainmcp.http.streamable.StreamableHTTP`.
     """
 
     def __init__(
@@ -246,7 +246,7 @@ def run_http(
     ``max_connections_per_peer`` of them (default half; 0 for no cap, behind a proxy), and
     each request head must arrive within ``header_timeout`` seconds. Idle connections give their
     slot up to new ones; when every slot serves a request, ``/health`` is still answered and
-    anything else gets 503 (see :mod:`plainmcp.connection_guard`)."""
+    anything else gets 503 (see :mod:`plainmcp.http.connection_guard`)."""
     import uvicorn
 
     from .connection_guard import ConnectionGuard, guarded_protocol

@@ -36,7 +36,7 @@ import time
 from collections import OrderedDict
 from typing import Any
 
-from .errors import ErrorCode
+from ..errors import ErrorCode
 
 logger = logging.getLogger(__name__)
 

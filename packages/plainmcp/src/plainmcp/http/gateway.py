@@ -18,7 +18,12 @@ from typing import Any
 
 import anyio
 
-from . import __version__, protocol
+from .. import __version__, protocol
+from ..connection import ServerConnection
+from ..errors import ErrorCode
+from ..jsonrpc import Batch, Decoded, ErrorResponse, Invalid, Message, Request, Response, decode
+from ..session import Observer, Outbound
+from ..versions import V2026_07_28
 from .asgi import (
     Receive,
     Scope,
@@ -29,10 +34,6 @@ from .asgi import (
     respond_json,
     wait_disconnect,
 )
-from .errors import ErrorCode
-from .jsonrpc import Batch, Decoded, ErrorResponse, Invalid, Message, Request, Response, decode
-from .session import Observer, Outbound
-from .versions import V2026_07_28
 
 logger = logging.getLogger(__name__)
 
@@ -112,7 +113,7 @@ class Gateway:
         """The tool's ``tools/call`` reply; None when the client went away first (then it is cancelled)."""
         input_send, input_receive = anyio.create_memory_object_stream[Decoded](1)
         output_send, output_receive = anyio.create_memory_object_stream[Outbound](16)
-        connection = self.server.connect(input_receive, output_send, shutdown_grace=1.0, observer=self.observer)
+        connection = ServerConnection(self.server, input_receive, output_send, shutdown_grace=1.0, observer=self.observer)
         meta = {
             protocol.META_PROTOCOL_VERSION: V2026_07_28,
             protocol.META_CLIENT_CAPABILITIES: {},

@@ -3,7 +3,7 @@ Metadata document (RFC 9728) that tells OAuth clients where to get a token.
 
 An :class:`Authenticator` turns a token into a :class:`Principal`. Two come with plainmcp:
 :class:`StaticTokens` (shared secrets, compared in constant time) and
-:class:`~plainmcp.jwt_auth.JWTVerifier` (signed JWTs, with the optional ``plainmcp[jwt]`` extra).
+:class:`~plainmcp.http.jwt_auth.JWTVerifier` (signed JWTs, with the optional ``plainmcp[jwt]`` extra).
 :class:`BearerAuth` asks them in turn and answers ``401`` with a ``WWW-Authenticate`` challenge.
 
 Tokens are never logged, and never echoed in a response.

@@ -15,12 +15,18 @@ from __future__ import annotations
 import logging
 import secrets
 from collections import deque
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import parse_qs
 
 import anyio
 from anyio.abc import ObjectReceiveStream, ObjectSendStream
 
+from ..connection import ServerConnection
+from ..errors import ErrorCode
+from ..framing import frame
+from ..jsonrpc import Batch, Decoded, Invalid, Request, decode
+from ..peer import CallExtras
+from ..session import Observer, Outbound
 from .asgi import (
     EventStream,
     Receive,
@@ -33,13 +39,6 @@ from .asgi import (
     respond_json,
     wait_disconnect,
 )
-from .errors import ErrorCode
-from .framing import frame
-from .jsonrpc import Batch, Decoded, Invalid, Request, decode
-from .session import Observer, Outbound
-
-if TYPE_CHECKING:
-    from .connection import ServerConnection
 
 logger = logging.getLogger(__name__)
 
@@ -100,7 +99,7 @@ class LegacySSE:
         session_id = secrets.token_urlsafe(24)
         input_send, input_receive = anyio.create_memory_object_stream[Decoded](64)
         output = _Output(self.max_body_bytes, self.high_water)
-        connection = self.server.connect(_GatedInput(input_receive, output), output, observer=self.observer)
+        connection = ServerConnection(self.server, _GatedInput(input_receive, output), output, observer=self.observer)
         self.sessions[session_id] = input_send
         self.outputs[session_id] = output
         self.connections[session_id] = connection
@@ -152,7 +151,7 @@ class LegacySSE:
         if http_request_id is not None and connection is not None:
             for item in decoded.items if isinstance(decoded, Batch) else (decoded,):
                 if isinstance(item, Request):
-                    connection.session.expect(item.id, http_request_id)
+                    connection.session.expect(item.id, CallExtras(trace_id=http_request_id))
         try:
             input_send.send_nowait(decoded)  # anything else, even invalid, is answered on the stream
         except anyio.WouldBlock:

@@ -17,7 +17,14 @@ from typing import TYPE_CHECKING, Any
 import anyio
 from anyio.abc import ObjectSendStream, TaskGroup
 
-from . import protocol
+from .. import protocol
+from ..connection import ServerConnection
+from ..envelope import Envelope, parse_envelope
+from ..errors import ErrorCode, MCPError
+from ..framing import frame
+from ..jsonrpc import Decoded, ErrorResponse, Message, Notification, Request, RequestId
+from ..peer import CallExtras
+from ..session import Outbound, Session
 from .asgi import (
     EventStream,
     Receive,
@@ -30,14 +37,9 @@ from .asgi import (
     respond_json,
     wait_disconnect,
 )
-from .errors import ErrorCode, MCPError
-from .framing import frame
-from .jsonrpc import Decoded, ErrorResponse, Message, Notification, Request, RequestId
-from .modern import parse_envelope
-from .session import Outbound, Session
 
 if TYPE_CHECKING:
-    from .streamable_http import StreamableHTTP
+    from ..session import Observer
 
 #: HTTP status of a 2026-07-28 error response, by JSON-RPC code (200 for the rest).
 MODERN_ERROR_STATUS = {
@@ -57,10 +59,36 @@ NAME_HEADER_SOURCE = {protocol.TOOLS_CALL: "name", protocol.PROMPTS_GET: "name",
 MIRRORED_HEADERS = ("MCP-Protocol-Version", "Mcp-Method", "Mcp-Name", "Mcp-Session-Id")
 
 
+class StatelessHTTP:
+    """Serves 2026-07-28 POSTs, each an exchange of its own; knows the exchanges still running, so
+    that shutdown can end them (a ``subscriptions/listen`` stream gets its final result).
+
+    Args: as :class:`~plainmcp.http.streamable.StreamableHTTP`'s, which routes POSTs here.
+    """
+
+    def __init__(
+        self, server: Any, *, max_message_bytes: int, keepalive_seconds: float, observer: Observer | None = None
+    ) -> None:
+        self.server = server
+        self.max_message_bytes = max_message_bytes
+        self.keepalive_seconds = keepalive_seconds
+        self.observer = observer
+        self.live: set[Session] = set()
+
+    async def serve(self, scope: Scope, receive: Receive, send: Send, decoded: Decoded, version_header: str | None) -> None:
+        """Answer one decoded POST body (the version header as sent)."""
+        await ModernExchange(self, scope, receive, send).serve(decoded, version_header)
+
+    def end_all(self) -> None:
+        """Declare every running exchange's input over: long-lived requests finish now."""
+        for session in list(self.live):
+            session.end_input()
+
+
 class ModernExchange:
     """One 2026-07-28 POST: check the mirrored headers, serve the request, answer JSON or SSE."""
 
-    def __init__(self, app: StreamableHTTP, scope: Scope, receive: Receive, send: Send) -> None:
+    def __init__(self, app: StatelessHTTP, scope: Scope, receive: Receive, send: Send) -> None:
         self.app = app
         self.scope = scope
         self.receive = receive
@@ -74,15 +102,16 @@ class ModernExchange:
             await respond_json(self.send, 400, error_payload(ErrorCode.INVALID_REQUEST, "Invalid Request: POST one request or notification"))
             return
         try:
-            self._check(decoded, version_header)
+            envelope = self._check(decoded, version_header)
         except MCPError as error:
             await self._error(decoded.id, error)
             return
-        await self._run(decoded)
+        extras = CallExtras(trace_id=(self.scope.get("state") or {}).get("request_id"), envelope=envelope)
+        await self._run(decoded, extras)
 
-    def _check(self, request: Request, version_header: str | None) -> None:
+    def _check(self, request: Request, version_header: str | None) -> Envelope:
         """Envelope shape (-32602), then the mirrored headers (-32020); the version is the
-        dispatcher's to judge (-32022), in that order."""
+        dispatcher's to judge (-32022), in that order. Returns the parsed envelope."""
         envelope = parse_envelope(request.params or {})
         repeated = repeated_header(self.scope, MIRRORED_HEADERS)
         if repeated is not None:
@@ -97,20 +126,23 @@ class ModernExchange:
             given = _decode_header_value(header(self.scope, "mcp-name"))
             if given != expected:
                 raise _mismatch("Mcp-Name", given, expected)
+        return envelope
 
     async def _error(self, request_id: RequestId, error: MCPError) -> None:
         status = MODERN_ERROR_STATUS.get(error.code, 200)
         await respond_json(self.send, status, {"jsonrpc": "2.0", "id": request_id, "error": error.to_dict()})
 
-    async def _run(self, request: Request) -> None:
+    async def _run(self, request: Request, extras: CallExtras) -> None:
         """Serve the request in this task; notifications that come first turn the answer into an
-        SSE stream. The client leaving cancels the request (this revision's cancellation)."""
+        SSE stream. The client leaving cancels the request (this revision's cancellation).
+        ``extras`` carries the envelope parsed by :meth:`_check`: the dispatcher does not parse it
+        again."""
         input_send, input_receive = anyio.create_memory_object_stream[Decoded](0)
         input_send.close()  # nothing more will come: this exchange is one request
         sink = _ExchangeStream(self, request)
-        connection = self.app.server.connect(input_receive, sink, observer=self.app.observer)
+        connection = ServerConnection(self.app.server, input_receive, sink, observer=self.app.observer)
         session = connection.session
-        self.app._modern_sessions.add(session)
+        self.app.live.add(session)
         try:
             async with anyio.create_task_group() as task_group:
                 sink.task_group = task_group
@@ -118,13 +150,13 @@ class ModernExchange:
                     lambda: task_group.start_soon(self._cancel_when_gone, session, request.id, sink)
                 )
                 try:
-                    reply = await session.answer(request, (self.scope.get("state") or {}).get("request_id"))
+                    reply = await session.answer(request, extras)
                 finally:
                     watch.stop()
                 if watch.started or sink.started:
                     task_group.cancel_scope.cancel()  # the watcher, the keep-alive comments
         finally:
-            self.app._modern_sessions.discard(session)
+            self.app.live.discard(session)
         if reply is None or sink.gone:
             return  # cancelled: nothing more may be sent for it
         if sink.started:

@@ -12,6 +12,7 @@ logs, a ``subscriptions/listen`` stream). Closing the response stream cancels th
 
 from __future__ import annotations
 
+import functools
 import logging
 import secrets
 import time
@@ -22,7 +23,27 @@ from typing import Any
 import anyio
 from anyio.abc import ObjectSendStream, TaskGroup
 
-from . import protocol
+from .. import protocol
+from ..connection import ServerConnection
+from ..envelope import is_modern_request
+from ..errors import ErrorCode
+from ..framing import DEFAULT_MAX_MESSAGE_BYTES, BatchPart, frame, join_batch
+from ..jsonrpc import (
+    Batch,
+    Decoded,
+    ErrorResponse,
+    Invalid,
+    Message,
+    Request,
+    RequestId,
+    Response,
+    decode,
+    encode,
+    error_response,
+)
+from ..peer import CallExtras
+from ..session import Observer, Outbound
+from ..versions import LEGACY_VERSIONS, MODERN_VERSIONS, V2025_11_25, at_least
 from .asgi import (
     EventStream,
     Receive,
@@ -37,26 +58,8 @@ from .asgi import (
     respond_json,
     wait_disconnect,
 )
-from .errors import ErrorCode
 from .event_buffer import EventBuffer, parse_event_id
-from .framing import DEFAULT_MAX_MESSAGE_BYTES, BatchPart, frame, join_batch
-from .jsonrpc import (
-    Batch,
-    Decoded,
-    ErrorResponse,
-    Invalid,
-    Message,
-    Request,
-    RequestId,
-    Response,
-    decode,
-    encode,
-    error_response,
-)
-from .modern import is_modern_request
-from .session import Observer, Outbound, Session
-from .stateless_http import MIRRORED_HEADERS, ModernExchange
-from .versions import LEGACY_VERSIONS, MODERN_VERSIONS, V2025_11_25, at_least
+from .stateless import MIRRORED_HEADERS, StatelessHTTP
 
 logger = logging.getLogger(__name__)
 
@@ -103,7 +106,9 @@ class StreamableHTTP:
         self.keepalive_seconds = keepalive_seconds
         self.sessions: dict[str, LegacySession] = {}
         self._task_group: TaskGroup | None = None
-        self._modern_sessions: set[Session] = set()
+        self.stateless = StatelessHTTP(
+            server, max_message_bytes=max_message_bytes, keepalive_seconds=keepalive_seconds, observer=observer
+        )
 
     @asynccontextmanager
     async def running(self) -> AsyncIterator[None]:
@@ -122,8 +127,7 @@ class StreamableHTTP:
         """End what keeps connections open, gracefully: listen streams get their final result,
         legacy sessions end (their streams finish). Call before the HTTP server waits for its
         connections to close."""
-        for session in list(self._modern_sessions):
-            session.end_input()
+        self.stateless.end_all()
         for session in list(self.sessions.values()):
             session.close()
 
@@ -175,7 +179,7 @@ class StreamableHTTP:
             return
         version_header = header(scope, "mcp-protocol-version")
         if _is_modern(decoded, version_header):
-            await ModernExchange(self, scope, receive, send).serve(decoded, version_header)
+            await self.stateless.serve(scope, receive, send, decoded, version_header)
         else:
             await self._post_legacy(scope, receive, send, decoded, version_header)
 
@@ -233,8 +237,7 @@ class StreamableHTTP:
                     replies.append((None, encode(error_response(item.id, ErrorCode.INVALID_REQUEST, "Invalid Request: id already in use"))))
                     continue
                 buffers[item.id] = session.open_stream(item.id)
-                if http_request_id is not None:
-                    session.connection.session.expect(item.id, http_request_id)
+                session.attach(item.id, http_request_id)
             to_feed.append(item)
         for item in to_feed:
             await session.feed(item)
@@ -297,8 +300,7 @@ class LegacySession:
         self.owner = owner
         self.last_seen = time.monotonic()
         self._input, input_receive = anyio.create_memory_object_stream[Decoded](64)
-        self.connection = app.server.connect(input_receive, _RoutingStream(self), observer=app.observer)
-        self.connection.stream_control = self
+        self.connection = ServerConnection(app.server, input_receive, _RoutingStream(self), observer=app.observer)
         self.standalone = EventBuffer(app.replay_events, max_bytes=app.replay_bytes)
         self.standalone_opened = False
         self.buffers: dict[str, EventBuffer] = {self.standalone.key: self.standalone}
@@ -382,9 +384,7 @@ class LegacySession:
             await respond_json(send, 200, payload, headers=headers)
             return
         buffer = self.open_stream(request.id)
-        http_request_id = (scope_state or {}).get("request_id")
-        if http_request_id is not None:
-            self.connection.session.expect(request.id, http_request_id)
+        self.attach(request.id, (scope_state or {}).get("request_id"))
         await self.feed(request)
         await buffer.wait_started()  # the interruption count is still 0 when a POST starts
         if buffer.finished and buffer.seq == 0:
@@ -394,6 +394,12 @@ class LegacySession:
             await respond(send, 200, buffer.history[0][1], content_type="application/json", headers=headers)
             return
         await self.stream(buffer, 0, receive, send, headers, interruptions=0)
+
+    def attach(self, request_id: RequestId, http_request_id: str | None) -> None:
+        """Give the request about to be fed its per-call extras: the HTTP request id it came
+        with, and the way to end its SSE response early (``ctx.close_sse_stream()``)."""
+        extras = CallExtras(trace_id=http_request_id, close_stream=functools.partial(self.close_stream, request_id))
+        self.connection.session.expect(request_id, extras)
 
     def close_stream(self, request_id: RequestId) -> bool:
         """End the SSE response of ``request_id`` now (SSE polling, SEP-1699): the client

@@ -21,8 +21,8 @@ from typing import Any
 
 import anyio
 
+from ..errors import ErrorCode
 from .asgi import Message, Receive, Scope, Send, error_payload, header, respond_json
-from .errors import ErrorCode
 
 logger = logging.getLogger(__name__)
 

@@ -1,0 +1,64 @@
+"""The small interfaces between the server's layers: the client end a context talks to, and what a
+transport attaches to one incoming call.
+
+- :class:`Peer` is what a :class:`~plainmcp.Context` and the dispatchers need of the connection
+  they serve: send a notification or a request to the client, and know when it has gone.
+  :class:`~plainmcp.connection.ServerConnection` is one; a test may pass its own.
+- :class:`CallExtras` is the one per-call object a transport fills and the session carries without
+  looking inside (``InFlight.extras``): the id the transport traces the call by (``X-Request-ID``
+  over HTTP), a way to end the call's response stream early, and the 2026-07-28 envelope when the
+  transport has parsed it already. Over stdio there is none.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from .envelope import Envelope
+    from .jsonrpc import RequestId
+
+
+class Peer(Protocol):
+    """The client end of one connection, as the server's handlers reach it."""
+
+    @property
+    def closed(self) -> bool:
+        """True once the client's input has ended."""
+
+    async def wait_closed(self) -> None:
+        """Return once the client's input has ended."""
+
+    async def notify(
+        self, method: str, params: dict[str, Any] | None = None, *, related_to: RequestId | None = None
+    ) -> None:
+        """Send a notification, tied to the incoming request ``related_to`` when there is one."""
+
+    async def request(
+        self,
+        method: str,
+        params: dict[str, Any] | None = None,
+        *,
+        timeout: float | None = -1,
+        related_to: RequestId | None = None,
+    ) -> Any:
+        """Send a request and return its result (see :meth:`plainmcp.session.Session.request`)."""
+
+
+@dataclass(slots=True)
+class CallExtras:
+    """What a transport attaches to one incoming request (opaque to the session)."""
+
+    #: The id the transport traces this call by: the ``X-Request-ID`` of the HTTP request.
+    trace_id: str | None = None
+    #: Ends this call's response stream now, where it has one (legacy Streamable HTTP).
+    close_stream: Callable[[], bool] | None = None
+    #: The request's 2026-07-28 envelope, already parsed (and checked for shape) by the transport.
+    envelope: Envelope | None = None
+
+
+def extras_of(extras: object) -> CallExtras | None:
+    """``extras`` if a transport attached :class:`CallExtras`, else None."""
+    return extras if isinstance(extras, CallExtras) else None
