@@ -66,3 +66,8 @@ def test_grep_worker_starts_without_the_server_plainmcp_or_metadata() -> None:
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=30)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+def test_config_without_directories_serves_the_clients_roots(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("PLAINMCP_FILESYSTEM_DIRECTORIES", raising=False)
+    assert parsed([]).roots == ()

@@ -28,6 +28,7 @@ class Config:
 
     Attributes:
         roots: the allowed directories, as given (``~`` expanded and made absolute by the policy).
+            None at all: every request uses the client's roots (the client must offer them).
         allow_write: register the tools that change files.
         allow_delete: also register ``delete_file`` (needs ``allow_write``).
         use_roots: narrow the allowed directories to the client's roots when it offers them
@@ -52,8 +53,8 @@ class Config:
             process) before it is stopped with a tool error; finite.
 
     Raises:
-        ValueError: no directory, ``allow_delete`` without ``allow_write``, or a limit that is not
-            positive (the message names the option).
+        ValueError: ``allow_delete`` without ``allow_write``, or a limit that is not positive (the
+            message names the option).
     """
 
     roots: tuple[str, ...]
@@ -73,8 +74,6 @@ class Config:
     search_timeout: float = 10.0
 
     def __post_init__(self) -> None:
-        if not self.roots:
-            raise ValueError("name at least one allowed directory")
         if self.allow_delete and not self.allow_write:
             raise ValueError("--allow-delete needs --allow-write")
         for name in ("max_read_bytes", "max_media_bytes", "max_entries", "max_entries_limit", "max_depth",
@@ -115,11 +114,12 @@ class Config:
         """The configuration the command line (and the environment) asks for.
 
         Directories that do not exist or cannot be opened are skipped with a warning, so one
-        missing directory of several does not stop the server. Each is opened the way the server
+        missing directory of several does not stop the server. With no directory named at all,
+        the server serves the client's roots (and only to a client that offers them). Each is opened the way the server
         will open it (then closed again), so what passes here also opens at start.
 
         Raises:
-            ValueError: no usable directory, or a value :meth:`__post_init__` refuses.
+            ValueError: directories were named but none is usable, or a value :meth:`__post_init__` refuses.
         """
         directories = list(args.directories) or [d for d in os.environ.get(DIRECTORIES_ENV, "").split(os.pathsep) if d]
         usable = []
@@ -130,8 +130,10 @@ class Config:
                 logger.warning("skipping %s: not an accessible directory", directory)
             else:
                 usable.append(directory)
-        if not usable:
+        if directories and not usable:
             raise ValueError("name at least one existing directory (plainmcp-filesystem DIR [DIR...])")
+        if not directories:
+            logger.info("no directory named: each client's roots are its allowed directories")
         return cls(
             roots=tuple(usable),
             allow_write=args.allow_write,

@@ -83,7 +83,8 @@ def default_deps(config: Config) -> Deps:
         ValueError: an allowed directory does not exist or is not a directory.
     """
     policy = AccessPolicy(config.roots)
-    watcher = Watcher(policy, debounce_ms=config.debounce_ms) if config.watch else None
+    # Without the operator's directories there is nothing to watch (the clients' roots vary per client).
+    watcher = Watcher(policy, debounce_ms=config.debounce_ms) if config.watch and config.roots else None
     return Deps(policy, watcher)
 
 
