@@ -110,7 +110,7 @@ def test_usage_errors_exit_2(tmp_path: Path) -> None:
 def test_a_server_that_cannot_start_exits_1(database: Path) -> None:
     with StandInModel([]) as model:
         done = run(model, "ask", "q", "--server", f"{sys.executable} -m plainmcp_sqlite --db /nonexistent/x.db")
-    assert done.returncode == 1 and "a server failed" in done.stderr
+    assert done.returncode == 1 and "cannot use server 'sqlite': " in done.stderr
 
 
 def test_log_file_holds_every_event_and_the_counts(database: Path, tmp_path: Path) -> None:
@@ -223,9 +223,10 @@ def test_a_servers_own_confirmation_is_asked_in_the_chat(database: Path, typed: 
     with StandInModel([insert, {"text": "done"}]) as model:
         done = run(model, "chat", "--yes", "--server", server(database, "--allow-write"), stdin=f"add Ann\n{typed}\n")
     assert done.returncode == 0, done.stderr
-    assert "?  sqlite asks: " in done.stdout and "Accept? [y/N]" in done.stdout
+    assert "?  sqlite asks: " in done.stdout and "Accept? [y/N]" in done.stdout, done.stdout
     with sqlite3.connect(database) as db:
-        assert db.execute("select count(*) from authors where name = 'Ann'").fetchone()[0] == int(written)
+        count = db.execute("select count(*) from authors where name = 'Ann'").fetchone()[0]
+    assert count == int(written), (done.stdout, model.requests[-1][1]["messages"][-1])
     result = model.requests[-1][1]["messages"][-1]["content"]
     assert ("declined the change" in result) is not written
 

@@ -149,3 +149,16 @@ def test_a_server_over_streamable_http(tmp_path: Path) -> None:
     assert document["answer"] == "It answered."
     assert "test_simple_text" in [event.get("name") for event in document["transcript"]]
     assert not told(model).startswith("Error")
+
+
+def test_http_headers_from_the_config_reach_the_server(tmp_path: Path) -> None:
+    with server_process("--auth-token", "s3cret-token-for-the-bridge") as server:
+        script = [call("test_simple_text", {}), {"text": "Authorized."}]
+        with StandInModel(script) as model:
+            entry = {"url": server.url, "headers": {"Authorization": "Bearer s3cret-token-for-the-bridge"}}
+            code, document, stderr = ask(model, "q", {"everything": entry}, tmp_path, "--yes")
+            assert code == 0, stderr
+            assert document["answer"] == "Authorized."
+            refused, _, stderr = ask(model, "q", {"everything": {"url": server.url}}, tmp_path, "--yes")
+    assert refused == 1 and "cannot use server 'everything': " in stderr
+    assert "s3cret" not in stderr

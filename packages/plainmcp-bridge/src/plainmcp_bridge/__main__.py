@@ -24,7 +24,7 @@ from .prompt import load_template
 from .retry import RetryPolicy
 from .servers_config import ServerSpec, inline_server, load_config, unique_names
 from .terminal import TerminalHooks, ask_form, chat, counts_line, printable
-from .toolbox import open_toolbox
+from .toolbox import ServerUnavailable, open_toolbox
 
 EXIT = {ANSWERED: 0, "model_failed": 1, GAVE_UP: 3, ROUND_LIMIT: 4}
 
@@ -228,6 +228,9 @@ async def _run(
                 return await _ask(bridge, args, transcript)
             finally:
                 bridge.record("counts", **bridge.counters)
+    except ServerUnavailable as error:
+        print(f"plainmcp-bridge: cannot use {error}", file=sys.stderr)
+        return 1
     except (MCPError, OSError) as error:
         print(f"plainmcp-bridge: a server failed: {error}", file=sys.stderr)
         return 1

@@ -35,6 +35,14 @@ _SAFE = re.compile(r"[^A-Za-z0-9_-]")
 _API_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
+class ServerUnavailable(Exception):
+    """A server could not be started, reached or listed; the message names it."""
+
+    def __init__(self, name: str, error: BaseException) -> None:
+        super().__init__(f"server {name!r}: {error}")
+        self.name = name
+
+
 class Toolbox:
     """Connected servers by name and the tools they offer, as exposed to the model."""
 
@@ -164,8 +172,9 @@ async def open_toolbox(
     specs: Sequence[ServerSpec], *, protocol_version: str = "auto", request_timeout: float = 60.0, stderr: Any = "auto"
 ) -> AsyncIterator[Toolbox]:
     """Connect to every server in ``specs`` (either era with ``"auto"``: server/discover, falling back to
-    initialize), list their tools, and close them all at the end. A server that cannot be reached raises
-    (its error names it); an error of the block comes out as itself, not in an exception group."""
+    initialize), list their tools, and close them all at the end. A server that cannot be started, reached
+    or listed raises :class:`ServerUnavailable` naming it; an error of the block comes out as itself, not
+    in an exception group."""
     toolbox = Toolbox()
     with _unwrapped():
         async with AsyncExitStack() as stack:
@@ -203,18 +212,21 @@ async def _connect_all(
             "request_timeout": request_timeout,
             "client_info": {"name": "plainmcp-bridge", "version": _version()},
         }
-        if spec.url is not None:
-            from plainmcp.http_client import connect_http
+        try:
+            if spec.url is not None:
+                from plainmcp.http_client import connect_http
 
-            client = await stack.enter_async_context(
-                connect_http(spec.url, transport=spec.transport, headers=spec.headers or None, **options)
-            )
-        else:
-            env = {**os.environ, **spec.env} if spec.env else None
-            client = await stack.enter_async_context(
-                connect_stdio(list(spec.command), env=env, cwd=spec.cwd, stderr=stderr, **options)
-            )
-        await toolbox.add(spec.name, client)
+                client = await stack.enter_async_context(
+                    connect_http(spec.url, transport=spec.transport, headers=spec.headers or None, **options)
+                )
+            else:
+                env = {**os.environ, **spec.env} if spec.env else None
+                client = await stack.enter_async_context(
+                    connect_stdio(list(spec.command), env=env, cwd=spec.cwd, stderr=stderr, **options)
+                )
+            await toolbox.add(spec.name, client)
+        except (MCPError, OSError) as error:
+            raise ServerUnavailable(spec.name, error) from error
         if client.modern and (client.server_capabilities.get("tools") or {}).get("listChanged"):
             # 2026-07-28 sends list changes only on a listen stream the client opens. The stream's
             # task group is left (cancelled) before its client closes: the exit stack runs backwards.
