@@ -35,6 +35,7 @@ OPTIONS = {
     "current_ttl": ("--current-ttl", "13", 13.0),
     "forecast_ttl": ("--forecast-ttl", "14", 14.0),
     "alerts_ttl": ("--alerts-ttl", "15", 15.0),
+    "alerts_poll": ("--alerts-poll", "90", 90.0),
     "stale_for": ("--stale-for", "16", 16.0),
     "max_response_bytes": ("--max-response-bytes", "2048", 2048),
 }

@@ -33,6 +33,8 @@ OPEN_METEO_HOSTS = {
 #: The largest upstream body accepted, after decoding: Open-Meteo's answers are tens of kilobytes, the
 #: NWS's alerts for a state in a busy season a few hundred. A larger one is an error, never held whole.
 MAX_RESPONSE_BYTES = 4 * 1024 * 1024
+#: The NWS is polled for a subscribed area at most this often (seconds); a stand-in may be polled faster.
+MIN_NWS_POLL = 60.0
 #: The NWS asks for an application name and a contact; operators should put their own here.
 USER_AGENT = f"plainmcp-weather/{__version__} (+https://pypi.org/project/plainmcp-weather/)"
 
@@ -76,6 +78,7 @@ class Config:
     current_ttl: float = 600.0  #: freshness of current weather
     forecast_ttl: float = 3600.0  #: freshness of a forecast
     alerts_ttl: float = 300.0  #: freshness of alerts
+    alerts_poll: float = 60.0  #: seconds between two polls of a subscribed area (at least 60 against the NWS)
     stale_for: float = 3600.0  #: past its TTL, an answer may still be served (marked stale) while the upstream is down
     max_response_bytes: int = MAX_RESPONSE_BYTES  #: largest upstream body read, after decoding
 
@@ -91,6 +94,7 @@ class Config:
             "forecast_ttl",
             "alerts_ttl",
             "stale_for",
+            "alerts_poll",
         )
         for name in seconds:
             value = getattr(self, name)
@@ -110,6 +114,10 @@ class Config:
             if not url.startswith(("http://", "https://")):
                 raise ValueError(f"{_flag(name)} must be an http:// or https:// URL")
             object.__setattr__(self, name, url.rstrip("/"))
+        if self.nws_url == NWS_URL and self.alerts_poll < MIN_NWS_POLL:
+            raise ValueError(f"--alerts-poll must be at least {MIN_NWS_POLL:g} seconds against {NWS_URL}")
+        if self.alerts_poll <= 0:
+            raise ValueError("--alerts-poll must be a number of seconds > 0")
         if not self.user_agent.strip():
             raise ValueError("--user-agent must not be empty: the NWS refuses requests without a User-Agent")
         if self.api_key:
@@ -160,6 +168,7 @@ class Config:
             current_ttl=float(args.current_ttl),
             forecast_ttl=float(args.forecast_ttl),
             alerts_ttl=float(args.alerts_ttl),
+            alerts_poll=float(args.alerts_poll),
             stale_for=float(args.stale_for),
             max_response_bytes=int(args.max_response_bytes),
         )
@@ -208,6 +217,11 @@ OPTIONS: dict[str, tuple[tuple[str, type, str], ...]] = {
         ("current_ttl", float, "seconds current weather stays fresh"),
         ("forecast_ttl", float, "seconds a forecast stays fresh"),
         ("alerts_ttl", float, "seconds alerts stay fresh"),
+        (
+            "alerts_poll",
+            float,
+            "seconds between two polls of an area someone is subscribed to (at least 60 against api.weather.gov)",
+        ),
         (
             "stale_for",
             float,

@@ -175,8 +175,34 @@ class NWS:
         else:
             raise ValueError("alerts needs an area or a point")
         data = await self.upstream.get_json(f"{self.base_url}/alerts/active", params, on_wait)
+        return self._alerts_from(data)
+
+    def _alerts_from(self, data: Any) -> dict[str, Any]:
         features = data.get("features") if isinstance(data, dict) else None
         if not isinstance(features, list):
             raise _unreadable(self.upstream.label)
         alerts = [alert for alert in map(alert_from, features) if alert is not None]
         return {"title": _text(data.get("title")), "updated": data.get("updated"), "alerts": alerts}
+
+    async def alerts_if_changed(
+        self, area: str, validators: dict[str, str]
+    ) -> tuple[dict[str, Any] | None, dict[str, str]]:
+        """A conditional poll of an area's active alerts: ``(None, validators)`` when the NWS says
+        nothing changed since ``validators`` (its ETag / Last-Modified, from the previous poll; empty
+        the first time), else ``(alerts as :meth:`alerts` gives them, the new validators)``.
+
+        Raises:
+            UpstreamError: see :meth:`Upstream.fetch`.
+        """
+        conditions = {}
+        if "etag" in validators:
+            conditions["If-None-Match"] = validators["etag"]
+        if "last-modified" in validators:
+            conditions["If-Modified-Since"] = validators["last-modified"]
+        status, headers, data = await self.upstream.fetch(
+            f"{self.base_url}/alerts/active", {"area": area}, conditions=conditions
+        )
+        if status == 304:
+            return None, validators
+        fresh = {name: headers[name] for name in ("etag", "last-modified") if name in headers}
+        return self._alerts_from(data), fresh

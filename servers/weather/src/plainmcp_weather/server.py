@@ -12,6 +12,7 @@ import anyio
 from plainmcp import Server
 
 from . import __version__, coverage, tools
+from .alertwatch import TEMPLATE, AlertWatcher, read_alerts
 from .config import Config
 from .service import WeatherService
 
@@ -62,8 +63,33 @@ def build_server(config: Config, deps: Deps | None = None) -> Server:
     service = WeatherService(
         config, transport=deps.transport, clock=deps.clock, wall=deps.wall, sleep=deps.sleep, rand=deps.rand
     )
-    server = Server(NAME, __version__, title="Weather", description=DESCRIPTION, instructions=INSTRUCTIONS)
+    server = Server(
+        NAME,
+        __version__,
+        title="Weather",
+        description=DESCRIPTION,
+        instructions=INSTRUCTIONS,
+        resource_subscriptions=True,
+    )
     tools.register(server, tools.WeatherTools(service))
     coverage.register(server, coverage.CoverageTools(service))
+    _alerts_resource(server, service)
+    server.background(AlertWatcher(service, every=config.alerts_poll, clock=deps.clock).run)
     server.background(service.close_after_serving)
     return server
+
+
+def _alerts_resource(server: Server, service: WeatherService) -> None:
+    """``weather://alerts/{area}``: an area's active NWS alerts, subscribable (see :mod:`.alertwatch`)."""
+
+    async def alerts(ctx: Any, uri: str, variables: dict[str, str]) -> str:
+        return await read_alerts(service, uri, variables.get("area", ""))
+
+    server.resource_template(
+        TEMPLATE,
+        "alerts",
+        title="US weather alerts",
+        description="Active NWS alerts for a US state or territory code (FL, PR). Subscribe to hear of "
+        "each alert issued, updated or expired (polled at most once a minute while subscribed).",
+        mime_type="application/json",
+    )(alerts)

@@ -337,6 +337,11 @@ class WeatherService:
             watcher,
         )
 
+    def remember_alerts(self, area: str, value: dict[str, Any]) -> None:
+        """Keep an area's alerts fetched outside :meth:`alerts` (by the subscription poller) as its answer."""
+        key = cache_key("nws-alerts", area=area, latitude=None, longitude=None)
+        self.cache.put(key, value, self.config.alerts_ttl)
+
     async def point(self, latitude: float, longitude: float, watcher: OnWait | None = None) -> Answer:
         """Which US state a point is in (OutsideCoverage when none); cached like geocoding."""
         key = cache_key("nws-point", latitude=latitude, longitude=longitude)

@@ -17,7 +17,9 @@ Faults are set per path prefix, each for a number of requests (``times``, -1 = u
 
 Control endpoints (JSON): ``POST /_standin/faults`` ``{"rules": [{"path", "mode", ...}]}`` adds
 rules, ``GET /_standin/requests`` gives ``{"counts": {path: n}, "log": [...]}``, ``POST
-/_standin/reset`` clears both, ``POST /_standin/clock`` ``{"now": unix_time}`` sets the moment forecasts
+/_standin/reset`` clears both, ``POST /_standin/alerts`` ``{"area": "ME", "events": ["Winter Storm
+Warning"]}`` issues alerts for an area (``[]`` clears them; ``/alerts/active`` answers with an ETag and a
+304 to a matching ``If-None-Match``), ``POST /_standin/clock`` ``{"now": unix_time}`` sets the moment forecasts
 are for (local dates and times follow each place's zone at that moment; ``null``: the real clock).
 Binds 127.0.0.1 only.
 """
@@ -25,6 +27,7 @@ Binds 127.0.0.1 only.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import re
 import sys
@@ -51,13 +54,21 @@ class State:
         self.log: list[dict[str, Any]] = []
         #: The Unix time the forecasts are for (None: the real clock); see ``POST /_standin/clock``.
         self.now: float | None = None
+        #: Alerts issued per area on top of the recorded ones; see ``POST /_standin/alerts``.
+        self.issued: dict[str, list[dict[str, Any]]] = {}
 
     def record(self, path: str, query: str, headers: Any) -> dict[str, Any] | None:
         """Count a request; return the fault rule it consumes, if any."""
         with self.lock:
             self.counts[path] = self.counts.get(path, 0) + 1
             self.log.append(
-                {"path": path, "query": query, "user_agent": headers.get("User-Agent"), "accept": headers.get("Accept")}
+                {
+                    "path": path,
+                    "query": query,
+                    "user_agent": headers.get("User-Agent"),
+                    "accept": headers.get("Accept"),
+                    "if_none_match": headers.get("If-None-Match"),
+                }
             )
             for rule in self.rules:
                 if path.startswith(rule.get("path", "/")) and rule.get("times", 1) != 0:
@@ -71,6 +82,7 @@ class State:
             self.rules.clear()
             self.counts.clear()
             self.log.clear()
+            self.issued.clear()
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -106,6 +118,11 @@ class Handler(BaseHTTPRequestHandler):
         elif self.path == "/_standin/clock":
             with state.lock:
                 state.now = None if body.get("now") is None else float(body["now"])
+            self._send(200, {"ok": True})
+        elif self.path == "/_standin/alerts":
+            area, events = str(body.get("area", "")).upper(), body.get("events", [])
+            with state.lock:
+                state.issued[area] = [data.issued_alert(area, str(event), n) for n, event in enumerate(events, 1)]
             self._send(200, {"ok": True})
         elif self.path == "/_standin/reset":
             state.reset()
@@ -338,7 +355,20 @@ class Handler(BaseHTTPRequestHandler):
             latitude, longitude = (float(part) for part in where.split(","))
         elif area is None:
             area = "US"
-        self._send(200, data.alerts(area, latitude, longitude), content_type="application/geo+json")
+        with self.server.state.lock:
+            issued = list(self.server.state.issued.get(area or "", []))
+        body = json.dumps(data.alerts(area, latitude, longitude, issued)).encode("utf-8")
+        # Conditional requests as the NWS answers them: an ETag of the body, and a 304 when it matches.
+        etag = '"' + hashlib.sha256(body).hexdigest()[:16] + '"'
+        headers = {"ETag": etag, "Last-Modified": "Mon, 14 Sep 2026 09:00:00 GMT"}
+        if self.headers.get("If-None-Match") == etag:
+            self.send_response(304)
+            for name, value in headers.items():
+                self.send_header(name, value)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        self._send(200, body, headers=headers, content_type="application/geo+json")
 
 
 class _Server(ThreadingHTTPServer):
@@ -383,6 +413,11 @@ class StandIn:
         """Answer forecasts as of ``now`` (Unix time; None: the real clock)."""
         with self.state.lock:
             self.state.now = now
+
+    def issue_alerts(self, area: str, events: list[str]) -> None:
+        """Make ``events`` the alerts issued for ``area`` (on top of the recorded ones); [] clears them."""
+        with self.state.lock:
+            self.state.issued[area.upper()] = [data.issued_alert(area.upper(), e, n) for n, e in enumerate(events, 1)]
 
     def count(self, prefix: str) -> int:
         """Requests received whose path starts with ``prefix``."""

@@ -519,7 +519,27 @@ def point(latitude: float, longitude: float) -> dict[str, Any] | None:
     }
 
 
-def alerts(area: str | None, latitude: float | None, longitude: float | None) -> dict[str, Any]:
+def issued_alert(area: str, event: str, number: int) -> dict[str, Any]:
+    """An alert for ``area`` shaped as the recorded one, with its own id, event and headline (the
+    stand-in's ``POST /_standin/alerts`` issues these)."""
+    identifier = f"urn:oid:2.49.0.1.840.0.standin.{area}.{number}"
+    properties = {
+        **HURRICANE_WARNING["properties"],
+        "@id": f"https://api.weather.gov/alerts/{identifier}",
+        "id": identifier,
+        "areaDesc": area,
+        "event": event,
+        "severity": "Moderate",
+        "headline": f"{event} issued by the NWS for {area}",
+        "description": f"* WHAT: {event}.",
+    }
+    return {**HURRICANE_WARNING, "id": properties["@id"], "properties": properties}
+
+
+def alerts(
+    area: str | None, latitude: float | None, longitude: float | None, issued: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
+    """``/alerts/active`` for an area or a point; ``issued``: alerts added for the area on top of the recorded one."""
     if area is not None:
         hit = area == ALERT_AREA
         title = f"Current watches, warnings, and advisories for {area}"
@@ -530,7 +550,7 @@ def alerts(area: str | None, latitude: float | None, longitude: float | None) ->
     return {
         "@context": [],
         "type": "FeatureCollection",
-        "features": [HURRICANE_WARNING] if hit else [],
+        "features": ([HURRICANE_WARNING] if hit else []) + list(issued or []),
         "title": title,
         "updated": "2026-09-14T09:00:00+00:00",
     }

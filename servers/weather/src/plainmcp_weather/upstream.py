@@ -139,6 +139,22 @@ class Upstream:
         :data:`WAIT_REPORT_EVERY` seconds.
 
         Raises:
+            see :meth:`fetch`.
+        """
+        return (await self.fetch(url, params, on_wait))[2]
+
+    async def fetch(
+        self,
+        url: str,
+        params: dict[str, Any] | None = None,
+        on_wait: OnWait | None = None,
+        conditions: dict[str, str] | None = None,
+    ) -> tuple[int, httpx.Headers, Any]:
+        """``(status, headers, decoded JSON)`` of a GET, as :meth:`get_json` makes it. With
+        ``conditions`` (``If-None-Match`` / ``If-Modified-Since`` headers) a 304 is an answer too:
+        ``(304, headers, None)``, the upstream's way of saying nothing changed.
+
+        Raises:
             CircuitOpen: the breaker refuses calls for now.
             Unavailable: every attempt failed (timeout, connection, 429, 5xx), or the answer was
                 unacceptable (not JSON, too large, redirected elsewhere): those are not retried.
@@ -159,7 +175,7 @@ class Upstream:
             retry_after: float | None = None
             try:
                 with anyio.fail_after(self.timeout):
-                    status, headers, body = await self._attempt(url, params)
+                    status, headers, body = await self._attempt(url, params, conditions)
             except (TimeoutError, httpx.TimeoutException):
                 problem = f"The {self.label} service did not answer in time"
                 logger.warning("%s: no complete answer within %g s (attempt %d)", self.label, self.timeout, retry + 1)
@@ -177,17 +193,10 @@ class Upstream:
             else:
                 if status == 200:
                     assert body is not None
-                    try:
-                        data = await self._parse(body)
-                    except (ValueError, RecursionError):
-                        # Not retried: garbage from a 200 tends to repeat; it still counts against the upstream.
-                        self.breaker.record_failure()
-                        logger.warning("%s: a 200 answer that is not JSON", self.label)
-                        raise Unavailable(
-                            f"The {self.label} service sent an answer that could not be read. Try again later."
-                        ) from None
+                    return status, headers, await self._decode(body)
+                if status == 304 and conditions:
                     self.breaker.record_success()
-                    return data
+                    return status, headers, None
                 if status not in RETRYABLE_STATUSES:
                     self.breaker.release()
                     logger.info("%s: HTTP %d", self.label, status)
@@ -205,6 +214,23 @@ class Upstream:
                 raise Unavailable(_give_up(problem, retry, retry_after))
             self.retries += 1
             waited = await self._wait(delay, Wait(problem, retry, self.policy.retries, delay, waited), on_wait)
+
+    async def _decode(self, body: bytearray) -> Any:
+        """The JSON of a 200's body; the answer counts for the upstream, or against it when unreadable.
+
+        Raises:
+            Unavailable: not JSON (not retried: garbage from a 200 tends to repeat).
+        """
+        try:
+            data = await self._parse(body)
+        except (ValueError, RecursionError):
+            self.breaker.record_failure()
+            logger.warning("%s: a 200 answer that is not JSON", self.label)
+            raise Unavailable(
+                f"The {self.label} service sent an answer that could not be read. Try again later."
+            ) from None
+        self.breaker.record_success()
+        return data
 
     async def _wait(self, delay: float, wait: Wait, on_wait: OnWait | None) -> float:
         """Sleep ``delay`` seconds, telling ``on_wait`` at the start and every :data:`WAIT_REPORT_EVERY`
@@ -232,7 +258,9 @@ class Upstream:
             return json.loads(body)
         return await anyio.to_thread.run_sync(json.loads, body, limiter=self.parse_limiter)
 
-    async def _attempt(self, url: str, params: dict[str, Any] | None) -> tuple[int, httpx.Headers, bytearray | None]:
+    async def _attempt(
+        self, url: str, params: dict[str, Any] | None, conditions: dict[str, str] | None = None
+    ) -> tuple[int, httpx.Headers, bytearray | None]:
         """One attempt, redirects included: the final status, its headers, and the body of a 200.
 
         Raises:
@@ -243,7 +271,12 @@ class Upstream:
         import httpx
 
         request = self.client.build_request(
-            "GET", url, params=params, headers=self.headers, timeout=self.timeout, extensions=self.extensions
+            "GET",
+            url,
+            params=params,
+            headers={**self.headers, **(conditions or {})},
+            timeout=self.timeout,
+            extensions=self.extensions,
         )
         for _ in range(MAX_REDIRECTS + 1):
             logger.debug("%s: GET %s", self.label, redact_url(str(request.url)))
