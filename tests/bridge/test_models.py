@@ -245,3 +245,13 @@ def test_a_servers_long_description_is_cut_in_the_request() -> None:
     (function,) = request_body("openai", "m", USER, [tool], stream=False)["tools"]
     assert function["function"]["description"] == "d" * MAX_DESCRIPTION
     assert function["function"]["parameters"] == FORECAST["inputSchema"]
+
+
+def test_ollama_request_fields_and_model_options_go_where_the_api_wants_them() -> None:
+    options = {"temperature": 0, "num_ctx": 8192, "keep_alive": "10m", "think": False}
+    ollama_body = request_body("ollama", "m", USER, [], stream=True, options=options)
+    assert ollama_body["options"] == {"temperature": 0, "num_ctx": 8192}
+    assert (ollama_body["keep_alive"], ollama_body["think"]) == ("10m", False)
+    assert "tools" not in ollama_body  # no tools: no empty list a server might refuse
+    openai_body = request_body("openai", "m", USER, [], stream=False, options={"temperature": 0, "max_tokens": 50})
+    assert (openai_body["temperature"], openai_body["max_tokens"]) == (0, 50) and "options" not in openai_body

@@ -25,6 +25,8 @@ from .recover import ProposedCall
 OLLAMA = "ollama"
 OPENAI = "openai"
 APIS = (OLLAMA, OPENAI)
+#: ``--option`` keys that Ollama takes beside ``options``, in the request itself.
+OLLAMA_REQUEST_FIELDS = frozenset({"keep_alive", "think"})
 #: Longest tool description sent to the model (OpenAI's own limit for a function's description).
 MAX_DESCRIPTION = 1024
 
@@ -77,8 +79,11 @@ def request_body(
     if functions:
         body["tools"] = functions
     if api == OLLAMA:
-        if options:
-            body["options"] = dict(options)
+        # keep_alive and think are fields of the request itself; the rest are the model's options.
+        model_options = {key: value for key, value in (options or {}).items() if key not in OLLAMA_REQUEST_FIELDS}
+        body.update({key: value for key, value in (options or {}).items() if key in OLLAMA_REQUEST_FIELDS})
+        if model_options:
+            body["options"] = model_options
     else:
         body.update(options or {})  # temperature, max_tokens...: top-level fields in this API
     return body
