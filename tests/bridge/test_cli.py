@@ -239,3 +239,16 @@ def test_ask_without_a_terminal_declines_a_servers_question(database: Path) -> N
     assert "sqlite asked the user (" in done.stderr and "declined: there is no terminal" in done.stderr
     with sqlite3.connect(database) as db:
         assert db.execute("select count(*) from authors where name = 'Ann'").fetchone()[0] == 0
+
+
+def test_system_prompt_file_replaces_the_prompt(database: Path, tmp_path: Path) -> None:
+    prompt = tmp_path / "prompt.txt"
+    prompt.write_text("You answer in French.\n\n{tools}\n", encoding="utf-8")
+    with StandInModel([{"text": "Bonjour."}]) as model:
+        done = run(model, "ask", "hi", "--server", server(database), "--system-prompt", str(prompt))
+        missing = run(model, "ask", "hi", "--server", server(database), "--system-prompt", str(tmp_path / "nope"))
+    assert done.stdout == "Bonjour.\n"
+    system = model.requests[0][1]["messages"][0]
+    assert system["role"] == "system" and system["content"].startswith("You answer in French.\n\n")
+    assert "\ndescribe_table: " in system["content"] and "Rules for calling tools" not in system["content"]
+    assert missing.returncode == 2 and "nope" in missing.stderr
