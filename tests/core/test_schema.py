@@ -16,6 +16,8 @@ SCHEMAS: list[dict[str, Any]] = [
     {"type": "object", "properties": {"tags": {"type": "array", "items": {"type": "string", "pattern": "^[a-z]+$"}, "maxItems": 2}}},
     {"type": "object", "properties": {"mode": {"enum": ["fast", "slow"]}, "flag": {"type": "boolean"}, "none": {"type": "null"}}},
     {"type": "object", "properties": {"either": {"type": ["string", "integer"]}}, "required": ["either"]},
+    {"type": "object", "properties": {"params": {"anyOf": [{"type": "array"}, {"type": "object"}]}}},
+    {"type": "object", "properties": {"v": {"anyOf": [{"type": "string", "maxLength": 3}, {"type": "integer"}]}}},
     {"type": "object", "properties": {"nested": {"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a"]}}},
     {"type": "object", "properties": {"text": {"type": "string"}}, "additionalProperties": {"type": ["integer", "null"]}},
     {"type": "object", "properties": {"text": {"type": "string"}, "n": {"type": "integer"}},

@@ -84,6 +84,12 @@ def _keyword_check(keyword: str, argument: Any, schema: dict[str, Any]) -> Check
         return lambda v: not isinstance(v, dict) or all(
             name in v for key, names in argument.items() if key in v for name in names
         )
+    if keyword == "anyOf" and isinstance(argument, list) and argument:
+        # The portable spelling of a value of several types (one type per branch, no type array).
+        branches = [fast_check(sub) for sub in argument]
+        if any(branch is None for branch in branches):
+            return None
+        return lambda v: any(branch(v) for branch in branches)  # type: ignore[misc]
     if keyword == "items" and isinstance(argument, dict):
         subcheck = fast_check(argument)
         if subcheck is None:
