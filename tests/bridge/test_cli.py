@@ -252,3 +252,18 @@ def test_system_prompt_file_replaces_the_prompt(database: Path, tmp_path: Path) 
     assert system["role"] == "system" and system["content"].startswith("You answer in French.\n\n")
     assert "\ndescribe_table: " in system["content"] and "Rules for calling tools" not in system["content"]
     assert missing.returncode == 2 and "nope" in missing.stderr
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--max-repairs", "-1"], "--max-repairs must be at least 0, not -1"),
+        (["--max-rounds", "0"], "--max-rounds must be at least 1, not 0"),
+        (["--turn-timeout", "0"], "the turn timeout must be positive"),
+        (["--option", "temperature"], "--option takes KEY=VALUE, not 'temperature'"),
+    ],
+)
+def test_wrong_values_are_usage_errors(database: Path, flags: list[str], message: str) -> None:
+    with StandInModel([]) as model:
+        done = run(model, "ask", "q", "--server", server(database), *flags)
+    assert (done.returncode, done.stderr.strip()) == (2, f"plainmcp-bridge: {message}")

@@ -171,6 +171,13 @@ def main(argv: list[str] | None = None) -> int:
         return evaluate(args)
     logging.basicConfig(level=args.log_level.upper(), stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
     try:
+        for flag, value, least in (
+            ("--max-repairs", args.max_repairs, 0),
+            ("--max-rounds", args.max_rounds, 1),
+            ("--retries", args.retries, 0),
+        ):
+            if value < least:
+                raise ValueError(f"{flag} must be at least {least}, not {value}")
         specs = _specs(args)
         settings = ModelSettings(
             api=args.api,
