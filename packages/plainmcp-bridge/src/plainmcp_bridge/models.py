@@ -5,7 +5,7 @@ its pydantic types, which reject a tool call whose ``arguments`` is a string (a 
 a call the interceptor could repair), and it re-types the tools it sends, dropping every JSON Schema
 keyword it does not model (``minimum``, ``default``, ``additionalProperties``, nested ``properties``...),
 so the model would never see the constraints the interceptor enforces. The ``openai`` client would add a
-second stack of types, retries and imports (about a second of start-up) for one POST. The official
+second stack of types and retries, and ``import openai`` alone takes 0.4-0.5 s (this module, 0.1 s) for one POST. The official
 clients' types still check our stand-in's answers in the tests, so neither API can drift.
 
 Every turn has one deadline (``turn_timeout``) covering connection, retries and the whole stream; within
