@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 from plainmcp import Server
 
-from . import __version__, coverage, tools
+from . import __version__, coverage, prompts, reference, tools
 from .alertwatch import TEMPLATE, AlertWatcher, read_alerts
 from .config import Config
 from .service import WeatherService
@@ -74,6 +74,8 @@ def build_server(config: Config, deps: Deps | None = None) -> Server:
     tools.register(server, tools.WeatherTools(service))
     coverage.register(server, coverage.CoverageTools(service))
     _alerts_resource(server, service)
+    reference.register(server)
+    prompts.register(server)
     server.background(AlertWatcher(service, every=config.alerts_poll, clock=deps.clock).run)
     server.background(service.close_after_serving)
     return server
