@@ -6,6 +6,7 @@ error, on a tree holding the files the examples name, in both eras.
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 import sys
@@ -16,6 +17,7 @@ import pytest
 from plainmcp import connect_stdio
 
 README = Path(__file__).resolve().parents[3] / "servers" / "filesystem" / "README.md"
+PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
 MARKER = "<!-- docs: tested by: tests/servers/filesystem/test_readme_examples.py::test_readme_tool_calls_answer -->"
 
 
@@ -39,10 +41,17 @@ def example_tree(root: Path) -> None:
         log.write(b"last line\n")
     (root / "src").mkdir()
     (root / "src" / "app.py").write_text("def main():\n    return 0\n")
+    (root / "logo.png").write_bytes(base64.b64decode(PNG))
 
 
 def test_the_readme_has_examples() -> None:
-    assert len(examples()) >= 5
+    """Every tool of the server has at least one example call."""
+    from plainmcp_filesystem import server
+
+    names = {call["name"] for call in examples()}
+    tools = {spec_name.lower() for spec_name in dir(server) if spec_name.isupper() and spec_name not in (
+        "NAME", "DESCRIPTION", "INSTRUCTIONS", "STALE_SECONDS")}
+    assert tools <= names, tools - names
 
 
 @pytest.mark.anyio
@@ -50,7 +59,7 @@ def test_the_readme_has_examples() -> None:
 async def test_readme_tool_calls_answer(tmp_path: Path, version: str | None) -> None:
     example_tree(tmp_path)
     options = {"protocol_version": version} if version else {}
-    argv = [sys.executable, "-m", "plainmcp_filesystem", str(tmp_path), "--allow-write", "--no-watch"]
+    argv = [sys.executable, "-m", "plainmcp_filesystem", str(tmp_path), "--allow-write", "--allow-delete", "--no-watch"]
     with anyio.fail_after(30):
         async with connect_stdio(argv, stderr="discard", **options) as client:
             for call in examples():
