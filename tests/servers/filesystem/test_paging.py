@@ -225,3 +225,34 @@ def test_sparse_file_is_sparse(tmp_path: Path) -> None:
     path = sparse_gigabyte(tmp_path)
     assert path.stat().st_size == GIB
     assert os.stat(path).st_blocks * 512 < 64 * 1024 * 1024
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be", "utf-32", "latin-1", "cp1252", "utf-8-sig"])
+def test_cursor_pages_of_other_encodings_reassemble_the_text(encoding: str) -> None:
+    """Pages of a UTF-16 or UTF-32 file from its middle decode in the byte order of its BOM (they have
+    none of their own); no page splits a character."""
+    text = "".join(f"línea {index} {'✓' if encoding.startswith('utf') else 'x'}\n" for index in range(300))
+    data = text.encode(encoding)
+    file, at, shown = io.BytesIO(data), Cursor(0, 1), []
+    for _ in range(len(data)):
+        page = read_page(file, len(data), at, budget=101, encoding=encoding)
+        shown.append(page.text)
+        if page.next is None:
+            break
+        at = page.next
+    assert "".join(shown) == text and len(shown) > 10
+
+
+@pytest.mark.anyio
+async def test_read_text_file_pages_a_utf16_file(make_server: Callable[..., Server], tree: Tree) -> None:
+    (tree.root / "wide.txt").write_bytes(TEXT.encode("utf-16"))
+    server = make_server(max_read_bytes=2000)
+    shown, arguments = [], {"path": "wide.txt", "encoding": "utf-16"}
+    for _ in range(500):
+        data = (await call(server, "read_text_file", arguments))["structuredContent"]
+        assert data["encodingErrors"] is False
+        shown.append(data["content"])
+        if "nextCursor" not in data:
+            break
+        arguments = {"path": "wide.txt", "encoding": "utf-16", "cursor": data["nextCursor"]}
+    assert "".join(shown) == TEXT

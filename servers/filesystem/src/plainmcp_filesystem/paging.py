@@ -124,6 +124,7 @@ def read_page(file: BinaryIO, size: int, at: Cursor, *, budget: int, encoding: s
     never split a line they need not split; ``length`` (a raw byte range) is cut only at a character.
     """
     want = min(budget, length) if length is not None else budget
+    encoding = _byte_order(file, encoding, at.offset)
     file.seek(at.offset)
     data = file.read(want)
     skip = _align(data, at.offset, encoding)
@@ -146,6 +147,18 @@ def read_page(file: BinaryIO, size: int, at: Cursor, *, budget: int, encoding: s
     finished = done or (length is not None and end >= at.offset + length)
     following = None if finished else Cursor(end, line + lines if line else 0, at.end)
     return Page(text, offset, end, following, line if line and consumed else None, last, replaced)
+
+
+def _byte_order(file: BinaryIO, encoding: str, offset: int) -> str:
+    """For UTF-16 and UTF-32 read from inside the file, the byte order its BOM says (a page from the
+    middle has no BOM of its own); little-endian without one, as Python's decoders assume."""
+    if encoding not in ("utf-16", "utf-32") or offset == 0:
+        return encoding
+    file.seek(0)
+    start = file.read(4)
+    width = "32" if encoding == "utf-32" else "16"
+    big = start.startswith(codecs.BOM_UTF32_BE if width == "32" else codecs.BOM_UTF16_BE)
+    return f"utf-{width}-{'be' if big else 'le'}"
 
 
 def _nth_newline(data: bytes, count: int) -> int | None:
