@@ -256,3 +256,16 @@ async def test_read_text_file_pages_a_utf16_file(make_server: Callable[..., Serv
             break
         arguments = {"path": "wide.txt", "encoding": "utf-16", "cursor": data["nextCursor"]}
     assert "".join(shown) == TEXT
+
+
+@pytest.mark.anyio
+async def test_hostile_offsets_and_counts_are_answers_not_internal_errors(
+        make_server: Callable[..., Server], tree: Tree) -> None:
+    """Offsets past 2**63 (seek refuses them) and counts far past the file: an empty page or the file."""
+    server = make_server()
+    for arguments in ({"cursor": "9999999999999999999:0"}, {"offset": 2**63}, {"offset": 10**30, "length": 10**30},
+                      {"head": 10**30}, {"tail": 10**30}, {"startLine": 10**20}, {"length": 10**30}):
+        result = await call(server, "read_text_file", {"path": "hello.txt", **arguments})
+        assert not result.get("isError"), arguments
+        content = result["structuredContent"]["content"]
+        assert content in ("", "line 1\nline 2\nline 3\n"), arguments

@@ -123,6 +123,9 @@ def read_page(file: BinaryIO, size: int, at: Cursor, *, budget: int, encoding: s
     A page that stops on the budget ends after its last whole line when it holds one, so pages
     never split a line they need not split; ``length`` (a raw byte range) is cut only at a character.
     """
+    if at.offset > size:
+        # Past the end there is nothing to read (and seek refuses offsets beyond 2**63 outright).
+        at = Cursor(size, 0, at.end)
     want = min(budget, length) if length is not None else budget
     encoding = _byte_order(file, encoding, at.offset)
     file.seek(at.offset)
