@@ -167,3 +167,14 @@ async def test_edit_file_dry_run_and_replace_all_through_a_real_process(tmp_path
                 {"oldText": "other = 2", "newText": "x"}]})
             assert missing["isError"] and "line 3" in text_of(missing)
     assert target.read_bytes() == b"[a]\r\nkey = new\nother = 1\r\n[b]\r\nkey = new\n"
+
+
+def test_replace_all_of_half_a_million_places_is_one_pass() -> None:
+    """Replacing every place is built in one pass, and only the first lines are counted: the former
+    splice per place copied the text once per place (hours for this file)."""
+    text = "a\r\n" * 500_000
+    outcome = apply_edits(text, [{"oldText": "a", "newText": "b\nc", "replace_all": True}])
+    assert outcome.text == "b\r\nc\r\n" * 500_000
+    assert "replaced 500000 places (lines 1, 2, 3" in outcome.notes[0] and "and 499990 more" in outcome.notes[0]
+    with pytest.raises(EditFailed, match=r"matches 500000 places \(lines 1, 2, .* and 499990 more\)"):
+        apply_edits(text, [{"oldText": "a", "newText": "b"}])

@@ -45,6 +45,7 @@ class _View:
     def __init__(self, original: str) -> None:
         self.original = original
         self.text = original.replace("\r\n", "\n")
+        self._dominant: str | None = None
         # The view offsets of the "\n"s that were "\r\n" in the original, in order: a view offset maps
         # back by adding how many of them come before it.
         self._crlf_newlines: list[int] = []
@@ -63,15 +64,23 @@ class _View:
         segment = self.original[self.to_original(start): self.to_original(end)]
         if "\n" in segment:
             return "\r\n" if "\r\n" in segment else "\n"
-        crlf = len(self._crlf_newlines)
-        return "\r\n" if crlf * 2 > self.text.count("\n") else "\n"
+        if self._dominant is None:  # counted once per text: a replace-all asks for every place
+            self._dominant = "\r\n" if len(self._crlf_newlines) * 2 > self.text.count("\n") else "\n"
+        return self._dominant
 
-    def splice(self, start: int, end: int, new: str) -> str:
-        """The original with view span [start, end) replaced by ``new`` (``\n`` breaks, adapted)."""
-        ending = self.line_ending(start, end)
-        if ending != "\n":
-            new = new.replace("\n", ending)
-        return self.original[: self.to_original(start)] + new + self.original[self.to_original(end):]
+    def splice(self, spans: list[tuple[int, int]], new: str) -> str:
+        """The original with each view span [start, end) (in order, not overlapping) replaced by ``new``,
+        its ``\n`` breaks adapted to each place; built in one pass (a replace-all of a million places
+        must not copy the text a million times)."""
+        pieces: list[str] = []
+        done = 0
+        for start, end in spans:
+            ending = self.line_ending(start, end)
+            begin = self.to_original(start)
+            pieces += [self.original[done:begin], new if ending == "\n" else new.replace("\n", ending)]
+            done = self.to_original(end)
+        pieces.append(self.original[done:])
+        return "".join(pieces)
 
 
 def _line_of(text: str, offset: int) -> int:
@@ -95,9 +104,16 @@ def _occurrences(text: str, needle: str) -> list[int]:
     return found
 
 
-def _lines_list(numbers: list[int]) -> str:
+def _lines_list(numbers: list[int], total: int | None = None) -> str:
+    """The first line numbers, and how many more (``total``: how many there are, if more than given)."""
+    total = len(numbers) if total is None else total
     shown = ", ".join(str(n) for n in numbers[:MAX_LISTED])
-    return shown + (f" and {len(numbers) - MAX_LISTED} more" if len(numbers) > MAX_LISTED else "")
+    return shown + (f" and {total - MAX_LISTED} more" if total > MAX_LISTED else "")
+
+
+def _lines_of(text: str, places: list[int]) -> str:
+    """The lines of the first places (counted for those only: a million places must not cost a million scans)."""
+    return _lines_list([_line_of(text, p) for p in places[:MAX_LISTED]], len(places))
 
 
 def apply_edits(text: str, edits: list[dict[str, object]]) -> EditOutcome:
@@ -116,21 +132,18 @@ def apply_edits(text: str, edits: list[dict[str, object]]) -> EditOutcome:
         view = _View(current)
         places = _occurrences(view.text, old)
         if len(places) == 1 or (places and edit.get("replace_all")):
-            # From the last place back, so earlier offsets stay valid.
-            for place in reversed(places):
-                current = view.splice(place, place + len(old), new)
-                view = _View(current)
+            current = view.splice([(place, place + len(old)) for place in places], new)
             if len(places) > 1:
-                notes.append(f"Edit {number}: replaced {len(places)} places (lines {_lines_list([_line_of(view.text, p) for p in places])})")
+                notes.append(f"Edit {number}: replaced {len(places)} places (lines {_lines_of(view.text, places)})")
             continue
         if len(places) > 1:
-            lines = _lines_list([_line_of(view.text, p) for p in places])
+            lines = _lines_of(view.text, places)
             raise EditFailed(
                 f"Edit {number}: oldText matches {len(places)} places (lines {lines}); "
                 "include more surrounding text so it matches exactly one, or set replace_all"
             )
         start, end, replacement, note = _tolerant(view.text, old, new, number)
-        current = view.splice(start, end, replacement)
+        current = view.splice([(start, end)], replacement)
         notes.append(note)
     return EditOutcome(current, notes)
 
