@@ -7,11 +7,12 @@ import logging
 import os
 import re
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from plainmcp import StartupError, env_list_option, env_option, env_switch
 
+from . import metadata as datasette
 from .engine import MAX_VALUE_BYTES, check_file
 
 ENV_PREFIX = "PLAINMCP_SQLITE"
@@ -54,6 +55,7 @@ class Config:
         watch: watch the file for changes while clients are subscribed (the first database).
         name: what calls name the first database (``db``); ``main`` unless ``--db NAME=PATH``.
         others: more databases (``--db NAME=PATH`` after the first), each read-only unless writable.
+        metadata: the Datasette metadata of ``--metadata`` (descriptions, canned queries), or None.
         confirm_writes: ask the user (elicitation) before ``execute`` commits anything; a client that
             cannot ask is refused. ``--confirm-writes never`` turns it off.
 
@@ -73,6 +75,7 @@ class Config:
     confirm_writes: bool = True
     name: str = "main"
     others: tuple[Named, ...] = ()
+    metadata: datasette.Metadata | None = None
 
     def __post_init__(self) -> None:
         names = [database.name for database in self.databases]
@@ -222,9 +225,10 @@ class Config:
         if config.db is None:
             if not SAMPLE_DB.is_file():
                 raise StartupError("the bundled sample database is missing from this installation")
-            return config
-        for database in config.databases:
+        for database in config.databases if config.db is not None else ():
             _prepare_file(database.path, database.writable)
+        if args.metadata:
+            config = replace(config, metadata=_metadata(Path(args.metadata).expanduser(), config))
         return config
 
 
@@ -247,6 +251,15 @@ def _add_database_options(parser: argparse.ArgumentParser) -> None:
         help="offer the execute tool, which changes the (first) database (creates the file if missing); "
         "query stays read-only",
     )
+    env_option(
+        parser,
+        "--metadata",
+        f"{ENV_PREFIX}_METADATA",
+        metavar="FILE",
+        default=None,
+        help="a Datasette metadata.yml or .json: descriptions of databases, tables and columns, and canned "
+        "queries, each served as a tool",
+    )
     env_list_option(
         parser,
         "--writable",
@@ -254,6 +267,27 @@ def _add_database_options(parser: argparse.ArgumentParser) -> None:
         metavar="NAME",
         help="a database given as --db NAME=PATH that execute may change too (repeatable)",
     )
+
+
+def _metadata(path: Path, config: Config) -> datasette.Metadata:
+    """The metadata file for ``config``'s databases.
+
+    Raises:
+        StartupError: the file cannot be used (the message says why); a canned query that writes to a
+            read-only database.
+    """
+    try:
+        found = datasette.load(path, [(database.name, database.path) for database in config.databases])
+    except ValueError as failure:
+        raise StartupError(str(failure)) from None
+    writable = {database.name for database in config.databases if database.writable}
+    for query in found.queries:
+        if query.write and query.database not in writable:
+            raise StartupError(
+                f"--metadata {path}: the canned query {query.name} writes, and {query.database} is read-only "
+                "(--allow-write or --writable makes it writable)"
+            )
+    return found
 
 
 def _named(text: str, index: int) -> tuple[str, Path]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import catalog, results
+from .metadata import Metadata
 
 #: Rows a profile reads at most: enough to characterise a column, few enough for the deadline.
 PROFILE_ROWS = 10_000
@@ -21,9 +22,12 @@ PROFILE_COLUMNS = 50
 PROFILE_CHARS = 40
 
 
-async def database_overview(catalogue: catalog.Catalog) -> dict[str, Any]:
-    """``{"tables": [{name, rows, references?}], "views": [...], "truncated"}``; ``rows`` is null
-    where counting is slow, ``references`` the tables a table's foreign keys name."""
+async def database_overview(
+    catalogue: catalog.Catalog, metadata: Metadata | None = None, database: str = "main"
+) -> dict[str, Any]:
+    """``{"tables": [{name, rows, references?, description?}], "views": [...], "truncated",
+    "description"?}``; ``rows`` is null where counting is slow, ``references`` the tables a table's
+    foreign keys name, the descriptions those of ``metadata`` for ``database``."""
     listing = await catalogue.list_tables()
     graph = await catalogue.references()
     tables: list[dict[str, Any]] = []
@@ -35,18 +39,26 @@ async def database_overview(catalogue: catalog.Catalog) -> dict[str, Any]:
         entry: dict[str, Any] = {"name": table["name"], "rows": table["rows"]}
         if graph.get(table["name"]):
             entry["references"] = graph[table["name"]]
+        if metadata is not None and "description" in metadata.table(database, table["name"]):
+            entry["description"] = metadata.table(database, table["name"])["description"]
         tables.append(entry)
-    return {"tables": tables, "views": views, "truncated": listing["truncated"]}
+    found: dict[str, Any] = {"tables": tables, "views": views, "truncated": listing["truncated"]}
+    if metadata is not None and database in metadata.descriptions:
+        found["description"] = metadata.descriptions[database]
+    return found
 
 
 def overview_text(overview: dict[str, Any]) -> str:
     """One short line per table: ``orders (3 rows) -> customers``; then the views."""
     tables, views = overview["tables"], overview["views"]
     lines = [f"{len(tables)} table(s), {len(views)} view(s); describe_table gives a table's columns."]
+    if overview.get("description"):
+        lines.insert(0, overview["description"])
     for table in tables:
         rows = "?" if table["rows"] is None else table["rows"]
         links = f" -> {', '.join(table['references'])}" if table.get("references") else ""
-        lines.append(f"{table['name']} ({rows} rows){links}")
+        note = f": {table['description']}" if table.get("description") else ""
+        lines.append(f"{table['name']} ({rows} rows){links}{note}")
     if views:
         lines.append("views: " + ", ".join(views))
     if overview["truncated"]:

@@ -97,6 +97,7 @@ DESCRIBE_OUTPUT: dict[str, Any] = {
         "indexes": {"type": "array"},
         "rows": {"type": ["integer", "null"]},
         "sql": {"type": ["string", "null"]},
+        "description": {"type": "string"},
     },
     "required": ["name", "type", "columns", "primary_key", "foreign_keys", "indexes"],
 }
@@ -111,12 +112,14 @@ OVERVIEW_OUTPUT: dict[str, Any] = {
                     "name": {"type": "string"},
                     "rows": {"type": ["integer", "null"]},
                     "references": {"type": "array", "items": {"type": "string"}},
+                    "description": {"type": "string"},
                 },
                 "required": ["name", "rows"],
             },
         },
         "views": {"type": "array", "items": {"type": "string"}},
         "truncated": {"type": "boolean"},
+        "description": {"type": "string"},
     },
     "required": ["tables", "views", "truncated"],
 }

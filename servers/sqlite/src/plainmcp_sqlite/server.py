@@ -13,7 +13,7 @@ from typing import Any
 
 from plainmcp import Server
 
-from . import prompts, resources, tools
+from . import canned, prompts, resources, tools
 from .catalog import Catalog
 from .config import Config, Named
 from .engine import Database
@@ -100,11 +100,11 @@ def build_server(config: Config, deps: Deps | None = None) -> Server:
     # Shared: one cache of what each database holds, checked for changes by a probe on the event loop.
     catalogue = _catalogue(deps.reader)
     others = {name: _catalogue(reader) for name, reader, _ in deps.others}
-    tools.register(
-        server,
-        tools.ReadTools(config, catalogue, others),
-        tools.WriteTools(config, deps.writer, writers) if deps.writer is not None or writers else None,
-    )
+    read = tools.ReadTools(config, catalogue, others)
+    write = tools.WriteTools(config, deps.writer, writers) if deps.writer is not None or writers else None
+    tools.register(server, read, write)
+    if config.metadata is not None:
+        canned.register(server, config.metadata, read, write)
     resources.register(server, resources.DatabaseResources(config, catalogue))
     prompts.register(server, prompts.DatabasePrompts(catalogue))
     # The bundled sample never changes: it is not watched.

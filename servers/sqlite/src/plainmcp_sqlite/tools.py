@@ -115,7 +115,7 @@ class ReadTools:
         offset = paging.offset_of(args["cursor"], db, sql, raw) if "cursor" in args else 0
         want = args.get("max_rows", config.rows_by_default)
         budget = min(config.result_budget, config.max_result_bytes)
-        outcome = await _run(
+        outcome = await run_statement(
             self.pick(args).db, sql, bind(raw), want, budget, max_value_bytes=config.max_result_bytes, skip=offset
         )
         result = shaped(outcome, config)
@@ -175,12 +175,23 @@ class ReadTools:
             description = await self.pick(args).describe(args["table"])
         except DatabaseError as failure:
             raise ToolError(str(failure)) from None
+        if self.config.metadata is not None:
+            described = self.config.metadata.table(args.get("db", self.config.name), description["name"])
+            if "description" in described:
+                description["description"] = described["description"]
+            notes = described.get("columns", {})
+            description["columns"] = [
+                {**column, "description": notes[column["name"]]} if column["name"] in notes else column
+                for column in description["columns"]
+            ]
         return ToolResult(content=[content.text(describe_text(description))], structured=description)
 
     async def describe_database(self, ctx: Context, args: dict[str, Any]) -> ToolResult:
         """Every table with its row count and foreign-key links, and the views (:mod:`.overview`)."""
         try:
-            found = await overview.database_overview(self.pick(args))
+            found = await overview.database_overview(
+                self.pick(args), self.config.metadata, args.get("db", self.config.name)
+            )
         except DatabaseError as failure:
             raise ToolError(str(failure)) from None
         return ToolResult(content=[content.text(overview.overview_text(found))], structured=found)
@@ -199,7 +210,9 @@ class ReadTools:
         """How SQLite would run a statement (EXPLAIN QUERY PLAN): which indexes it uses, where it
         scans whole tables. The statement is not run."""
         sql = _EXPLAIN_PREFIX.sub("", statement(args), count=1)
-        outcome = await _run(self.pick(args).db, f"EXPLAIN QUERY PLAN {sql}", bind(args.get("params")), 10_000, 1 << 20)
+        outcome = await run_statement(
+            self.pick(args).db, f"EXPLAIN QUERY PLAN {sql}", bind(args.get("params")), 10_000, 1 << 20
+        )
         plan = [{"id": row[0], "parent": row[1], "detail": row[-1]} for row in outcome.rows]
         return ToolResult(content=[content.text(plan_text(plan))], structured={"plan": plan})
 
@@ -219,11 +232,14 @@ class WriteTools:
     async def execute(self, ctx: Context, args: dict[str, Any]) -> ToolResult:
         """Run one statement that changes the database, in its own transaction (committed when it
         succeeds, rolled back otherwise), once the user confirmed it (see :meth:`confirm`)."""
+        return await self.change(ctx, self.pick(args), statement(args), bind(args.get("params")))
+
+    async def change(self, ctx: Context, writer: Database, sql: str, params: Params) -> ToolResult:
+        """Run ``sql`` on ``writer`` once confirmed (unless ``--confirm-writes never``): ``execute``'s
+        work, and a canned query's with ``write: true``."""
         config = self.config
-        sql, params = statement(args), bind(args.get("params"))
-        writer = self.pick(args)
         expected = await self.confirm(ctx, writer, sql, params) if config.confirm_writes else None
-        outcome = await _run(
+        outcome = await run_statement(
             writer, sql, params, config.rows_by_default, config.max_result_bytes, expect_changes=expected
         )
         result: dict[str, Any] = {"changes": outcome.changes, "last_row_id": outcome.last_row_id or None}
@@ -248,7 +264,7 @@ class WriteTools:
         shown = ctx.state.get("confirm")
         if shown is None:
             # First, so that a statement the server refuses, or SQLite rejects, says so at once.
-            dry = await _run(writer, sql, params, 1, 1 << 20, dry_run=True)
+            dry = await run_statement(writer, sql, params, 1, 1 << 20, dry_run=True)
             shown = ctx.state["confirm"] = {"changes": dry.changes, "message": confirmation(sql, dry)}
         if not ctx.client_supports("elicitation"):
             raise ToolError(NO_ELICITATION)
@@ -377,7 +393,10 @@ def shaped(outcome: Outcome, config: Config) -> dict[str, Any]:
     return results.to_json(outcome, max_cell_chars=config.max_cell_chars, max_rows=config.max_rows)
 
 
-async def _run(db: Database, sql: str, params: Params, max_rows: int, max_bytes: int, **options: Any) -> Outcome:
+async def run_statement(
+    db: Database, sql: str, params: Params, max_rows: int, max_bytes: int, **options: Any
+) -> Outcome:
+    """``db.run`` with its failures as tool errors the model reads (``options``: see ``Database.run``)."""
     try:
         return await db.run(sql, params, max_rows=max_rows, max_bytes=max_bytes, **options)
     except DatabaseError as failure:
@@ -387,7 +406,10 @@ async def _run(db: Database, sql: str, params: Params, max_rows: int, max_bytes:
 def describe_text(description: dict[str, Any]) -> str:
     """A readable account of :func:`catalog.describe`'s result."""
     rows = f", {description['rows']} rows" if description.get("rows") is not None else ""
-    lines = [f"{description['type']} {description['name']}{rows}", "", "columns:"]
+    lines = [f"{description['type']} {description['name']}{rows}"]
+    if description.get("description"):
+        lines.append(description["description"])
+    lines += ["", "columns:"]
     for column in description["columns"]:
         traits = [column["type"] or "(no type)"]
         if column["primary_key"]:
@@ -398,7 +420,8 @@ def describe_text(description: dict[str, Any]) -> str:
             traits.append(f"default {column['default']}")
         if column.get("generated"):
             traits.append("generated")
-        lines.append(f"  {column['name']}: {', '.join(traits)}")
+        note = f" -- {column['description']}" if column.get("description") else ""
+        lines.append(f"  {column['name']}: {', '.join(traits)}{note}")
     for key in description["foreign_keys"]:
         target = key["references"]
         to_columns = ", ".join(c or "(primary key)" for c in target["columns"])
