@@ -3,8 +3,11 @@ eras, through plainmcp's client and the official SDK's (``mcp`` 2.3.0) clients."
 
 from __future__ import annotations
 
+from typing import Any
+
 import anyio
 import httpx
+import mcp_types as types
 import pytest
 from mcp.client.client import Client as SDKClient
 from mcp.client.streamable_http import streamable_http_client
@@ -81,3 +84,41 @@ async def test_sdk_streamable_http_client(http_server, mode):
             async with SDKClient(transport, mode=mode, cache=None) as client:
                 result = await client.call_tool("query", QUERY)
     assert result.structured_content["rows"] == [["Ada"]]
+
+
+async def _accept(context: Any, params: Any) -> Any:
+    _accept.asked.append(params.message)
+    return types.ElicitResult(action="accept", content={})
+
+
+_accept.asked = []  # type: ignore[attr-defined]
+
+
+async def test_sdk_legacy_client_confirms_a_write_and_pages(tmp_path):
+    path = make_shop(tmp_path)
+    _accept.asked.clear()
+    command = [*STDIO_COMMAND, "--db", str(path), "--allow-write", "--no-watch", "--default-rows", "2"]
+    async with sdk_client.connect(command, elicitation_callback=_accept) as conn:
+        changed = await conn.session.call_tool("execute", {"sql": "DELETE FROM orders WHERE customer_id = 1"})
+        overview = await conn.session.call_tool("describe_database", {})
+        first = await conn.session.call_tool("query", {"sql": "SELECT id FROM customers ORDER BY id"})
+        cursor = first.structured_content["next_cursor"]
+        rest = await conn.session.call_tool("query", {"sql": "SELECT id FROM customers ORDER BY id", "cursor": cursor})
+    assert changed.structured_content["changes"] == 2 and not changed.is_error
+    assert _accept.asked == [
+        "Run this change on the database? deleting from orders: 2 row(s).\n\nDELETE FROM orders WHERE customer_id = 1"
+    ]
+    assert {"name": "orders", "rows": 1, "references": ["customers"]} in overview.structured_content["tables"]
+    assert first.structured_content["rows"] + rest.structured_content["rows"] == [[1], [2], [3]]
+
+
+async def test_sdk_modern_client_confirms_a_write_through_input_required(tmp_path):
+    path = make_shop(tmp_path)
+    _accept.asked.clear()
+    command = [*STDIO_COMMAND, "--db", str(path), "--allow-write", "--no-watch"]
+    async with sdk_modern.connect(command, elicitation_callback=_accept) as conn:
+        changed = await conn.client.call_tool("execute", {"sql": "DELETE FROM orders WHERE customer_id = 1"})
+    assert changed.structured_content["changes"] == 2 and not changed.is_error
+    assert len(_accept.asked) == 1 and "deleting from orders: 2 row(s)" in _accept.asked[0]
+    inbound = [m for m in conn.wire.inbound if isinstance(m.get("result"), dict)]
+    assert any(m["result"].get("resultType") == "input_required" for m in inbound)
