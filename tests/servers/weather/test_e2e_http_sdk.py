@@ -64,7 +64,7 @@ async def test_http_our_client_in_both_eras(http_server, standin, version, place
         async with connect_http(http_server.url, protocol_version=version) as client:
             tools, _ = await client.list_tools()
             result = await client.call_tool("get_forecast", {"location": place, "days": 1, "units": "imperial"})
-    assert len(tools) == 4
+    assert len(tools) == 8
     assert result["structuredContent"]["location"]["country"] == country
     assert result["structuredContent"]["units"]["temperature"] == "°F"
     assert standin.count("/v1/forecast") == 2  # the 503, then the retry
@@ -77,7 +77,20 @@ async def test_http_sdk_client_in_both_eras(http_server, mode):
             tools = (await client.list_tools()).tools
             result = await client.call_tool("get_current_weather", {"location": "Portland, ME"})
             failed = await client.call_tool("get_alerts", {"state": "Bavaria"})
-    assert {tool.name for tool in tools} == {"search_locations", "get_current_weather", "get_forecast", "get_alerts"}
+            # A tool added for issue 21, through a client that checks structured content against the output schema.
+            compared = await client.call_tool("compare_weather", {"locations": ["Paris, France", "Tokyo"]})
+    assert {tool.name for tool in tools} == {
+        "search_locations",
+        "get_current_weather",
+        "get_forecast",
+        "get_alerts",
+        "get_air_quality",
+        "get_marine_forecast",
+        "get_historical_weather",
+        "compare_weather",
+    }
+    assert not compared.is_error
+    assert [place["location"]["country"] for place in compared.structured_content["places"]] == ["France", "Japan"]
     assert all(tool.output_schema for tool in tools)
     assert result.structured_content["location"]["region"] == "Maine"
     assert failed.is_error and "not a US state" in failed.content[0].text
