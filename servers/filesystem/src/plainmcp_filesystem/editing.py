@@ -21,12 +21,16 @@ from __future__ import annotations
 
 import bisect
 import difflib
+import heapq
 from dataclasses import dataclass, field
 
 MAX_LISTED = 10
 #: Candidates shown when oldText matches nowhere, and the lines of the file compared (bounded time).
 MAX_CANDIDATES = 3
 MAX_COMPARED_LINES = 20_000
+#: How much of oldText and of each candidate the shown difference compares (ndiff's cost grows fast).
+MAX_DIFF_LINES = 40
+MAX_DIFF_CHARS = 400
 
 
 class EditFailed(Exception):
@@ -162,7 +166,9 @@ def _tolerant(text: str, old: str, new: str, number: int) -> tuple[int, int, str
     wanted = [_squash(line) for line in old_lines]
     squashed = [_squash(line) for line in lines]
     size = len(wanted)
-    starts = [i for i in range(len(lines) - size + 1) if squashed[i : i + size] == wanted]
+    # The first line first: slicing a window per line cost seconds for an oldText of thousands of lines.
+    first = wanted[0]
+    starts = [i for i in range(len(lines) - size + 1) if squashed[i] == first and squashed[i : i + size] == wanted]
     if len(starts) > 1:
         raise EditFailed(
             f"Edit {number}: oldText matches nowhere exactly, and {len(starts)} places when whitespace "
@@ -192,22 +198,34 @@ def _nearest(lines: list[str], old_lines: list[str]) -> str:
     first = next((line.strip() for line in old_lines if line.strip()), "")
     if not first:
         return ""
+    # The best MAX_CANDIDATES so far, worst first: a line is scored in full (ratio() is the costly
+    # part) only if its cheap upper bounds beat the worst of them.
     scored: list[tuple[float, int]] = []
     matcher = difflib.SequenceMatcher(b=first, autojunk=False)
     for index, line in enumerate(lines[:MAX_COMPARED_LINES]):
+        bar = scored[0][0] if len(scored) == MAX_CANDIDATES else 0.5
         matcher.set_seq1(line.strip())
-        if matcher.real_quick_ratio() > 0.5 and matcher.quick_ratio() > 0.5:
+        if matcher.real_quick_ratio() > bar and matcher.quick_ratio() > bar:
             ratio = matcher.ratio()
-            if ratio > 0.5:
-                scored.append((ratio, index))
+            if ratio > bar:
+                # Ties keep the earlier line: the heap orders by ratio, then by the later index first.
+                item = (ratio, -index)
+                if len(scored) == MAX_CANDIDATES:
+                    heapq.heapreplace(scored, item)
+                else:
+                    heapq.heappush(scored, item)
+    scored = [(ratio, -negated) for ratio, negated in scored]
     if not scored:
         return " Check the text, or read the file again: it may have changed."
     pivot = next(k for k, line in enumerate(old_lines) if line.strip())
+    # ndiff is quadratic or worse: compare the first MAX_DIFF_LINES lines of a long oldText only.
+    compared = old_lines[:MAX_DIFF_LINES]
     parts = []
     for _, index in sorted(scored, key=lambda item: (-item[0], item[1]))[:MAX_CANDIDATES]:
         begin = max(0, index - pivot)
-        window = lines[begin : begin + len(old_lines)]
-        difference = [line.rstrip("\n") for line in difflib.ndiff(old_lines, window) if line[:1] in "-+?"][:12]
+        window = [line[:MAX_DIFF_CHARS] for line in lines[begin : begin + len(compared)]]
+        difference = [line.rstrip("\n") for line in difflib.ndiff([line[:MAX_DIFF_CHARS] for line in compared], window)
+                      if line[:1] in "-+?"][:12]
         shown = "\n".join("  " + line[:200] for line in difference)
         where = f"line {begin + 1}" if len(window) == 1 else f"lines {begin + 1}-{begin + len(window)}"
         parts.append(f"{where} ('-' oldText, '+' the file):\n{shown}")
