@@ -4,6 +4,7 @@ names, so a query reads ``name.table`` across files, while the model still canno
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from pathlib import Path
 
@@ -133,3 +134,16 @@ async def test_stdio_process_serves_named_databases_in_both_eras(tmp_path, versi
     assert tools["execute"]["inputSchema"]["properties"]["db"] == {"enum": ["logs"]}
     assert result["structuredContent"]["rows"] == [["login"], ["buy"], ["login"]]
     assert joined["structuredContent"]["rows"] == [[3]]
+
+
+async def test_with_two_databases_the_tool_list_stays_within_the_budget(tmp_path):
+    # Issue 21's budget (tests/servers/test_tool_budget.py measures one database): db adds an enum to each tool.
+    _, _, server = two(tmp_path, allow_write=True, logs_writable=True)
+    async with server as client:
+        tools = await client.list_all_tools()
+    visible = [
+        json.dumps({key: tool[key] for key in ("name", "description", "inputSchema")}, separators=(",", ":"))
+        for tool in tools
+    ]
+    assert len(tools) == 7 and all("db" in tool["inputSchema"]["properties"] for tool in tools)
+    assert sum(len(text.encode()) for text in visible) / 4 / len(tools) <= 110

@@ -20,7 +20,7 @@ _SQL = {"type": "string"}
 # and bind() refuses anything but scalars with a message that names the place.
 _PARAMS = {
     "anyOf": [{"type": "array"}, {"type": "object"}],
-    "description": "Values for ? (array) or :name (object) placeholders: strings, numbers, booleans, null.",
+    "description": "Values for ? (array) or :name (object): strings, numbers, booleans, null.",
 }
 RESULT_OUTPUT: dict[str, Any] = {
     "type": "object",
@@ -44,7 +44,7 @@ RESULT_OUTPUT: dict[str, Any] = {
 QUERY_INPUT: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "sql": {**_SQL, "description": "One statement; values go in params."},
+        "sql": _SQL,
         "params": _PARAMS,
         # ``maximum`` and the default are the operator's: see query_input().
         "max_rows": {"type": "integer", "minimum": 1},
@@ -193,8 +193,8 @@ OVERVIEW_DOC = (
     "point to, and the views. Use it first; describe_table gives a table's columns."
 )
 SAMPLE_DOC = (
-    "A table's or view's first rows (default 5) with a profile of each column: nulls, distinct values, min, max "
-    "(over at most 10,000 rows). To see what the data looks like before writing a query."
+    "A table's first rows (default 5) and per column: nulls, distinct values, min, max (over at most 10,000 "
+    "rows). To see what the data looks like before writing a query."
 )
 EXECUTE_DOC = (
     "Change the database with one statement (INSERT, UPDATE, DELETE, CREATE...) in its own transaction, rolled "
