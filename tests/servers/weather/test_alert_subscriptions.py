@@ -9,6 +9,7 @@ import json
 import anyio
 import pytest
 from plainmcp import MCPError, connect_stdio
+from plainmcp_weather.alertwatch import area_of, signature
 from plainmcp_weather.config import Config
 from plainmcp_weather.standin import StandIn
 
@@ -96,3 +97,26 @@ def test_the_nws_itself_is_never_polled_more_than_once_a_minute():
     with pytest.raises(ValueError, match="--alerts-poll must be at least 60 seconds"):
         Config(alerts_poll=30)
     assert Config(alerts_poll=0.5, nws_url="http://127.0.0.1:8765").alerts_poll == 0.5
+
+
+@pytest.mark.parametrize(
+    ("uri", "area"),
+    [
+        ("weather://alerts/FL", "FL"),
+        ("weather://alerts/pr", "PR"),  # a territory, any case
+        ("weather://alerts/ZZ", None),
+        ("weather://alerts/FLA", None),
+        ("weather://alerts/", None),
+        ("weather://wmo-codes", None),
+    ],
+)
+def test_only_a_state_or_territory_code_is_an_alerts_area(uri, area):
+    assert area_of(uri) == area
+
+
+def test_a_poll_that_changes_nothing_visible_is_not_a_change():
+    """The signature ignores what subscribers cannot act on (the list's own 'updated' time, the order)."""
+    first = {"updated": "a", "alerts": [{"event": "A", "expires": "1"}, {"event": "B", "expires": "2"}]}
+    again = {"updated": "b", "alerts": [{"event": "B", "expires": "2"}, {"event": "A", "expires": "1"}]}
+    later = {"updated": "b", "alerts": [{"event": "B", "expires": "3"}, {"event": "A", "expires": "1"}]}
+    assert signature(first) == signature(again) != signature(later)

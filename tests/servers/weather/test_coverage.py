@@ -8,8 +8,9 @@ from contextlib import asynccontextmanager
 import anyio
 import jsonschema
 import pytest
-from plainmcp import connect_stdio
+from plainmcp import ToolError, connect_stdio
 from plainmcp.testing import connect_in_memory
+from plainmcp_weather.coverage import _day
 from plainmcp_weather.server import Deps, build_server
 from plainmcp_weather.standin import StandIn
 
@@ -203,3 +204,11 @@ async def test_stdio_nws_forecast_against_the_standin_in_both_eras(version):
     jsonschema.validate(result["structuredContent"], tool["outputSchema"])
     periods = result["structuredContent"]["periods"]
     assert len(periods) == 14 and all(period["text"] for period in periods)
+
+
+@pytest.mark.parametrize("value", ["2024-7-1", "2024-02-30", "20240701", None, 20240701, "2024-07-01T00:00"])
+def test_the_handler_checks_dates_itself_too(value):
+    """The schema's "format": "date" is checked by the core; the handler does not rely on it."""
+    with pytest.raises(ToolError, match="start_date must be a date written YYYY-MM-DD"):
+        _day(value, "start_date")
+    assert _day("2024-07-01", "start_date").isoformat() == "2024-07-01"

@@ -1,7 +1,8 @@
 """plainmcp-weather: worldwide weather from Open-Meteo and US alerts from the NWS, over MCP.
 
-Four read-only tools (``search_locations``, ``get_current_weather``, ``get_forecast``, ``get_alerts``)
-over Open-Meteo's geocoding and forecast APIs and the National Weather Service's alerts, behind
+Eight read-only tools (places, current weather, forecasts, US alerts, air quality, marine forecasts,
+historical weather, a comparison of places) over Open-Meteo's APIs and the National Weather Service's,
+subscribable US alerts, the WMO code table and attribution as resources, and two prompts; behind
 timeouts, retries, a circuit breaker per upstream, single flight and a cache that serves stale
 answers while an upstream is down. Embed it with ``build_server(Config(...))``.
 """

@@ -1,4 +1,4 @@
-"""The four tools: argument checks, the service calls, structured results and their short summaries.
+"""The first four tools: argument checks, the service calls, structured results and their short summaries.
 
 The handlers are the methods of :class:`WeatherTools` (they share one :class:`WeatherService`), the
 schemas are :mod:`.schemas`' constants, and :func:`register` adds them, one line per tool.
@@ -169,7 +169,7 @@ def _number(value: Any, unit: str, digits: int = 1) -> str:
 
 class WeatherTools:
     """The tools' handlers, answering through one :class:`WeatherService` (its cache, breakers and
-    single flight are what the four share). Each method's docstring is its tool's description."""
+    single flight are what the tools share). Each method's docstring is its tool's description."""
 
     def __init__(self, service: WeatherService) -> None:
         self.service = service
@@ -414,7 +414,7 @@ def _add(
     input_schema: dict[str, Any],
     output_schema: dict[str, Any],
 ) -> None:
-    """``handler`` as the tool of its name. All four tools only read, answer the same when repeated, and
+    """``handler`` as the tool of its name. All the tools only read, answer the same when repeated, and
     reach outside the process (the upstream APIs): their annotations say so."""
     annotations = ToolAnnotations(title=title, read_only=True, idempotent=True, open_world=True)
     server.tool(
