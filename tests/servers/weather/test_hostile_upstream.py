@@ -183,3 +183,51 @@ async def test_max_response_bytes_option_lowers_the_cap():
             texts.append((result.get("isError", False), text_of(result)))
     assert texts[0][0] is False, texts[0]
     assert texts[1] == (True, TOO_LARGE)
+
+
+@pytest.mark.parametrize(
+    ("flag", "tool", "arguments", "service"),
+    [
+        ("--air-quality-url", "get_air_quality", {"latitude": 1, "longitude": 2}, "Open-Meteo air quality"),
+        ("--marine-url", "get_marine_forecast", {"latitude": 1, "longitude": 2}, "Open-Meteo marine"),
+        (
+            "--archive-url",
+            "get_historical_weather",
+            {"latitude": 1, "longitude": 2, "start_date": "2020-01-01", "end_date": "2020-01-02"},
+            "Open-Meteo historical weather",
+        ),
+        ("--nws-url", "get_forecast", {"latitude": 1, "longitude": 2, "source": "nws"}, "National Weather Service"),
+    ],
+)
+async def test_the_upstreams_added_for_issue_21_are_as_guarded(hostile, flag, tool, arguments, service):
+    """An endless body from each new upstream ends at the cap, memory bounded, ping answered."""
+    command = [
+        *SERVER_MODULE,
+        flag,
+        f"{hostile.url}/endless",
+        "--retries",
+        "0",
+        "--timeout",
+        "5",
+        "--log-level",
+        "error",
+    ]
+    async with connect_stdio(command) as client:
+        pid = client.process.pid
+        before = memory(pid)["VmRSS"]
+        result: dict = {}
+
+        async def call() -> None:
+            with anyio.fail_after(8):
+                result.update(await client.call_tool(tool, arguments))
+
+        async with anyio.create_task_group() as task_group:
+            task_group.start_soon(call)
+            for _ in range(PINGS):
+                with anyio.fail_after(1):
+                    await client.ping()
+                await anyio.sleep(0.1)
+        peak = memory(pid)["VmHWM"]
+    assert result["isError"] is True
+    assert text_of(result) == f"The {service} service sent an answer larger than this server accepts. Try again later."
+    assert peak - before < GROWTH and peak < CEILING
