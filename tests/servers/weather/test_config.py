@@ -78,6 +78,15 @@ def test_api_key_from_the_environment_switches_the_default_hosts(monkeypatch):
     assert config.api_key == "k-1234" and config.geocoding_url == COMMERCIAL_GEOCODING_URL
 
 
+def test_an_api_key_switches_every_open_meteo_host_but_not_one_set_by_hand():
+    config = Config(api_key="k", marine_url="http://127.0.0.1:8765")
+    assert config.air_quality_url == "https://customer-air-quality-api.open-meteo.com"
+    assert config.archive_url == "https://customer-archive-api.open-meteo.com"
+    assert config.forecast_url == "https://customer-api.open-meteo.com"
+    assert config.marine_url == "http://127.0.0.1:8765"
+    assert config.nws_url == "https://api.weather.gov"  # the NWS has no key and no other host
+
+
 def test_an_empty_api_key_is_no_key(monkeypatch):
     monkeypatch.setenv(f"{ENV_PREFIX}_OPEN_METEO_API_KEY", "")
     assert parse([]).api_key is None
