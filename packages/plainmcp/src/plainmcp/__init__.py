@@ -34,7 +34,7 @@ _EXPORTS: dict[str, str] = {
     "ToolAnnotations": "tools",
     "ToolError": "tools",
     "ToolResult": "tools",
-    "connect_stdio": "client",
+    "connect_stdio": "stdio",
     "content": "content",
     "demo": "demo",
     "inputs": "inputs",
@@ -103,7 +103,7 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:
     from . import content, demo, inputs
-    from .client import Client, connect_stdio, open_client
+    from .client import Client, open_client
     from .command_line import (
         StartupError,
         env_list_option,
@@ -119,6 +119,6 @@ if TYPE_CHECKING:
     from .resources import Resource, ResourceTemplate
     from .server import Server
     from .spawned import ServerExited
-    from .stdio import run_stdio
+    from .stdio import connect_stdio, run_stdio
     from .tools import Tool, ToolAnnotations, ToolError, ToolResult
     from .versions import ALL_VERSIONS, LATEST, LATEST_LEGACY, LEGACY_VERSIONS, MODERN_VERSIONS

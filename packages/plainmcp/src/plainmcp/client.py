@@ -2,7 +2,7 @@
 
 Used by the tests, the ``plainmcp`` command and anyone scripting a server::
 
-    async with connect_stdio(["my-server", "--db", "x.db"]) as client:
+    async with connect_stdio(["my-server", "--db", "x.db"]) as client:  # plainmcp.connect_stdio
         tools = await client.list_all_tools()
         result = await client.call_tool("query", {"sql": "select 1"})
 """
@@ -10,11 +10,10 @@ Used by the tests, the ``plainmcp`` command and anyone scripting a server::
 from __future__ import annotations
 
 import logging
-import os
 import random
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from contextlib import asynccontextmanager, contextmanager
-from typing import Any, TextIO
+from typing import Any
 
 import anyio
 from anyio.abc import ObjectReceiveStream, ObjectSendStream
@@ -500,14 +499,6 @@ def _is_input_required(result: Any) -> bool:
     return isinstance(result, dict) and result.get("resultType") == "input_required"
 
 
-def _short_command(command: Sequence[str], width: int = 80) -> str:
-    """``command`` as a user would recognise it: the program's name, then its arguments, cut."""
-    import shlex
-
-    text = shlex.join([os.path.basename(command[0]), *command[1:]])
-    return text if len(text) <= width else text[: width - 3] + "..."
-
-
 def _version() -> str:
     from . import __version__
 
@@ -536,60 +527,4 @@ async def open_client(
                 task_group.cancel_scope.cancel()
 
 
-@asynccontextmanager
-async def connect_stdio(
-    command: Sequence[str],
-    *,
-    env: dict[str, str] | None = None,
-    cwd: str | None = None,
-    initialize: bool = True,
-    close_grace: float = 2.0,
-    max_message_bytes: int | None = None,
-    stderr: str | TextIO = "auto",
-    **options: Any,
-) -> AsyncIterator[Client]:
-    """Spawn a stdio server and yield an initialized :class:`Client`; stop the server on exit.
-
-    ``max_message_bytes`` bounds one message each way (4 MiB by default); a longer line from the
-    server is skipped, so a request whose answer is larger times out instead of being answered.
-
-    The server's stderr is never swallowed: with ``stderr="auto"`` its lines go to the
-    ``plainmcp.stdio.server.<command>`` logger when this program's logging shows them, otherwise
-    to this process's stderr; ``"log"``, ``"discard"`` or a text stream choose for you (see
-    :mod:`plainmcp.spawned`).
-
-    Raises:
-        ServerExited: (an :class:`MCPError`) the server exited before it answered the handshake;
-            the message quotes its exit code and last lines on stderr.
-        FileNotFoundError: the command does not exist.
-    """
-    from .framing import DEFAULT_MAX_MESSAGE_BYTES
-    from .spawned import StderrTail, stderr_sink
-    from .stdio import spawn_stdio
-
-    name = os.path.basename(command[0])
-    tail = StderrTail(stderr_sink(stderr, name))
-    limit = DEFAULT_MAX_MESSAGE_BYTES if max_message_bytes is None else max_message_bytes
-    connected = False
-    with unwrap_single_errors():
-        async with spawn_stdio(
-            command, env=env, cwd=cwd, close_grace=close_grace, max_message_bytes=limit, stderr_tail=tail
-        ) as (read, write, process):
-            try:
-                async with open_client(read, write, initialize=initialize, **options) as client:
-                    connected = True
-                    client.process = process
-                    client.transport = "stdio"
-                    yield client
-            except MCPError:
-                if connected:
-                    raise
-                # The handshake failed because the connection closed: if the server is gone, say
-                # so with its own words rather than "Connection closed".
-                exited = await tail.exited(process, _short_command(command))
-                if exited is None:
-                    raise
-                raise exited from None
-
-
-__all__ = ["Client", "MCPError", "connect_stdio", "open_client"]
+__all__ = ["Client", "MCPError", "open_client"]

@@ -25,9 +25,12 @@ import logging
 import os
 import sys
 from collections.abc import Iterable, Sequence
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from .logs import LEVELS, configure_logging
+
+if TYPE_CHECKING:
+    from .server import Server
 
 logger = logging.getLogger(__name__)
 
@@ -324,7 +327,7 @@ def setup_logging(args: argparse.Namespace, own: Iterable[str] = ()) -> None:
                       own=own)
 
 
-def serve(server: Any, args: argparse.Namespace, *, own_loggers: Iterable[str] = ()) -> None:
+def serve(server: Server, args: argparse.Namespace, *, own_loggers: Iterable[str] = ()) -> None:
     """Configure logging (stderr only) and serve ``server`` on the chosen transport until done.
 
     The loggers of the package that calls this (``acme`` for ``acme.__main__``), of ``plainmcp*``

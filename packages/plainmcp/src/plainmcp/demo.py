@@ -123,7 +123,7 @@ class Stage:
         """Start the server with ``args`` over stdio, print the title and the handshake, and yield
         the connected client (``options`` go to :func:`plainmcp.connect_stdio`). The server stops
         when the block ends."""
-        from .client import connect_stdio
+        from .stdio import connect_stdio
 
         self.header(title)
         started = time.perf_counter()

@@ -10,7 +10,8 @@ A client that does not read its output gets backpressure, then is dropped: once 
 writes then block), and when the pipe takes nothing for ``write_timeout`` seconds the server stops
 serving, as at end of input. Memory stays bounded however long the client keeps writing.
 
-Client side: :func:`spawn_stdio` starts a server process and gives a client the same stream pair;
+Client side: :func:`spawn_stdio` starts a server process and gives a client the same stream pair,
+and :func:`connect_stdio` runs a :class:`~plainmcp.Client` over it;
 the server's stderr goes where the client asks (:mod:`plainmcp.spawned`), and closing follows the specification: end of
 input, then SIGTERM, then SIGKILL.
 """
@@ -26,18 +27,20 @@ import sys
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 import anyio
 import anyio.lowlevel
 from anyio.abc import ByteReceiveStream, ObjectReceiveStream, ObjectSendStream, Process
 
 from .connection import ServerConnection
+from .errors import MCPError
 from .framing import DEFAULT_MAX_MESSAGE_BYTES, LineDecoder, frame
 from .jsonrpc import Decoded
 from .session import Outbound
 
 if TYPE_CHECKING:
+    from .client import Client
     from .server import Server
 
 logger = logging.getLogger(__name__)
@@ -485,3 +488,66 @@ async def spawn_stdio(
             with anyio.CancelScope(shield=True):
                 await _stop_process(process, close_grace)
             task_group.cancel_scope.cancel()
+
+
+def _short_command(command: Sequence[str], width: int = 80) -> str:
+    """``command`` as a user would recognise it: the program's name, then its arguments, cut."""
+    import shlex
+
+    text = shlex.join([os.path.basename(command[0]), *command[1:]])
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+@asynccontextmanager
+async def connect_stdio(
+    command: Sequence[str],
+    *,
+    env: dict[str, str] | None = None,
+    cwd: str | None = None,
+    initialize: bool = True,
+    close_grace: float = 2.0,
+    max_message_bytes: int | None = None,
+    stderr: str | TextIO = "auto",
+    **options: Any,
+) -> AsyncIterator[Client]:
+    """Spawn a stdio server and yield an initialized :class:`Client`; stop the server on exit.
+
+    ``max_message_bytes`` bounds one message each way (4 MiB by default); a longer line from the
+    server is skipped, so a request whose answer is larger times out instead of being answered.
+
+    The server's stderr is never swallowed: with ``stderr="auto"`` its lines go to the
+    ``plainmcp.stdio.server.<command>`` logger when this program's logging shows them, otherwise
+    to this process's stderr; ``"log"``, ``"discard"`` or a text stream choose for you (see
+    :mod:`plainmcp.spawned`).
+
+    Raises:
+        ServerExited: (an :class:`MCPError`) the server exited before it answered the handshake;
+            the message quotes its exit code and last lines on stderr.
+        FileNotFoundError: the command does not exist.
+    """
+    from .client import open_client, unwrap_single_errors  # not on a server's path
+    from .spawned import StderrTail, stderr_sink
+
+    name = os.path.basename(command[0])
+    tail = StderrTail(stderr_sink(stderr, name))
+    limit = DEFAULT_MAX_MESSAGE_BYTES if max_message_bytes is None else max_message_bytes
+    connected = False
+    with unwrap_single_errors():
+        async with spawn_stdio(
+            command, env=env, cwd=cwd, close_grace=close_grace, max_message_bytes=limit, stderr_tail=tail
+        ) as (read, write, process):
+            try:
+                async with open_client(read, write, initialize=initialize, **options) as client:
+                    connected = True
+                    client.process = process
+                    client.transport = "stdio"
+                    yield client
+            except MCPError:
+                if connected:
+                    raise
+                # The handshake failed because the connection closed: if the server is gone, say
+                # so with its own words rather than "Connection closed".
+                exited = await tail.exited(process, _short_command(command))
+                if exited is None:
+                    raise
+                raise exited from None

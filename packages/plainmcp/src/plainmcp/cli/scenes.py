@@ -57,7 +57,7 @@ async def demo_notes(python: str) -> None:
     """The notes example over stdio with ``python``, ending with the notifications it sent."""
     import time
 
-    from ..client import connect_stdio
+    from ..stdio import connect_stdio
 
     command = [python, "-m", "plainmcp.examples.notes"]
     print(f"\n== notes example server: {' '.join(command[1:])}")

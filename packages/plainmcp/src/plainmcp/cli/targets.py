@@ -200,7 +200,7 @@ async def connect(target: Target, **options: Any) -> AsyncIterator[Any]:
         async with connect_http(target.url, transport=target.transport, headers=target.headers, **options) as client:
             yield client
         return
-    from ..client import connect_stdio
+    from ..stdio import connect_stdio
 
     env = {**os.environ, **target.env} if target.env else None
     async with connect_stdio(list(target.command), env=env, **options) as client:

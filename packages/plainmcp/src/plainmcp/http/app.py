@@ -18,7 +18,7 @@ import logging
 import socket
 from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .asgi import ASGIApp, HostPolicy, Receive, Scope, Send, principal_subject, respond, respond_json
 from .auth import WELL_KNOWN_PRM, BearerAuth
@@ -28,6 +28,9 @@ from .legacy_sse import LegacySSE
 from .metrics import CONTENT_TYPE
 from .streamable import StreamableHTTP
 from .telemetry import HTTPMetrics
+
+if TYPE_CHECKING:
+    from ..server import Server
 
 logger = logging.getLogger(__name__)
 
@@ -57,7 +60,7 @@ class MCPApp:
 
     def __init__(
         self,
-        server: Any,
+        server: Server,
         *,
         path: str = "/mcp",
         streamable: bool = True,
@@ -226,7 +229,7 @@ def _is_loopback_bind(host: str) -> bool:
 
 
 def run_http(
-    server: Any,
+    server: Server,
     *,
     host: str = "127.0.0.1",
     port: int = 8000,

@@ -165,6 +165,108 @@ class ConnectionGuard:
             self._idle[connection] = None
 
 
+class _GuardedProtocol(asyncio.Protocol):
+    """The guard's rules, mixed in front of uvicorn's HTTP protocol by :func:`guarded_protocol`
+    (which names the guard and the base class). Attributes it uses from the base: ``app``,
+    ``client``, ``cycle``, ``loop``, ``transport``."""
+
+    guard: ConnectionGuard
+    # Set by the base protocol class.
+    app: Any
+    client: Any
+    cycle: Any
+    loop: Any
+    transport: Any
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        # uvicorn's protocols take (config, server_state, ...); mypy sees asyncio.Protocol's signature.
+        super().__init__(*args, **kwargs)  # type: ignore[call-arg]
+        self._app = self.app
+        self.app = self._serve
+        self.guard_peer = ""
+        self._place = "refused"
+        self._head_timer: asyncio.TimerHandle | None = None
+        self._head_bytes = 0
+        self._serving = 0
+        self._head_done = False  # a head is complete and its request not yet started
+
+    def connection_made(self, transport: Any) -> None:
+        super().connection_made(transport)
+        self.guard_peer = peer_key(self.client[0]) if self.client else ""
+        self._place = self.guard.admit(self, self.guard_peer)
+        if self._place == "refused":
+            transport.abort()
+            return
+        self._arm()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        if self._place == "slot":
+            self.guard.release(self)
+        elif self._place == "reserve":
+            self.guard.reserve -= 1
+        self._place = "gone"
+        super().connection_lost(exc)
+
+    def data_received(self, data: bytes) -> None:
+        if self._serving or self._head_done:
+            super().data_received(data)
+            return
+        # Part of the next request head: the deadline runs from its first byte.
+        if self._head_timer is None:
+            self._arm()
+        self._head_bytes += len(data)
+        cycle = self.cycle
+        super().data_received(data)
+        if self.cycle is not cycle:
+            # The parser completed a head (uvicorn starts a new request cycle for each): from
+            # now on the connection is serving, even before the application's task has run,
+            # so it can no longer be given up to a newcomer.
+            self._disarm()
+            self._head_done = True
+            if self._place == "slot":
+                self.guard.busy(self)
+
+    def _arm(self) -> None:
+        self._head_bytes = 0
+        self._head_timer = self.loop.call_later(self.guard.header_timeout, self._head_timed_out)
+
+    def _disarm(self) -> None:
+        if self._head_timer is not None:
+            self._head_timer.cancel()
+            self._head_timer = None
+
+    def _head_timed_out(self) -> None:
+        self._head_timer = None
+        if self._serving or self._head_done or self.transport.is_closing():
+            return
+        if self._head_bytes:
+            self.transport.write(_TIMEOUT_408)
+        self.transport.close()
+
+    def give_up(self) -> None:
+        """Closed to free its slot for a new connection (it was idle)."""
+        self._disarm()
+        self._place = "given up"
+        self.transport.close()
+
+    async def _serve(self, scope: Any, receive: Any, send: Any) -> None:
+        self._disarm()
+        self._head_done = False
+        self._serving += 1
+        if self._place == "slot":
+            self.guard.busy(self)
+        try:
+            if self._place != "reserve" or (scope["path"] == self.guard.health_path and scope["method"] == "GET"):
+                await self._app(scope, receive, send if self._place != "reserve" else _closing(send))
+            else:
+                await _busy(send)
+        finally:
+            self._serving -= 1
+            if not self._serving and self._place == "slot":
+                self.guard.idle(self)
+
+
 def guarded_protocol(guard: ConnectionGuard, base: type[asyncio.Protocol] | None = None) -> type[asyncio.Protocol]:
     """A subclass of uvicorn's HTTP protocol (``base``, by default the one uvicorn would pick)
     that keeps ``guard``'s rules; pass it as ``uvicorn.Config(http=...)`` with no
@@ -173,98 +275,9 @@ def guarded_protocol(guard: ConnectionGuard, base: type[asyncio.Protocol] | None
         from uvicorn.protocols.http.auto import AutoHTTPProtocol
 
         base = AutoHTTPProtocol
-    parent: Any = base
-
-    class GuardedHTTPProtocol(parent):  # type: ignore[misc, valid-type]
-        def __init__(self, *args: Any, **kwargs: Any) -> None:
-            super().__init__(*args, **kwargs)
-            self._app = self.app
-            self.app = self._serve
-            self.guard_peer = ""
-            self._place = "refused"
-            self._head_timer: asyncio.TimerHandle | None = None
-            self._head_bytes = 0
-            self._serving = 0
-            self._head_done = False  # a head is complete and its request not yet started
-
-        def connection_made(self, transport: Any) -> None:
-            super().connection_made(transport)
-            self.guard_peer = peer_key(self.client[0]) if self.client else ""
-            self._place = guard.admit(self, self.guard_peer)
-            if self._place == "refused":
-                transport.abort()
-                return
-            self._arm()
-
-        def connection_lost(self, exc: Exception | None) -> None:
-            self._disarm()
-            if self._place == "slot":
-                guard.release(self)
-            elif self._place == "reserve":
-                guard.reserve -= 1
-            self._place = "gone"
-            super().connection_lost(exc)
-
-        def data_received(self, data: bytes) -> None:
-            if self._serving or self._head_done:
-                super().data_received(data)
-                return
-            # Part of the next request head: the deadline runs from its first byte.
-            if self._head_timer is None:
-                self._arm()
-            self._head_bytes += len(data)
-            cycle = self.cycle
-            super().data_received(data)
-            if self.cycle is not cycle:
-                # The parser completed a head (uvicorn starts a new request cycle for each): from
-                # now on the connection is serving, even before the application's task has run,
-                # so it can no longer be given up to a newcomer.
-                self._disarm()
-                self._head_done = True
-                if self._place == "slot":
-                    guard.busy(self)
-
-        def _arm(self) -> None:
-            self._head_bytes = 0
-            self._head_timer = self.loop.call_later(guard.header_timeout, self._head_timed_out)
-
-        def _disarm(self) -> None:
-            if self._head_timer is not None:
-                self._head_timer.cancel()
-                self._head_timer = None
-
-        def _head_timed_out(self) -> None:
-            self._head_timer = None
-            if self._serving or self._head_done or self.transport.is_closing():
-                return
-            if self._head_bytes:
-                self.transport.write(_TIMEOUT_408)
-            self.transport.close()
-
-        def give_up(self) -> None:
-            """Closed to free its slot for a new connection (it was idle)."""
-            self._disarm()
-            self._place = "given up"
-            self.transport.close()
-
-        async def _serve(self, scope: Any, receive: Any, send: Any) -> None:
-            self._disarm()
-            self._head_done = False
-            self._serving += 1
-            if self._place == "slot":
-                guard.busy(self)
-            try:
-                if self._place != "reserve" or (scope["path"] == guard.health_path and scope["method"] == "GET"):
-                    await self._app(scope, receive, send if self._place != "reserve" else _closing(send))
-                else:
-                    await _busy(send)
-            finally:
-                self._serving -= 1
-                if not self._serving and self._place == "slot":
-                    guard.idle(self)
-
-    GuardedHTTPProtocol.__qualname__ = GuardedHTTPProtocol.__name__ = f"Guarded{base.__name__}"
-    return GuardedHTTPProtocol
+    name = f"Guarded{base.__name__}"
+    protocol: type[asyncio.Protocol] = type(name, (_GuardedProtocol, base), {"guard": guard, "__qualname__": name})
+    return protocol
 
 
 def peer_key(host: str) -> str:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
@@ -35,6 +35,9 @@ from .asgi import (
     wait_disconnect,
 )
 
+if TYPE_CHECKING:
+    from ..server import Server
+
 logger = logging.getLogger(__name__)
 
 #: A tool that reported a failure, in JSON-RPC's range for implementation-defined server errors.
@@ -46,7 +49,7 @@ class Gateway:
     """ASGI app for ``<path>/server-info`` and ``<path>/call`` (``path`` is the MCP endpoint's)."""
 
     def __init__(
-        self, server: Any, *, path: str = "/mcp", max_body_bytes: int = 4 * 1024 * 1024, observer: Observer | None = None,
+        self, server: Server, *, path: str = "/mcp", max_body_bytes: int = 4 * 1024 * 1024, observer: Observer | None = None,
     ) -> None:
         self.server = server
         base = path.rstrip("/")

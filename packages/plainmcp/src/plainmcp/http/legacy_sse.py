@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 import secrets
 from collections import deque
-from typing import Any
+from typing import TYPE_CHECKING
 from urllib.parse import parse_qs
 
 import anyio
@@ -40,6 +40,9 @@ from .asgi import (
     wait_disconnect,
 )
 
+if TYPE_CHECKING:
+    from ..server import Server
+
 logger = logging.getLogger(__name__)
 
 
@@ -52,7 +55,7 @@ class LegacySSE:
 
     def __init__(
         self,
-        server: Any,
+        server: Server,
         *,
         sse_path: str = "/sse",
         messages_path: str = "/messages",

@@ -39,6 +39,7 @@ from .asgi import (
 )
 
 if TYPE_CHECKING:
+    from ..server import Server
     from ..session import Observer
 
 #: HTTP status of a 2026-07-28 error response, by JSON-RPC code (200 for the rest).
@@ -67,7 +68,7 @@ class StatelessHTTP:
     """
 
     def __init__(
-        self, server: Any, *, max_message_bytes: int, keepalive_seconds: float, observer: Observer | None = None
+        self, server: Server, *, max_message_bytes: int, keepalive_seconds: float, observer: Observer | None = None
     ) -> None:
         self.server = server
         self.max_message_bytes = max_message_bytes

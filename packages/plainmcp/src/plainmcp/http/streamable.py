@@ -18,7 +18,7 @@ import secrets
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 from anyio.abc import ObjectSendStream, TaskGroup
@@ -61,6 +61,9 @@ from .asgi import (
 from .event_buffer import EventBuffer, parse_event_id
 from .stateless import MIRRORED_HEADERS, StatelessHTTP
 
+if TYPE_CHECKING:
+    from ..server import Server
+
 logger = logging.getLogger(__name__)
 
 class StreamableHTTP:
@@ -82,7 +85,7 @@ class StreamableHTTP:
 
     def __init__(
         self,
-        server: Any,
+        server: Server,
         *,
         max_body_bytes: int = 4 * 1024 * 1024,
         max_sessions: int = 1000,

@@ -9,11 +9,14 @@ protocol's method names and the registered tools; anything else is ``other`` / `
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
 
 from .. import protocol
 from ..jsonrpc import ErrorResponse, Message, Request, Response, encode
 from .metrics import Registry
+
+if TYPE_CHECKING:
+    from ..server import Server
 
 DURATION_BUCKETS = (0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
 SIZE_BUCKETS = tuple(float(64 * 4**n) for n in range(10))  # 64 B .. 16 MiB
@@ -47,7 +50,7 @@ def _size(message: Message) -> int:
 class HTTPMetrics:
     """The metrics of one :class:`~plainmcp.http.app.MCPApp`."""
 
-    def __init__(self, server: Any) -> None:
+    def __init__(self, server: Server) -> None:
         self.server = server
         self.registry = registry = Registry()
         self.call_duration = registry.histogram(
