@@ -44,7 +44,7 @@ def test_demo_plays_the_core_example_first_then_the_servers_by_scene_name(demo) 
     titles = [line for line in demo.stdout.splitlines() if line.startswith("== ")]
     assert titles[0].startswith("== notes example server")
     servers = [title.split()[1] for title in titles[1:]]
-    assert servers == sorted(servers) == ["everything", "filesystem", "prompts", "sqlite", "weather"]
+    assert servers == sorted(servers) == ["bridge", "everything", "filesystem", "prompts", "sqlite", "weather"]
 
 
 def test_demo_notes_example_scene(demo) -> None:
@@ -96,3 +96,28 @@ def test_demo_weather_scene_against_the_stand_in(demo) -> None:
     assert '["Portland, Oregon", "Portland, Maine"]' in out
     assert "Paris, Île-de-France, France" in out
     assert "isError: No place named 'Atlantis' was found." in out
+
+
+def test_demo_bridge_scene_repairs_a_wrong_typed_call_against_the_stand_in_model(demo) -> None:
+    # The bridge is no server but registers a scene too (packages/plainmcp-bridge): its `ask` as a real
+    # process, the stand-in model's scripted turns, the real sqlite server (installed beside it here).
+    needs("bridge")
+    needs("sqlite")
+    out = demo.stdout
+    bin_dir = Path(sys.executable).parent
+    assert "== bridge with a scripted stand-in model and the sqlite server on its bundled sample database" in out
+    assert f"  using plainmcp-bridge from this environment: {bin_dir / 'plainmcp-bridge'}" in out
+    start = out.index("== bridge ")
+    end = out.find("\n== ", start)
+    scene = out[start : end if end != -1 else None]
+    steps = [
+        'model: query(sql=..., max_rows="1")      -> not sent: max_rows: expected an integer; sent "1" (a string)',
+        "repair message to the model              -> Your call to query was not run: 1 problem with its arguments.",
+        "model: query(sql=..., max_rows=1)        -> valid: tools/call sent to the server",
+        "query result                             -> 1 row (truncated) | author | copies | |---|---| | Jane Austen | 127 |",
+        "answer                                   -> Jane Austen sold the most books: 127 copies.",
+        "counts                                   -> tool calls: 2 proposed, 0 valid at first try, 1 repaired, 1 rejected",
+    ]
+    # In this order: the wrong call is refused before anything reaches the server, then repaired.
+    positions = [scene.index(step) for step in steps]
+    assert positions == sorted(positions), scene

@@ -72,7 +72,7 @@ def choose_act() -> Act:
             answer="Jane Austen sold the most books: 127 copies.",
         )
     return Act(
-        title="the core's notes example (the sqlite server is not installed with this bridge)",
+        title="the core's notes example (no sqlite server beside this bridge)",
         server=(sys.executable, "-m", "plainmcp.examples.notes"),
         question="Which notes mention plainmcp?",
         tool="search_notes",
