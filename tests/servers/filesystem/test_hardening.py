@@ -371,3 +371,13 @@ async def test_root_replaced_while_serving_keeps_serving_the_directory_opened(
         await client.call_tool("write_file", {"path": "written.txt", "content": "inside"})
     assert (tree.base / "moved" / "written.txt").read_text() == "inside"
     assert not (tree.outside / "written.txt").exists()
+
+
+async def test_a_deadline_during_the_worker_spawn_leaves_no_worker(make_server: Callable[..., Server], crafted: Tree) -> None:
+    """A deadline so short it lands while the worker process is being started: the spawn is shielded,
+    so the process is still killed and reaped (it used to be lost, running, with nothing to kill it)."""
+    async with connect_in_memory(make_server(search_timeout=0.001)) as client:
+        for _ in range(5):
+            result = await client.call_tool("search_content", {"path": ".", "query": "(a+)+$", "regex": True})
+            assert result["isError"] and "longer than 0.001 s" in text_of(result)
+            assert grep_workers() == []

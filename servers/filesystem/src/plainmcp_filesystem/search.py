@@ -206,7 +206,10 @@ async def _run_worker(start: Place, request: GrepRequest) -> ContentSearch:
 
     package_parent = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [package_parent, os.environ.get("PYTHONPATH")])))
-    with anchored.directory(start) as fd:
+    # Shielded: a deadline landing while the process is being spawned would otherwise lose the
+    # process object with the process already running, and nothing would kill it (seen under load).
+    # Cancellation then lands at the first checkpoint below, whose cleanup kills the worker.
+    with anchored.directory(start) as fd, anyio.CancelScope(shield=True):
         process = await anyio.open_process(
             [sys.executable, "-m", "plainmcp_filesystem.grep_worker", str(fd)], pass_fds=(fd,), env=env,
             stderr=subprocess.DEVNULL,
