@@ -12,10 +12,11 @@ import anyio
 from plainmcp import Context, ToolError, ToolResult, content
 
 from . import anchored
+from .anchored import Place
 from .mime import OCTET_STREAM, mime_type
 from .paging import Page
-from .paths import AccessError
-from .reading import TextPart, check_encoding, fit_text, json_weight, read_bytes, read_part
+from .paths import AccessError, AccessPolicy
+from .reading import check_encoding, fit_text, json_weight, read_bytes, read_part
 from .toolkit import PATH, READ, ToolFamily, ToolSpec, count, media_limit, obj, out, result, string_list
 
 
@@ -117,7 +118,7 @@ def _encoding(args: dict[str, Any]) -> str:
         raise ToolError(f"Unknown encoding: {args.get('encoding')!r}") from None
 
 
-def _shown(part: TextPart, page: Page) -> str:
+def _shown(page: Page) -> str:
     """Where a page is in its file, for the notice of a cut result."""
     if page.first_line is not None and page.last_line is not None:
         return f"lines {page.first_line}-{page.last_line}"
@@ -174,7 +175,7 @@ class FileTools(ToolFamily):
             text += ("\n[truncated: this text is mostly characters that need escaping (a binary file?); "
                      "read it with read_media_file, or in smaller parts with offset/length]")
         elif following is not None:
-            text += (f"\n[truncated at {config.max_read_bytes} bytes: shown {_shown(part, page)} of a {part.size}-byte "
+            text += (f"\n[truncated at {config.max_read_bytes} bytes: shown {_shown(page)} of a {part.size}-byte "
                      f"file; read on with cursor \"{following}\"]")
         elif part.tail_cut:
             text += f"\n[truncated: the last lines are longer than {config.max_read_bytes} bytes; shown the last bytes]"
@@ -183,7 +184,7 @@ class FileTools(ToolFamily):
             answer.content.extend(self.links(ctx, policy, [(place, part.size)]))
         return answer
 
-    def links(self, ctx: Context, policy: Any, files: list[tuple[Any, int]]) -> list[dict[str, Any]]:
+    def links(self, ctx: Context, policy: AccessPolicy, files: list[tuple[Place, int]]) -> list[dict[str, Any]]:
         """``resource_link`` blocks to the ``file://`` resources of files a result could not hold whole:
         the client may fetch one with ``resources/read``. Only for files ``resources/read`` returns
         whole (up to :func:`media_limit`), and only to clients of 2025-06-18 or later (older ones
@@ -204,7 +205,7 @@ class FileTools(ToolFamily):
         files: list[dict[str, Any]] = []
         parts: list[str] = []
         want = {key: args[key] for key in ("head", "tail") if key in args}
-        cut_files: list[tuple[Any, int]] = []
+        cut_files: list[tuple[Place, int]] = []
         # One budget of text for all the files: fifty large files read at once stay within one result.
         # And the room their JSON takes in the message (each goes out twice): escapes weigh more.
         left, room = self.config.max_read_bytes, self.config.max_result_bytes // 2 - 4096
@@ -234,7 +235,7 @@ class FileTools(ToolFamily):
             notice = ""
             if page.next is not None and not cut:
                 entry["nextCursor"] = str(page.next)
-                notice = (f"\n[truncated: shown {_shown(part, page)} of a {part.size}-byte file; read on with "
+                notice = (f"\n[truncated: shown {_shown(page)} of a {part.size}-byte file; read on with "
                           f"read_text_file and cursor \"{page.next}\"]")
             elif entry["truncated"]:
                 notice = "\n[truncated: read it with read_text_file]"
