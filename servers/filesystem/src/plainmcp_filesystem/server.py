@@ -52,9 +52,11 @@ NAME = "plainmcp-filesystem"
 DESCRIPTION = "MCP server for files below the given directories: read-only unless --allow-write."
 INSTRUCTIONS = (
     "File access limited to the allowed directories (list_allowed_directories). Paths may be absolute or "
-    "relative to the first allowed directory. Read files with read_text_file (use head/tail/startLine/endLine "
-    "for large files); find files by name with search_files and by content with search_content. Files are also "
-    "resources (file:// URIs) that can be subscribed to for change notifications."
+    "relative to the first allowed directory. Read files with read_text_file: results are capped at about 10k "
+    "tokens, and a cut one gives nextCursor to pass back as cursor (or head/tail/startLine/endLine for a part). "
+    "Find files by name with search_files and by content with search_content; listings and searches skip what "
+    ".gitignore ignores unless gitignore is false. Files are also resources (file:// URIs) that can be "
+    "subscribed to for change notifications."
 )
 
 #: A temporary file unchanged this long is left over from a killed server (a write in progress
