@@ -71,3 +71,24 @@ async def test_tools_large_by_design_declare_their_result_size(tmp_path: Path, v
     large = {name for name, tool in tools.items() if "anthropic/maxResultSizeChars" in tool.get("_meta", {})}
     assert large == {"list_directory", "directory_tree", "search_files", "search_content"}
     assert all(tools[name]["_meta"]["anthropic/maxResultSizeChars"] == 3_800_000 for name in large)
+
+
+@pytest.mark.anyio
+async def test_the_official_sdk_reads_a_page_follows_the_cursor_and_the_link(tmp_path: Path) -> None:
+    """Interoperability: the official Python SDK parses the page, its structured content and the
+    resource_link block (its models validate every field), then pages on and reads the linked file."""
+    from tests.interop.sdk_client import connect
+
+    (tmp_path / "rows.txt").write_text(TEXT)
+    async with connect(argv(tmp_path)) as conn:
+        with anyio.fail_after(20):
+            first = await conn.session.call_tool("read_text_file", {"path": "rows.txt"})
+            assert not first.is_error and first.structured_content["truncated"] is True
+            link = next(block for block in first.content if block.type == "resource_link")
+            assert str(link.uri) == (tmp_path / "rows.txt").as_uri() and link.size == len(TEXT)
+            second = await conn.session.call_tool("read_text_file", {"path": "rows.txt",
+                                                                     "cursor": first.structured_content["nextCursor"]})
+            assert (first.structured_content["content"] + second.structured_content["content"]) == TEXT[
+                : len(first.structured_content["content"]) + len(second.structured_content["content"])]
+            whole = await conn.session.read_resource(link.uri)
+            assert whole.contents[0].text == TEXT
