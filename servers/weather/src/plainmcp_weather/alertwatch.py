@@ -97,13 +97,14 @@ class AlertWatcher:
         self.areas: dict[str, _Area] = {}
         self.polls = 0
 
-    def subscribed(self, server: Server) -> dict[str, str]:
-        """``{area: uri}`` for every alerts URI someone is subscribed to now."""
-        found = {}
+    def subscribed(self, server: Server) -> dict[str, set[str]]:
+        """``{area: its URIs}`` for every alerts URI someone is subscribed to now (``weather://alerts/fl``
+        and ``weather://alerts/FL`` are one area, polled once, and both hear of a change)."""
+        found: dict[str, set[str]] = {}
         for uri in server.subscribed_uris():
             code = area_of(uri)
             if code is not None:
-                found[code] = uri
+                found.setdefault(code, set()).add(uri)
         return found
 
     async def run(self, server: Server) -> None:
@@ -115,15 +116,15 @@ class AlertWatcher:
             if not wanted:
                 await server.subscriptions_changed()
                 continue
-            for code, uri in sorted(wanted.items()):
+            for code, uris in sorted(wanted.items()):
                 area = self.areas.setdefault(code, _Area())
                 if area.polled_at is None or self.clock() - area.polled_at >= self.every:
-                    await self._poll(server, code, uri, area)
+                    await self._poll(server, code, uris, area)
             due = min(area.polled_at or 0.0 for area in self.areas.values()) + self.every - self.clock()
             with anyio.move_on_after(max(due, 0.0)):
                 await server.subscriptions_changed()
 
-    async def _poll(self, server: Server, code: str, uri: str, area: _Area) -> None:
+    async def _poll(self, server: Server, code: str, uris: set[str], area: _Area) -> None:
         area.polled_at = self.clock()
         self.polls += 1
         try:
@@ -139,4 +140,5 @@ class AlertWatcher:
         area.seen = now
         if changed:
             logger.info("alerts for %s changed: notifying subscribers", code)
-            await server.notify_resource_updated(uri)
+            for uri in sorted(uris):
+                await server.notify_resource_updated(uri)
