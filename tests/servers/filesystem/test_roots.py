@@ -87,3 +87,20 @@ async def test_with_directories_roots_only_narrow_them(places: dict[str, Path], 
     assert str(places["secret"]) not in allowed
     # Legacy sessions are narrowed to the roots; 2026-07-28 requests keep the operator's set.
     assert allowed == ([str(places["project"])] if version is None else [str(places["project"]), str(places["other"])])
+
+
+async def test_without_directories_the_official_sdk_roots_are_served(places: dict[str, Path]) -> None:
+    """Interoperability: the official Python SDK as the client, answering roots/list with its callback."""
+    import mcp_types as types
+
+    from tests.interop.sdk_client import connect
+
+    async def list_roots(context: object) -> types.ListRootsResult:
+        return types.ListRootsResult(roots=[types.Root(uri=places["project"].as_uri())])
+
+    async with connect(argv(), list_roots_callback=list_roots) as conn:
+        with anyio.fail_after(20):
+            read = await conn.session.call_tool("read_text_file", {"path": "project.txt"})
+            outside = await conn.session.call_tool("read_text_file", {"path": str(places["secret"] / "secret.txt")})
+    assert not read.is_error and read.structured_content["content"] == "in project\n"
+    assert outside.is_error
