@@ -6,6 +6,7 @@
     python3 dev.py bench    # the stdio benchmark against the official SDK
     python3 dev.py bench-http  # the Streamable HTTP benchmark against the official SDK
     python3 dev.py bench-filesystem | bench-sqlite | bench-prompts  # a server against its peer
+    python3 dev.py bench-weather  # the weather server on its stand-in; bench-tool_budget: tool lists beside the official
     python3 dev.py setup    # only (re)build .venv
     python3 dev.py dist     # release files: a wheel and an sdist of every package in dist/, twine-checked
     python3 dev.py bundles  # dist, then a .mcpb desktop bundle of every server in dist/mcpb (needs npm)
