@@ -25,7 +25,7 @@ import logging
 import os
 import sys
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn, Protocol
 
 from .logs import LEVELS, configure_logging
 
@@ -109,10 +109,10 @@ class ServerArgumentParser(argparse.ArgumentParser):
         parsed, extras = super().parse_known_args(rest, namespace)
         for dest, value in given.items():
             setattr(parsed, dest, value)
-        for action in self._actions:  # a variable's bad value matters only when no flag replaced it
-            value = getattr(parsed, action.dest, None)
-            if isinstance(value, _BadEnvironment):
-                self.error(value.problem)
+        for option in self._actions:  # a variable's bad value matters only when no flag replaced it
+            default = getattr(parsed, option.dest, None)
+            if isinstance(default, _BadEnvironment):
+                self.error(default.problem)
         return parsed, extras
 
     def error(self, message: str) -> NoReturn:
@@ -120,7 +120,14 @@ class ServerArgumentParser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
-def env_switch(parser: Any, flag: str, env: str, *, help: str | None = None, default: bool = False) -> None:
+class OptionTarget(Protocol):
+    """What the ``env_*`` helpers add an option to: an ``ArgumentParser`` or one of its argument groups
+    (``parser.add_argument_group(...)``), which share ``add_argument`` but no public base class."""
+
+    def add_argument(self, *name_or_flags: str, **kwargs: Any) -> argparse.Action: ...
+
+
+def env_switch(parser: OptionTarget, flag: str, env: str, *, help: str | None = None, default: bool = False) -> None:
     """Add the on/off option ``flag`` to ``parser`` (a :class:`ServerArgumentParser` or one of its
     argument groups): ``flag`` alone or ``flag=true`` turns it on, ``flag=false`` off; without it,
     ``env`` decides (``1``/``0``, ``true``/``false``...), then ``default``. The value is a bool."""
@@ -203,12 +210,12 @@ def _from_environment(env: str, text: str, convert: Any, choices: Any) -> Any:
     return value
 
 
-def env_option(parser: argparse.ArgumentParser, flag: str, env: str, **kwargs: Any) -> None:
+def env_option(parser: OptionTarget, flag: str, env: str, **kwargs: Any) -> None:
     """Add ``flag`` whose default is read from ``env`` (then from ``default``)."""
     parser.add_argument(flag, action=_EnvDefault, env=env, **kwargs)
 
 
-def env_list_option(parser: argparse.ArgumentParser, flag: str, env: str, *, separator: str = ",", **kwargs: Any) -> None:
+def env_list_option(parser: OptionTarget, flag: str, env: str, *, separator: str = ",", **kwargs: Any) -> None:
     """Add a repeatable ``flag`` (a list); without it, ``env`` (items separated by ``separator``,
     a comma by default) fills the list."""
     parser.add_argument(flag, action=EnvList, env=env, separator=separator, **kwargs)
@@ -221,7 +228,9 @@ def server_arguments(
     console script's); ``--version`` prints it with ``version`` (by default, the installed
     distribution's version)."""
     parser = ServerArgumentParser(prog=prog, description=description)
-    parser.add_argument("--version", action=_Version, version=version)
+    # typeshed types add_argument's version= as str; None (look it up when asked) reaches _Version by omission.
+    given_version: dict[str, Any] = {} if version is None else {"version": version}
+    parser.add_argument("--version", action=_Version, **given_version)
     # Words of a closed set are matched in any case (PLAINMCP_X_LOG_LEVEL=DEBUG works).
     env_option(parser, "--transport", f"{env_prefix}_TRANSPORT", choices=TRANSPORTS, default="stdio", type=str.lower,
                help="stdio (the client starts this process), http (Streamable HTTP at /mcp, and the old "

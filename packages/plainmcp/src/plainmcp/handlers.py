@@ -214,7 +214,7 @@ async def completion_complete(ctx: Context, params: dict[str, Any]) -> dict[str,
 def _find_completer(ctx: Context, ref: dict[str, Any], argument: str) -> Completer | None:
     kind = ref.get("type")
     if kind == "ref/prompt":
-        prompt = ctx.server.prompts.get(ref.get("name"))  # type: ignore[arg-type]
+        prompt = ctx.server.prompts.get(ref.get("name"))  # type: ignore[arg-type]  # a missing name finds None
         if prompt is None:
             raise invalid_params(f"Unknown prompt: {ref.get('name')}")
         found = prompt.argument(argument)

@@ -89,7 +89,8 @@ class StreamableHTTPTransport:
             self.protocol_version = version  # a modern client says its version on every request
         if isinstance(message, Notification) and message.method == protocol.CANCELLED and self._is_modern(message):
             # 2026-07-28 over HTTP: closing the response stream is the cancellation.
-            scope = self._posts.get((message.params or {}).get("requestId"))  # type: ignore[arg-type]
+            # A missing or foreign requestId finds no scope.
+            scope = self._posts.get((message.params or {}).get("requestId"))  # type: ignore[arg-type]  # see above
             if scope is not None:
                 scope.cancel()
             return

@@ -59,11 +59,14 @@ def _keyword_check(keyword: str, argument: Any, schema: dict[str, Any]) -> Check
         tests = [_TYPES[name] for name in names]
         return lambda v: any(test(v) for test in tests)
     if keyword == "properties" and isinstance(argument, dict):
-        subchecks = {name: fast_check(sub) for name, sub in argument.items()}
-        if any(check is None for check in subchecks.values()):
-            return None
+        subchecks: dict[str, Check] = {}
+        for name, sub in argument.items():
+            found = fast_check(sub)
+            if found is None:
+                return None
+            subchecks[name] = found
         return lambda v: not isinstance(v, dict) or all(
-            check(v[name]) for name, check in subchecks.items() if name in v  # type: ignore[misc]
+            check(v[name]) for name, check in subchecks.items() if name in v
         )
     if keyword == "required" and isinstance(argument, list):
         return lambda v: not isinstance(v, dict) or all(name in v for name in argument)
@@ -76,7 +79,7 @@ def _keyword_check(keyword: str, argument: Any, schema: dict[str, Any]) -> Check
             return None
         declared = frozenset(schema.get("properties", {}))
         return lambda v: not isinstance(v, dict) or all(
-            extra_check(item) for key, item in v.items() if key not in declared  # type: ignore[misc]
+            extra_check(item) for key, item in v.items() if key not in declared
         )
     if keyword == "dependentRequired" and isinstance(argument, dict) and all(
         isinstance(names, list) for names in argument.values()
@@ -86,10 +89,13 @@ def _keyword_check(keyword: str, argument: Any, schema: dict[str, Any]) -> Check
         )
     if keyword == "anyOf" and isinstance(argument, list) and argument:
         # The portable spelling of a value of several types (one type per branch, no type array).
-        branches = [fast_check(sub) for sub in argument]
-        if any(branch is None for branch in branches):
-            return None
-        return lambda v: any(branch(v) for branch in branches)  # type: ignore[misc]
+        branches: list[Check] = []
+        for sub in argument:
+            found = fast_check(sub)
+            if found is None:
+                return None
+            branches.append(found)
+        return lambda v: any(branch(v) for branch in branches)
     if keyword == "items" and isinstance(argument, dict):
         subcheck = fast_check(argument)
         if subcheck is None:

@@ -58,7 +58,7 @@ async def connect_in_memory(server: Server, *, initialize: bool = True, **option
         async with server.running(), anyio.create_task_group() as task_group:
             task_group.start_soon(connection.run)
             async with open_client(client_read, client_write, initialize=initialize, **options) as client:
-                client.server_connection = connection  # type: ignore[attr-defined]
+                client.server_connection = connection  # type: ignore[attr-defined]  # for tests, not Client's API
                 client.transport = "memory"
                 yield client
             task_group.cancel_scope.cancel()

@@ -38,7 +38,7 @@ def check_encoding(encoding: object) -> str:
     info = codecs.lookup(encoding)
     # CodecInfo marks the codecs that are not bytes <-> str text encodings (the stdlib sets it on
     # base64, bz2, hex, quopri, rot13, uu and zlib); str.decode refuses those for the same reason.
-    if info._is_text_encoding is False or info.name.replace("-", "_") in _REFUSED:  # type: ignore[attr-defined]
+    if info._is_text_encoding is False or info.name.replace("-", "_") in _REFUSED:
         raise ValueError(f"Not a text encoding: {encoding!r}; use a character encoding such as utf-8 or latin-1")
     return info.name
 

@@ -83,7 +83,8 @@ def _next_undecoded(cursor: sqlite3.Cursor) -> tuple[Any, ...] | None:
     factory = connection.text_factory
     connection.text_factory = bytes
     try:
-        return cursor.fetchone()  # type: ignore[no-any-return]  # typeshed types fetchone() as Any
+        row: tuple[Any, ...] | None = cursor.fetchone()  # typeshed types fetchone() as Any
+        return row
     finally:
         connection.text_factory = factory
 

@@ -137,7 +137,7 @@ class Config:
                 flag = _flag(setting)
                 env = f"{ENV_PREFIX}_{flag.removeprefix('--').replace('-', '_').upper()}"
                 # ``group`` is typed ArgumentParser in env_option; argparse names no public group class.
-                env_option(group, flag, env, type=kind, default=getattr(defaults, setting), help=text)  # type: ignore[arg-type]
+                env_option(group, flag, env, type=kind, default=getattr(defaults, setting), help=text)
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> Config:

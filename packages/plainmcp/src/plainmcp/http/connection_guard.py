@@ -179,8 +179,7 @@ class _GuardedProtocol(asyncio.Protocol):
     transport: Any
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        # uvicorn's protocols take (config, server_state, ...); mypy sees asyncio.Protocol's signature.
-        super().__init__(*args, **kwargs)  # type: ignore[call-arg]
+        super().__init__(*args, **kwargs)  # uvicorn's protocols take (config, server_state, ...)
         self._app = self.app
         self.app = self._serve
         self.guard_peer = ""

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Sequence
+from typing import TypeVar
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 
@@ -67,6 +68,9 @@ class _Metric:
 
     def samples(self) -> Iterable[str]:
         raise NotImplementedError
+
+
+MetricT = TypeVar("MetricT", bound=_Metric)
 
 
 class Counter(_Metric):
@@ -174,20 +178,20 @@ class Registry:
     def __init__(self) -> None:
         self.metrics: dict[str, _Metric] = {}
 
-    def _add(self, metric: _Metric) -> _Metric:
+    def _add(self, metric: MetricT) -> MetricT:
         if metric.name in self.metrics:
             raise ValueError(f"metric {metric.name!r} is already registered")
         self.metrics[metric.name] = metric
         return metric
 
     def counter(self, name: str, help: str, labels: Sequence[str] = ()) -> Counter:
-        return self._add(Counter(name, help, labels))  # type: ignore[return-value]
+        return self._add(Counter(name, help, labels))
 
     def gauge(self, name: str, help: str, labels: Sequence[str] = ()) -> Gauge:
-        return self._add(Gauge(name, help, labels))  # type: ignore[return-value]
+        return self._add(Gauge(name, help, labels))
 
     def histogram(self, name: str, help: str, buckets: Sequence[float], labels: Sequence[str] = ()) -> Histogram:
-        return self._add(Histogram(name, help, buckets, labels))  # type: ignore[return-value]
+        return self._add(Histogram(name, help, buckets, labels))
 
     def exposition(self) -> bytes:
         """Every metric in the text format, ready to serve as ``CONTENT_TYPE``."""
