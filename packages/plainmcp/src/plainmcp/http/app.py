@@ -239,6 +239,8 @@ def run_http(
     max_connections: int = 1000,
     max_connections_per_peer: int | None = None,
     header_timeout: float = 10.0,
+    http_parser: str | None = None,
+    event_loop: str | None = None,
     **options: Any,
 ) -> None:
     """Serve over HTTP until SIGTERM/SIGINT (blocking). ``transport="sse"`` serves only the
@@ -249,10 +251,17 @@ def run_http(
     ``max_connections_per_peer`` of them (default half; 0 for no cap, behind a proxy), and
     each request head must arrive within ``header_timeout`` seconds. Idle connections give their
     slot up to new ones; when every slot serves a request, ``/health`` is still answered and
-    anything else gets 503 (see :mod:`plainmcp.http.connection_guard`)."""
+    anything else gets 503 (see :mod:`plainmcp.http.connection_guard`).
+
+    ``http_parser`` (``"httptools"`` or ``"h11"``) and ``event_loop`` (``"uvloop"`` or
+    ``"asyncio"``) force a part of the HTTP stack; by default (``"auto"``, or the
+    ``PLAINMCP_HTTP_PARSER`` / ``PLAINMCP_EVENT_LOOP`` variables) the fast one is used when it is
+    installed and the pure-Python one otherwise."""
     import uvicorn
 
     from .connection_guard import ConnectionGuard, guarded_protocol
+
+    parser_protocol, loop_name = _http_stack(http_parser, event_loop)
 
     if (certfile is None) != (keyfile is None):
         raise ValueError("TLS needs both a certificate file and a key file")
@@ -282,7 +291,8 @@ def run_http(
             max_per_peer=max(1, max_connections // 2) if max_connections_per_peer is None else max_connections_per_peer,
             header_timeout=header_timeout,
             health_path=HEALTH_PATH,
-        )),
+        ), parser_protocol),
+        loop=loop_name,
         ws="none",  # nothing here speaks WebSocket: an upgrade request is served as plain HTTP
         ssl_certfile=certfile,
         ssl_keyfile=keyfile,
@@ -296,6 +306,8 @@ def run_http(
     endpoint = app.path if transport == "http" else "/sse"
     # Only now, with the socket bound and listening, is it true (and the port is the real one when 0 was asked).
     logger.info("listening on %s://%s:%d%s", scheme, host, listener.getsockname()[1], endpoint)
+    logger.info("HTTP stack: uvicorn with the %s parser on the %s event loop",
+                "h11" if parser_protocol.__name__ == "H11Protocol" else "httptools", loop_name)
 
     class _Server(uvicorn.Server):
         async def shutdown(self, sockets: Any = None) -> None:
@@ -305,6 +317,48 @@ def run_http(
             await super().shutdown(sockets)
 
     _Server(config).run(sockets=[listener])
+
+
+_PARSERS = ("auto", "httptools", "h11")
+_LOOPS = ("auto", "uvloop", "asyncio")
+
+
+def _http_stack(parser: str | None, loop: str | None) -> tuple[type[Any], str]:
+    """uvicorn's HTTP protocol class and loop name for ``run_http``. "auto" takes httptools and
+    uvloop when they import (they are dependencies, but have no wheels on every platform) and
+    falls back to h11 and the asyncio loop; a part asked for by name must be installed. Imported
+    here, never at module import, so stdio servers do not pay for them at start."""
+    import os
+
+    parser = parser or os.environ.get("PLAINMCP_HTTP_PARSER") or "auto"
+    loop = loop or os.environ.get("PLAINMCP_EVENT_LOOP") or "auto"
+    if parser not in _PARSERS:
+        raise ValueError(f"unknown HTTP parser {parser!r} (one of {', '.join(_PARSERS)})")
+    if loop not in _LOOPS:
+        raise ValueError(f"unknown event loop {loop!r} (one of {', '.join(_LOOPS)})")
+    if parser != "h11":
+        try:
+            from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+            return HttpToolsProtocol, _loop_name(loop)
+        except ImportError:
+            if parser == "httptools":
+                raise StartError("the httptools HTTP parser is not installed") from None
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    return H11Protocol, _loop_name(loop)
+
+
+def _loop_name(loop: str) -> str:
+    if loop == "asyncio":
+        return "asyncio"
+    try:
+        import uvloop  # noqa: F401  (only whether it imports)
+    except ImportError:
+        if loop == "uvloop":
+            raise StartError("the uvloop event loop is not installed") from None
+        return "asyncio"
+    return "uvloop"
 
 
 class StartError(OSError):
