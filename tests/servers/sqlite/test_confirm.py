@@ -147,3 +147,20 @@ async def test_stdio_process_asks_and_commits_in_both_eras(tmp_path, version):
     assert result["structuredContent"]["changes"] == 2 and len(asked) == 1
     assert refused["isError"] is True and "cannot ask" in text_of(refused)
     assert count(path, "orders") == 1
+
+
+async def test_a_replayed_acceptance_commits_once(tmp_path):
+    # 2026-07-28: the client drives the rounds itself, then sends the accepted round twice (a retry, a replay).
+    path = make_shop(tmp_path)
+    insert = {"sql": "INSERT INTO customers (name) VALUES (?)", "params": ["Barbara"]}
+    async with serve(path, allow_write=True, protocol_version="2026-07-28", elicitation=answering("accept")) as client:
+        params = {"name": "execute", "arguments": insert}
+        first = await client.request("tools/call", params, answer_inputs=False)
+        assert first["resultType"] == "input_required" and set(first["inputRequests"]) == {"confirm"}
+        accepted = {**params, "inputResponses": {"confirm": {"action": "accept", "content": {}}}}
+        accepted["requestState"] = first["requestState"]
+        done = await client.request("tools/call", accepted, answer_inputs=False)
+        again = await client.request("tools/call", accepted, answer_inputs=False)
+    assert done["structuredContent"]["changes"] == 1
+    assert again["isError"] is True and "already used" in text_of(again)
+    assert count(path, "customers") == 4

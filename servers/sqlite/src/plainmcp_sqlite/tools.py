@@ -13,7 +13,9 @@ configuration, the catalogue, the connections); :func:`register` is the table th
 from __future__ import annotations
 
 import json
+import os
 import re
+from collections import OrderedDict
 from collections.abc import Mapping
 from typing import Any
 
@@ -225,6 +227,9 @@ class WriteTools:
         #: The writable databases by name; the first database's when it is writable, then the others.
         self.writers = {**({config.name: writer} if writer is not None else {}), **others}
         self.default = next(iter(self.writers))
+        #: Confirmations already spent (their nonces, oldest first), so that a 2026-07-28 retry that
+        #: replays an accepted round cannot commit the change a second time (see :meth:`confirm`).
+        self._spent: OrderedDict[str, None] = OrderedDict()
 
     def pick(self, args: dict[str, Any]) -> Database:
         return self.writers[args.get("db", self.default)]
@@ -265,7 +270,11 @@ class WriteTools:
         if shown is None:
             # First, so that a statement the server refuses, or SQLite rejects, says so at once.
             dry = await run_statement(writer, sql, params, 1, 1 << 20, dry_run=True)
-            shown = ctx.state["confirm"] = {"changes": dry.changes, "message": confirmation(sql, dry)}
+            shown = ctx.state["confirm"] = {
+                "changes": dry.changes,
+                "message": confirmation(sql, dry),
+                "nonce": os.urandom(8).hex(),
+            }
         if not ctx.client_supports("elicitation"):
             raise ToolError(NO_ELICITATION)
         try:
@@ -280,9 +289,20 @@ class WriteTools:
                 f"The user {'declined' if action == 'decline' else 'dismissed'} the change. "
                 "Nothing was changed; do not retry it unless they ask."
             )
+        # One accept commits once. The sealed state may be sent again (a client's retry, a replay within
+        # its lifetime): the nonce says it was spent. Kept in memory, bounded: a restart forgets them, and
+        # a replay then still has to change exactly the confirmed number of rows.
+        nonce = str(shown.get("nonce"))
+        if nonce in self._spent:
+            raise ToolError("This confirmation was already used, and nothing was changed again. Call execute anew.")
+        self._spent[nonce] = None
+        if len(self._spent) > MAX_SPENT:
+            self._spent.popitem(last=False)
         return int(shown["changes"])
 
 
+#: Spent confirmations remembered at most (see WriteTools.confirm).
+MAX_SPENT = 4096
 NO_ELICITATION = (
     "Refused: this server asks the user to confirm every change, and this client cannot ask "
     "(it does not support elicitation). Nothing was changed. The operator can start the server "
