@@ -42,7 +42,7 @@ class DatabasePrompts:
         ask = (
             "Explore this SQLite database and give me an overview: what each table holds, how the "
             "tables relate (foreign keys), how many rows they have, and three questions the data "
-            "could answer. Use list_tables and describe_table, then a few small queries to look at "
+            "could answer. Use describe_database, describe_table and sample_rows, then a few small queries to look at "
             "real rows." + (f" Start with what concerns: {focus}." if focus else "")
         )
         return [await self.schema_block(), content.user(f"{ask}\n\n{_RULES}")]

@@ -185,7 +185,7 @@ QUERY_DOC = (
     "Run one read-only statement (SELECT, WITH, VALUES, read-only PRAGMA); rows come back as JSON. Never "
     "write values into the SQL: use params. When truncated, repeat the call with cursor: next_cursor."
 )
-LIST_DOC = "List tables and views with their columns and row counts (null when slow to count). Start here."
+LIST_DOC = "List tables and views with their column names and row counts (null when slow to count)."
 DESCRIBE_DOC = "One table or view in detail: column types, nullability, defaults, keys, foreign keys, indexes, CREATE."
 EXPLAIN_DOC = "Show how SQLite would run a statement (EXPLAIN QUERY PLAN: indexes, full scans) without running it."
 OVERVIEW_DOC = (

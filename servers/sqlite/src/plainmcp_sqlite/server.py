@@ -27,8 +27,9 @@ DESCRIPTION = (
     "served, read-only."
 )
 INSTRUCTIONS = (
-    "A SQLite database. Start with list_tables and describe_table (or the sqlite://schema resource), "
-    "then query with one statement per call, values passed as params. Results are JSON rows, capped: "
+    "A SQLite database. Start with describe_database, then describe_table or sample_rows (or the "
+    "sqlite://schema resource), then query with one statement per call, values passed as params. "
+    "Results are JSON rows, capped: "
     "when truncated is true, repeat the call with cursor set to next_cursor. Statements have a time limit. "
 )
 
