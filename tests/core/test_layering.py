@@ -91,6 +91,7 @@ LAYERS: dict[str, int] = {
     "plainmcp.framing": 1,
     "plainmcp.jsonrpc": 1,
     "plainmcp.pagination": 1,
+    "plainmcp.param_headers": 1,
     "plainmcp.protocol": 1,
     "plainmcp.redaction": 1,
     "plainmcp.schema": 1,

@@ -189,6 +189,7 @@ TOOLS = [
     "test_elicitation_sep1034_defaults",
     "test_elicitation_sep1330_enums",
     "json_schema_2020_12_tool",
+    "test_custom_header",
     "test_missing_capability",
     "test_input_required_result_elicitation",
     "test_input_required_result_sampling",

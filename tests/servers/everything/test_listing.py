@@ -92,7 +92,14 @@ async def test_tool_input_schemas(era):
         "properties": {"message": {"type": "string", "description": "The message to show the user"}},
         "required": ["message"],
     }
-    with_arguments = {"json_schema_2020_12_tool", "test_sampling", "test_elicitation"}
+    assert schemas["test_custom_header"] == {
+        "type": "object",
+        "properties": {
+            "region": {"type": "string", "description": "The region to route the call to", "x-mcp-header": "Region"}
+        },
+        "required": ["region"],
+    }
+    with_arguments = {"json_schema_2020_12_tool", "test_sampling", "test_elicitation", "test_custom_header"}
     assert {name: schema for name, schema in schemas.items() if name not in with_arguments} == {
         name: NO_ARGUMENTS for name in TOOLS if name not in with_arguments
     }

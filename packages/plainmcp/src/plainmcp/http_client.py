@@ -5,11 +5,15 @@ posts every message; answers come back as JSON or SSE, and a legacy stream that 
 answer is resumed with ``GET`` + ``Last-Event-ID``. The legacy session's own ``GET`` stream is kept
 open (and reopened with backoff). In 2026-07-28 the mirrored headers are added from the body, no
 session is kept, and cancelling a request closes its response stream (the revision's signal).
+
+SEP-2243 custom headers: the transport learns each tool's ``x-mcp-header`` annotations from the
+``tools/list`` results it carries, and mirrors those arguments of a 2026-07-28 ``tools/call`` as
+``Mcp-Param-{Name}`` headers. A tool must have been listed for its headers to be sent; a call of a
+tool whose annotations break the rules is refused here (``-32602``), never sent.
 """
 
 from __future__ import annotations
 
-import base64
 import logging
 import random
 from collections.abc import AsyncIterator
@@ -35,6 +39,7 @@ from .jsonrpc import (
     encode,
     error_response,
 )
+from .param_headers import HeaderBinding, encode_header_value, header_bindings, request_headers
 from .session import Outbound
 from .versions import MODERN_VERSIONS
 
@@ -42,6 +47,8 @@ logger = logging.getLogger(__name__)
 
 NAME_SOURCE = {protocol.TOOLS_CALL: "name", protocol.PROMPTS_GET: "name", protocol.RESOURCES_READ: "uri"}
 SESSION_EXPIRED = "sessionExpired"
+#: How many tools' header annotations a transport remembers (a hostile server could list millions).
+MAX_KNOWN_TOOLS = 10_000
 
 
 class _PostingStream(ObjectSendStream[Outbound]):
@@ -76,6 +83,9 @@ class StreamableHTTPTransport:
         self._streamed_session: str | None = None  # the session whose GET stream is open
         self._expired = False  # the server forgot our session; the next request must say so
         self._closing = False
+        self._listing: set[RequestId] = set()  # tools/list requests whose answers teach tool headers
+        #: tool name -> its x-mcp-header bindings, or None when its annotations are invalid.
+        self._tool_headers: dict[str, tuple[HeaderBinding, ...] | None] = {}
 
     # ------------------------------------------------------------------------------- sending
 
@@ -97,9 +107,42 @@ class StreamableHTTPTransport:
         if self._expired and isinstance(message, Request) and message.method != protocol.INITIALIZE:
             await self._push(error_response(message.id, ErrorCode.INVALID_REQUEST, "Session expired", {SESSION_EXPIRED: True}))
             return
+        if isinstance(message, Request) and message.method == protocol.TOOLS_LIST:
+            self._listing.add(message.id)
+        if isinstance(message, Request) and self._refuse_call(message):
+            await self._push(error_response(
+                message.id, ErrorCode.INVALID_PARAMS, "The tool declares invalid x-mcp-header annotations; not called"
+            ))
+            return
         taken = anyio.Event()
         self.task_group.start_soon(self._post, message, taken)
         await taken.wait()
+
+    def _refuse_call(self, message: Request) -> bool:
+        """SEP-2243: a client MUST NOT call a tool whose header annotations are invalid."""
+        if message.method != protocol.TOOLS_CALL:
+            return False
+        name = (message.params or {}).get("name")
+        return isinstance(name, str) and name in self._tool_headers and self._tool_headers[name] is None
+
+    def _learn_tools(self, item: Decoded) -> None:
+        """Remember the header annotations of the tools in a ``tools/list`` result we asked for."""
+        if not isinstance(item, (Response, ErrorResponse)) or item.id not in self._listing:
+            return
+        self._listing.discard(item.id)  # type: ignore[arg-type]  # not None: it was in the set
+        tools = item.result.get("tools") if isinstance(item, Response) and isinstance(item.result, dict) else None
+        for tool in tools if isinstance(tools, list) else []:
+            name = tool.get("name") if isinstance(tool, dict) else None
+            schema = tool.get("inputSchema") if isinstance(tool, dict) else None
+            if not isinstance(name, str) or not isinstance(schema, dict):
+                continue
+            if name not in self._tool_headers and len(self._tool_headers) >= MAX_KNOWN_TOOLS:
+                continue
+            try:
+                self._tool_headers[name] = header_bindings(schema)
+            except ValueError as error:
+                logger.warning("tool %r: %s; it will not be called", name, error)
+                self._tool_headers[name] = None
 
     def _is_modern(self, message: Message) -> bool:
         return self.protocol_version in MODERN_VERSIONS or _meta_version(message) in MODERN_VERSIONS
@@ -118,7 +161,12 @@ class StreamableHTTPTransport:
             source = NAME_SOURCE.get(message.method)
             value = (message.params or {}).get(source) if source else None
             if isinstance(value, str):
-                headers["mcp-name"] = _header_value(value)
+                headers["mcp-name"] = encode_header_value(value)
+            if message.method == protocol.TOOLS_CALL and isinstance(value, str):
+                arguments = (message.params or {}).get("arguments")
+                bindings = self._tool_headers.get(value)
+                if bindings and isinstance(arguments, dict):
+                    headers.update(request_headers(bindings, arguments))
         elif self.session_id is not None:
             headers["mcp-session-id"] = self.session_id
         return headers
@@ -181,6 +229,7 @@ class StreamableHTTPTransport:
                 self.task_group.start_soon(self._standalone_stream, self.session_id)
 
     async def _push(self, item: Decoded) -> None:
+        self._learn_tools(item)
         try:
             await self.read_send.send(item)
         except (anyio.ClosedResourceError, anyio.BrokenResourceError):
@@ -323,13 +372,6 @@ def _meta_version(message: Any) -> str | None:
     meta = params.get("_meta") if isinstance(params, dict) else None
     version = meta.get(protocol.META_PROTOCOL_VERSION) if isinstance(meta, dict) else None
     return version if isinstance(version, str) else None
-
-
-def _header_value(value: str) -> str:
-    """A header-safe value: plain visible ASCII as is, anything else in the base64 sentinel form."""
-    if value.isascii() and value.isprintable() and value == value.strip():
-        return value
-    return "=?base64?" + base64.b64encode(value.encode("utf-8")).decode("ascii") + "?="
 
 
 def _delay(decoder: sse.Decoder, attempt: int) -> float:

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .content import text
+from .param_headers import HeaderBinding, header_bindings
 from .schema import SchemaValidator
 
 # The first argument is the request's plainmcp.Context. Not named here: the registry sits below
@@ -72,6 +73,8 @@ class Tool:
     meta: dict[str, Any] | None = None
     input_validator: SchemaValidator = field(init=False)
     output_validator: SchemaValidator | None = field(init=False)
+    #: The ``x-mcp-header`` annotations of the input schema (SEP-2243), checked when defined.
+    header_bindings: tuple[HeaderBinding, ...] = field(init=False)
 
     def __post_init__(self) -> None:
         if not TOOL_NAME.match(self.name):
@@ -80,6 +83,10 @@ class Tool:
             raise ValueError(f"tool {self.name!r}: inputSchema must have \"type\": \"object\"")
         self.input_validator = SchemaValidator(self.input_schema)
         self.output_validator = SchemaValidator(self.output_schema) if self.output_schema else None
+        try:
+            self.header_bindings = header_bindings(self.input_schema)
+        except ValueError as error:
+            raise ValueError(f"tool {self.name!r}: {error}") from None
 
     def to_dict(self) -> dict[str, Any]:
         """The entry in ``tools/list``, with every field the newest revision knows."""

@@ -56,6 +56,16 @@ JSON_SCHEMA_2020_12: dict[str, Any] = {
     "additionalProperties": False,
 }
 
+#: SEP-2243: ``region`` is mirrored by 2026-07-28 HTTP clients as the ``Mcp-Param-Region`` header, which
+#: the core checks against the argument (``-32020`` when they differ).
+CUSTOM_HEADER_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "region": {"type": "string", "description": "The region to route the call to", "x-mcp-header": "Region"},
+    },
+    "required": ["region"],
+}
+
 #: test_sampling's one argument.
 SAMPLING_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -277,6 +287,11 @@ async def json_schema_2020_12_tool(ctx: Context, args: dict[str, Any]) -> ToolRe
     return text_result(f"JSON Schema 2020-12 tool called with: {compact_json(args)}")
 
 
+async def test_custom_header(ctx: Context, args: dict[str, Any]) -> ToolResult:
+    """Tool whose region argument is mirrored in the Mcp-Param-Region header (SEP-2243)"""
+    return text_result(f"Region: {args['region']}")
+
+
 def register(server: Server) -> None:
     """Register the tools above, in the order tools/list shows them (the name is the handler's)."""
     server.tool()(test_simple_text)
@@ -294,3 +309,4 @@ def register(server: Server) -> None:
     server.tool()(test_elicitation_sep1034_defaults)
     server.tool()(test_elicitation_sep1330_enums)
     server.tool(input_schema=JSON_SCHEMA_2020_12)(json_schema_2020_12_tool)
+    server.tool(input_schema=CUSTOM_HEADER_SCHEMA)(test_custom_header)

@@ -9,8 +9,6 @@ closing the response cancels the request, which is this revision's cancellation.
 from __future__ import annotations
 
 import asyncio
-import base64
-import binascii
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -23,6 +21,7 @@ from ..envelope import Envelope, parse_envelope
 from ..errors import ErrorCode, MCPError
 from ..framing import frame
 from ..jsonrpc import Decoded, ErrorResponse, Message, Notification, Request, RequestId
+from ..param_headers import check_request_headers, decode_header_value
 from ..peer import CallExtras
 from ..session import Outbound, Session
 from .asgi import (
@@ -124,10 +123,24 @@ class ModernExchange:
         source = NAME_HEADER_SOURCE.get(request.method)
         if source is not None:
             expected = (request.params or {}).get(source)
-            given = _decode_header_value(header(self.scope, "mcp-name"))
+            given = decode_header_value(header(self.scope, "mcp-name"))
             if given != expected:
                 raise _mismatch("Mcp-Name", given, expected)
+        if request.method == protocol.TOOLS_CALL:
+            self._check_param_headers(request.params or {})
         return envelope
+
+    def _check_param_headers(self, params: dict[str, Any]) -> None:
+        """SEP-2243: the called tool's ``x-mcp-header`` arguments against their ``Mcp-Param-*``
+        headers. A tool without annotations (or an unknown one) ignores such headers."""
+        tool = self.app.server.tools.get(params.get("name")) if isinstance(params.get("name"), str) else None
+        arguments = params.get("arguments")
+        if tool is None or not tool.header_bindings or not isinstance(arguments, dict):
+            return
+        repeated = repeated_header(self.scope, [binding.header for binding in tool.header_bindings])
+        if repeated is not None:
+            raise MCPError(ErrorCode.HEADER_MISMATCH, f"Header mismatch: the {repeated} header was sent more than once")
+        check_request_headers(tool.header_bindings, arguments, lambda name: header(self.scope, name))
 
     async def _error(self, request_id: RequestId, error: MCPError) -> None:
         status = MODERN_ERROR_STATUS.get(error.code, 200)
@@ -268,13 +281,3 @@ def _mismatch(name: str, given: Any, expected: Any) -> MCPError:
         ErrorCode.HEADER_MISMATCH,
         f"Header mismatch: {name} header value {given!r} does not match body value {expected!r}",
     )
-
-
-def _decode_header_value(value: str | None) -> str | None:
-    """Undo the ``=?base64?...?=`` sentinel encoding of non-ASCII header values."""
-    if value is not None and value.startswith("=?base64?") and value.endswith("?="):
-        try:
-            return base64.b64decode(value[9:-2], validate=True).decode("utf-8")
-        except (binascii.Error, UnicodeDecodeError):
-            return None
-    return value
