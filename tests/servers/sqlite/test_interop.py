@@ -3,6 +3,8 @@ eras, through plainmcp's client and the official SDK's (``mcp`` 2.3.0) clients."
 
 from __future__ import annotations
 
+import json
+import subprocess
 from typing import Any
 
 import anyio
@@ -16,6 +18,7 @@ from plainmcp.http_client import connect_http
 
 from tests.e2e.http_server import server_process
 from tests.interop import sdk_client, sdk_modern
+from tests.interop.http_server import node_tools
 
 from .support import STDIO_COMMAND, WAIT, make_shop
 
@@ -122,3 +125,25 @@ async def test_sdk_modern_client_confirms_a_write_through_input_required(tmp_pat
     assert len(_accept.asked) == 1 and "deleting from orders: 2 row(s)" in _accept.asked[0]
     inbound = [m for m in conn.wire.inbound if isinstance(m.get("result"), dict)]
     assert any(m["result"].get("resultType") == "input_required" for m in inbound)
+
+
+@pytest.mark.parametrize("era", ["legacy", "modern"])
+def test_inspector_strict_finds_no_portability_problem(tmp_path, era):
+    # The official Inspector's --strict check of tool schemas (single-type dialects such as Gemini's): every
+    # tool, a second database and a canned query included, with no warning at all (issue 19).
+    shop, logs = make_shop(tmp_path), make_shop(tmp_path, "logs.db")
+    metadata = tmp_path / "metadata.json"
+    metadata.write_text(
+        '{"databases": {"shop": {"queries": {"by_city": "SELECT name FROM customers WHERE city = :city"}}}}'
+    )
+    tools = node_tools()
+    server = [*STDIO_COMMAND, "--db", f"shop={shop}", "--db", f"logs={logs}", "--allow-write", "--writable", "logs"]
+    command = [str(tools.inspector), "--cli", *server, "--metadata", str(metadata), "--no-watch", "--"]
+    command += ["--method", "tools/list", "--strict", "--protocol-era", era, "--format", "json", "-q"]
+    done = subprocess.run(
+        command, env=tools.env(tmp_path / "home"), capture_output=True, text=True, timeout=90, stdin=subprocess.DEVNULL
+    )
+    assert done.returncode == 0, done.stderr
+    listed = [tool["name"] for tool in json.loads(done.stdout)["result"]["tools"]]
+    assert len(listed) == 8 and "by_city" in listed
+    assert "Warning" not in done.stderr and "Error" not in done.stderr, done.stderr

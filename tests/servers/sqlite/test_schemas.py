@@ -29,12 +29,13 @@ def type_arrays(schema: Any, path: str = "") -> list[str]:
     return found
 
 
-async def test_input_schemas_have_no_type_arrays(tmp_path):
+async def test_tool_schemas_have_no_type_arrays(tmp_path):
     async with serve(make_shop(tmp_path), allow_write=True) as client:
         tools = await client.list_all_tools()
     assert {tool["name"] for tool in tools} >= {"query", "execute", "explain_query"}
     for tool in tools:
         assert type_arrays(tool["inputSchema"]) == [], tool["name"]
+        assert type_arrays(tool.get("outputSchema", {})) == [], tool["name"]
     params = next(tool for tool in tools if tool["name"] == "query")["inputSchema"]["properties"]["params"]
     assert params["anyOf"] == [{"type": "array"}, {"type": "object"}]
 
