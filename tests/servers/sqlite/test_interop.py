@@ -147,3 +147,26 @@ def test_inspector_strict_finds_no_portability_problem(tmp_path, era):
     listed = [tool["name"] for tool in json.loads(done.stdout)["result"]["tools"]]
     assert len(listed) == 8 and "by_city" in listed
     assert "Warning" not in done.stderr and "Error" not in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize("version", ERAS)
+async def test_http_process_confirms_writes_and_links_results_in_both_eras(tmp_path, version):
+    # Streamable HTTP: legacy elicitation/create on the POST's stream; 2026-07-28 input_required, stateless.
+    path = make_shop(tmp_path)
+    _accept.asked.clear()
+
+    async def accept(params: dict[str, Any]) -> dict[str, Any]:
+        _accept.asked.append(params["message"])
+        return {"action": "accept", "content": {}}
+
+    args = ("--db", str(path), "--allow-write", "--no-watch", "--result-budget", "1024")
+    with server_process(*args, module="plainmcp_sqlite", transport="http") as server:
+        with anyio.fail_after(WAIT * 2):
+            async with connect_http(server.url, protocol_version=version, elicitation=accept) as client:
+                changed = await client.call_tool("execute", {"sql": "UPDATE customers SET city = 'Paris'"})
+                big = await client.call_tool("query", {"sql": "SELECT printf('%.400c', 'x') FROM customers"})
+                [link] = [block for block in big["content"] if block["type"] == "resource_link"]
+                whole = await client.read_resource(link["uri"])
+    assert changed["structuredContent"]["changes"] == 3 and len(_accept.asked) == 1
+    assert big["structuredContent"]["truncated"] is True
+    assert json.loads(whole["contents"][0]["text"])["row_count"] == 3
