@@ -1,26 +1,26 @@
 #!/usr/bin/env python3
 """Benchmark: a plainmcp Streamable HTTP server against the same server written with the official MCP SDK.
 
-Three servers with one ``echo`` tool (``bench/servers/*_http.py``, the stdio benchmark's servers
-served over HTTP on 127.0.0.1) run side by side for the whole run and are driven by the same raw
-client (``http.client``, one keep-alive connection per simulated client, one thread each), so only
-the server differs. Scenarios:
+The echo servers (``bench/servers/*_http.py``, the stdio benchmark's servers served over HTTP on
+127.0.0.1) run side by side for the whole run and are driven by ``wrk``, a compiled load generator
+(``bench/wrk/jsonrpc_post.lua`` builds the JSON-RPC POSTs and checks every response), so neither
+the client's own CPU nor its language caps the measurement, and only the server differs. Scenarios,
+each at 1, 16 and 64 connections:
 
-* legacy sequential: one session (``initialize`` -> ``Mcp-Session-Id`` -> ``notifications/initialized``),
-  one ``tools/call`` at a time; calls per second, p50/p99 latency;
-* legacy concurrent: 16 clients, each with its own connection and session, calling back to back;
-  calls per second over all of them, p50/p99 latency;
-* 2026-07-28 sequential / concurrent: the same with stateless POSTs (``MCP-Protocol-Version``,
-  ``Mcp-Method``, ``Mcp-Name`` headers and the ``_meta`` envelope), no session.
+* legacy: sessions opened first (``initialize`` -> ``Mcp-Session-Id`` -> ``notifications/initialized``,
+  by the Python client), then ``tools/call`` POSTs in them, one session per wrk thread;
+* 2026-07-28: stateless POSTs (``MCP-Protocol-Version``, ``Mcp-Method``, ``Mcp-Name`` headers and
+  the ``_meta`` envelope), no session.
 
-Responses may be JSON or an SSE stream; the client parses either. Servers are interleaved
-round-robin per scenario (with a rotating start) so machine noise hits all of them alike. With
-``--floor``, a canned-response ASGI app on the same uvicorn runs alongside, to show what the HTTP
-stack and the client cost by themselves. This is a benchmark, not a test: it exits 0 unless
+Besides plainmcp and the two SDK servers on the same uvicorn stack (httptools, uvloop), it runs the
+HTTP floor (a canned-response ASGI app: no MCP code at all) and, for information, the SDK's
+``MCPServer`` as its users run it by default. Then, on fresh processes, the RSS that 1,000 idle
+legacy sessions cost. Servers are interleaved round-robin per scenario (with a rotating start) so
+machine noise hits all of them alike. This is a benchmark, not a test: it exits 0 unless
 ``--check`` is given and a target is missed.
 
-    .venv/bin/python bench/http_bench.py [--quick] [--json] [--check] [--floor]
-    python3 dev.py bench-http [--quick] [--json] [--check] [--floor]
+    .venv/bin/python bench/http_bench.py [--quick] [--json] [--check]
+    python3 dev.py bench-http [--quick] [--json] [--check]
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
+import os
 import socket
 import statistics
 import subprocess
@@ -43,14 +44,18 @@ from stdio_bench import environment_line, load_average, load_warning, progress  
 
 HERE = Path(__file__).resolve().parent
 SERVERS_DIR = HERE / "servers"
+WRK_SCRIPT = HERE / "wrk" / "jsonrpc_post.lua"
+sys.path.insert(0, str(HERE.parent / "tools"))  # the wrk locator is a development tool beside dev.py
+import wrk_tool  # noqa: E402
+
 HOST = "127.0.0.1"
 LEGACY_VERSION = "2025-11-25"
 MODERN_VERSION = "2026-07-28"
 ECHO_TEXT = "hello, benchmark"
-CLIENTS = 16
+CONNECTIONS = (1, 16, 64)
 STARTUP_SECONDS = 20.0  # a server that does not accept connections by then is a failure
-IO_TIMEOUT = 10.0  # seconds for any one socket operation of the client
-RUN_TIMEOUT = 900.0  # the whole run; past it the servers are killed, so nothing can hang forever
+IO_TIMEOUT = 10.0  # seconds for any one socket operation of the Python client, and wrk's --timeout
+RUN_TIMEOUT = 1500.0  # the whole run; past it the servers are killed, so nothing can hang forever
 STOP_SECONDS = 5.0
 
 
@@ -66,10 +71,14 @@ class Target:
 PLAIN = Target("plainmcp", "plainmcp", SERVERS_DIR / "plainmcp_echo_http.py")
 SDK_LOWLEVEL = Target("sdk_lowlevel", "SDK low-level Server", SERVERS_DIR / "sdk_lowlevel_echo_http.py")
 SDK_MCPSERVER = Target("sdk_mcpserver", "SDK MCPServer", SERVERS_DIR / "sdk_mcpserver_echo_http.py")
-TARGETS = (PLAIN, SDK_LOWLEVEL, SDK_MCPSERVER)
-SDK_TARGETS = (SDK_LOWLEVEL, SDK_MCPSERVER)
-#: With --floor: a canned-response ASGI app on the same uvicorn, for reference (no target applies).
+#: A canned-response ASGI app on the same uvicorn: the HTTP stack's and the client's own cost.
 FLOOR = Target("http_floor", "HTTP floor", SERVERS_DIR / "http_floor.py")
+#: MCPServer.run("streamable-http") on a default install (h11, anyio loop, access log): for information.
+SDK_DEFAULT = Target("sdk_default", "SDK MCPServer default", SERVERS_DIR / "sdk_default_echo_http.py")
+TARGETS = (PLAIN, SDK_LOWLEVEL, SDK_MCPSERVER, FLOOR, SDK_DEFAULT)
+SDK_TARGETS = (SDK_LOWLEVEL, SDK_MCPSERVER)
+#: The servers whose idle-session RSS is measured (the floor keeps no sessions).
+RSS_TARGETS = (PLAIN, SDK_LOWLEVEL, SDK_MCPSERVER)
 
 
 @dataclass(frozen=True)
@@ -77,46 +86,60 @@ class Scenario:
     key: str
     label: str
     modern: bool
-    clients: int
+    connections: int
 
 
-SCENARIOS = (
-    Scenario("legacy_seq", "legacy sequential", modern=False, clients=1),
-    Scenario("legacy_conc", f"legacy {CLIENTS} clients", modern=False, clients=CLIENTS),
-    Scenario("modern_seq", f"{MODERN_VERSION} sequential", modern=True, clients=1),
-    Scenario("modern_conc", f"{MODERN_VERSION} {CLIENTS} clients", modern=True, clients=CLIENTS),
+SCENARIOS = tuple(
+    Scenario(f"{era_key}_c{connections}", f"{era} {connections} conn", modern, connections)
+    for era_key, era, modern in (("legacy", "legacy", False), ("modern", MODERN_VERSION, True))
+    for connections in CONNECTIONS
 )
 
 
 @dataclass(frozen=True)
 class Goal:
-    """One metric of one scenario and its target, expressed as plainmcp / SDK."""
+    """One target of issue 20: ``plainmcp``'s ``metric`` over ``against``'s, at least (or at most) ``bound``."""
 
-    scenario: Scenario
-    metric: str  # "calls_per_s" or "p99_ms"
+    scenario: Scenario | None  # None: the idle-session RSS, measured apart from the scenarios
+    metric: str  # "calls_per_s", "p99_ms" or "idle_session_kib"
+    against: Target | None  # None: an absolute bound on plainmcp's own value
+    bound: float
     higher_is_better: bool
-    ratio_goal: float
 
     @property
     def key(self) -> str:
-        return f"{self.scenario.key}.{self.metric}"
+        scenario = self.scenario.key if self.scenario else "idle_sessions"
+        return f"{scenario}.{self.metric}" + (f".vs.{self.against.key}" if self.against else "")
 
     @property
     def label(self) -> str:
-        return f"{self.scenario.label}: {'calls/s' if self.metric == 'calls_per_s' else 'p99'}"
+        metric = {"calls_per_s": "calls/s", "p99_ms": "p99", "idle_session_kib": "RSS per idle session"}[self.metric]
+        where = f"{self.scenario.label}: " if self.scenario else ""
+        versus = f" vs {self.against.label}" if self.against else " (KiB)"
+        return f"{where}{metric}{versus}"
 
-    def met(self, ratio: float) -> bool:
-        return ratio >= self.ratio_goal if self.higher_is_better else ratio < self.ratio_goal
+    def met(self, value: float) -> bool:
+        return value >= self.bound if self.higher_is_better else value <= self.bound
 
     def describe(self) -> str:
-        return f">= {self.ratio_goal:g}x" if self.higher_is_better else f"< {self.ratio_goal:g}x"
+        unit = "x" if self.against else ""
+        return f">= {self.bound:g}{unit}" if self.higher_is_better else f"<= {self.bound:.3g}{unit}"
 
 
-GOALS = tuple(
-    goal
-    for scenario in SCENARIOS
-    for goal in (Goal(scenario, "calls_per_s", True, 3.0), Goal(scenario, "p99_ms", False, 1.0))
-)
+def _goals() -> tuple[Goal, ...]:
+    goals: list[Goal] = []
+    for scenario in SCENARIOS:
+        if scenario.connections == 1:
+            goals.append(Goal(scenario, "calls_per_s", FLOOR, 0.7, True))
+            continue
+        goals.append(Goal(scenario, "calls_per_s", SDK_LOWLEVEL, 3.0, True))
+        goals.append(Goal(scenario, "calls_per_s", SDK_MCPSERVER, 4.0, True))
+        goals.extend(Goal(scenario, "p99_ms", sdk, 1 / 3, False) for sdk in SDK_TARGETS)
+    goals.append(Goal(None, "idle_session_kib", None, 20.0, False))
+    return tuple(goals)
+
+
+GOALS = _goals()
 
 
 @dataclass
@@ -124,14 +147,13 @@ class Settings:
     """How much work one run does."""
 
     reps: int
-    warmup_calls: int  # sequential scenarios, before the clock starts
-    sequential_calls: int
-    concurrent_warmup_calls: int  # per client
-    calls_per_client: int  # concurrent scenarios: CLIENTS x this many calls
+    seconds: int  # one wrk run
+    warmup_seconds: int  # one wrk run per server and scenario before the first repetition
+    idle_sessions: int
 
 
-FULL = Settings(reps=5, warmup_calls=200, sequential_calls=1000, concurrent_warmup_calls=20, calls_per_client=200)
-QUICK = Settings(reps=1, warmup_calls=20, sequential_calls=200, concurrent_warmup_calls=5, calls_per_client=25)
+FULL = Settings(reps=3, seconds=3, warmup_seconds=1, idle_sessions=1000)
+QUICK = Settings(reps=1, seconds=1, warmup_seconds=1, idle_sessions=100)
 
 
 # ------------------------------------------------------------------------------------ the client
@@ -337,94 +359,112 @@ def free_port() -> int:
 # ---------------------------------------------------------------------------------- measurements
 
 
-def run_scenario(server: ServerProcess, scenario: Scenario, settings: Settings) -> tuple[float, list[float]]:
-    """Calls per second and every call's latency (seconds) for one scenario against one server.
+@dataclass
+class Run:
+    """One wrk run against one server: what its done() reported."""
 
-    Each client (a thread) opens its connection, shakes hands, warms up, then waits at a barrier;
-    the clock runs from the barrier until the last client has its last response.
-    """
-    target = server.target
-    if scenario.clients == 1:
-        warmup, count = settings.warmup_calls, settings.sequential_calls
+    calls_per_s: float
+    p50_ms: float
+    p99_ms: float
+
+
+def wrk_threads(connections: int) -> int:
+    """wrk threads for ``connections``: one per CPU at most (each is an epoll loop), never more than connections."""
+    return max(1, min(connections, os.cpu_count() or 1))
+
+
+def wrk_arguments(scenario: Scenario, sessions: list[str]) -> list[str]:
+    """The script's arguments (see ``bench/wrk/jsonrpc_post.lua``): check text, body around the id, headers, sessions."""
+    body = call_body(123456789, scenario.modern).decode()
+    head, tail = body.split("123456789")
+    if scenario.modern:
+        headers = {**BASE_HEADERS, "MCP-Protocol-Version": MODERN_VERSION, "Mcp-Method": "tools/call", "Mcp-Name": "echo"}
     else:
-        warmup, count = settings.concurrent_warmup_calls, settings.calls_per_client
-    latencies: list[list[float]] = [[] for _ in range(scenario.clients)]
-    errors: list[BaseException] = []
-    ready = threading.Barrier(scenario.clients + 1, timeout=STARTUP_SECONDS + IO_TIMEOUT)
-    done = threading.Barrier(scenario.clients + 1, timeout=RUN_TIMEOUT)
+        headers = {**BASE_HEADERS, "MCP-Protocol-Version": LEGACY_VERSION}
+    return [ECHO_TEXT, head, tail, str(len(headers)), *(f"{k}: {v}" for k, v in headers.items()), *sessions]
 
-    def client_main(index: int) -> None:
-        client = Client(target, server.port, scenario.modern)
-        try:
-            try:
-                client.handshake()
-                client.calls(1, warmup, None)
-            except BaseException as exc:
-                errors.append(exc)
-                ready.abort()
-                return
-            ready.wait()
-            try:
-                client.calls(1 + warmup, count, latencies[index])
-            except BaseException as exc:
-                errors.append(exc)
-            done.wait()
-        except threading.BrokenBarrierError:
-            pass
-        finally:
-            client.close()
 
-    threads = [
-        threading.Thread(target=client_main, args=(i,), name=f"client-{i}", daemon=True)
-        for i in range(scenario.clients)
-    ]
-    for thread in threads:
-        thread.start()
+def run_wrk(wrk: str, server: ServerProcess, scenario: Scenario, seconds: int) -> Run:
+    """``scenario`` against ``server`` for ``seconds`` with wrk; legacy sessions are opened first and
+    ended (DELETE) after. Every response must be a 200 with the echoed text."""
+    target = server.target
+    clients: list[Client] = []
     try:
-        ready.wait()
-        start = time.perf_counter()
-        done.wait()
-        elapsed = time.perf_counter() - start
-    except threading.BrokenBarrierError:
-        elapsed = 0.0
-    for thread in threads:
-        thread.join(timeout=IO_TIMEOUT * 2)
-    if errors:
-        raise errors[0] if isinstance(errors[0], BenchError) else BenchError(f"{target.label}: {errors[0]!r}")
+        for _ in range(1 if scenario.modern else wrk_threads(scenario.connections)):
+            client = Client(target, server.port, scenario.modern)
+            clients.append(client)
+            client.handshake()
+            client.calls(1, 1, None)  # one checked call by the Python client: the server answers right
+        sessions = [c.session_id for c in clients if c.session_id is not None]
+        command = [
+            wrk, "--threads", str(wrk_threads(scenario.connections)), "--connections", str(scenario.connections),
+            "--duration", f"{seconds}s", "--timeout", f"{IO_TIMEOUT:g}s", "--script", str(WRK_SCRIPT),
+            f"http://{HOST}:{server.port}/mcp", "--", *wrk_arguments(scenario, sessions),
+        ]
+        try:
+            done = subprocess.run(command, capture_output=True, text=True, timeout=seconds + IO_TIMEOUT * 3)
+        except subprocess.TimeoutExpired as exc:
+            raise BenchError(f"{target.label}: wrk did not finish") from exc
+    finally:
+        for client in clients:
+            client.close()
     server.check_alive()
-    samples = [value for per_client in latencies for value in per_client]
-    if elapsed <= 0 or len(samples) != scenario.clients * count:
-        raise BenchError(f"{target.label}: {scenario.label} did not complete")
-    return len(samples) / elapsed, samples
+    lines = [line for line in done.stdout.splitlines() if line.startswith("WRK_RESULT ")]
+    if done.returncode != 0 or not lines:
+        raise BenchError(f"{target.label}: wrk failed ({done.returncode}): {(done.stderr or done.stdout)[-500:]}")
+    result = json.loads(lines[-1].removeprefix("WRK_RESULT "))
+    if result["bad"] or result["socket_errors"] or not result["requests"]:
+        raise BenchError(
+            f"{target.label}: {scenario.label}: {result['bad']} bad responses, {result['socket_errors']} socket "
+            f"errors in {result['requests']} (first bad: {result['first_bad']!r})"
+        )
+    return Run(
+        calls_per_s=result["requests"] / (result["duration_us"] / 1e6),
+        p50_ms=result["p50_us"] / 1000,
+        p99_ms=result["p99_us"] / 1000,
+    )
+
+
+def idle_session_kib(server: ServerProcess, count: int) -> float:
+    """The RSS (KiB) each of ``count`` idle legacy sessions adds: VmRSS after opening them (initialize and
+    notifications/initialized over one keep-alive connection, none ended) minus before, over ``count``."""
+    before = server.rss_mib("VmRSS")
+    clients = []
+    try:
+        for _ in range(count):
+            client = Client(server.target, server.port, modern=False)
+            client.handshake()
+            client.connection.close()  # the session stays open on the server; the socket does not
+            clients.append(client)
+        time.sleep(0.2)  # let the server finish the last exchange's bookkeeping
+        after = server.rss_mib("VmRSS")
+    finally:
+        for client in clients:
+            client.connection = http.client.HTTPConnection(HOST, server.port, timeout=IO_TIMEOUT)
+            client.close()
+    return (after - before) * 1024 / count
 
 
 @dataclass
 class Samples:
-    """Calls per second per repetition, and every latency, per target and scenario."""
+    """Every wrk run per target and scenario, and the RSS figures."""
 
     targets: tuple[Target, ...] = TARGETS
-    rates: dict[str, dict[str, list[float]]] = field(default_factory=dict)
-    latencies: dict[str, dict[str, list[float]]] = field(default_factory=dict)
+    runs: dict[str, dict[str, list[Run]]] = field(default_factory=dict)
     rss: dict[str, dict[str, float]] = field(default_factory=dict)
+    idle_session_kib: dict[str, float | None] = field(default_factory=dict)
 
-    def add(self, target: Target, scenario: Scenario, rate: float, latencies: list[float]) -> None:
-        self.rates.setdefault(target.key, {}).setdefault(scenario.key, []).append(rate)
-        self.latencies.setdefault(target.key, {}).setdefault(scenario.key, []).extend(latencies)
+    def add(self, target: Target, scenario: Scenario, run: Run) -> None:
+        self.runs.setdefault(target.key, {}).setdefault(scenario.key, []).append(run)
 
     def value(self, target: Target, scenario: Scenario, metric: str) -> float:
-        """Median calls/s over the repetitions; latency percentiles (ms) over all calls pooled."""
-        if metric == "calls_per_s":
-            return statistics.median(self.rates[target.key][scenario.key])
-        latencies = self.latencies[target.key][scenario.key]
-        if metric == "p50_ms":
-            return statistics.median(latencies) * 1000
-        if metric == "p99_ms":
-            return statistics.quantiles(latencies, n=100, method="inclusive")[98] * 1000
-        raise KeyError(metric)
+        """The median over the repetitions of calls/s, or of each run's p50 / p99 (ms)."""
+        return statistics.median(getattr(run, metric) for run in self.runs[target.key][scenario.key])
 
 
-def measure(settings: Settings, samples: Samples, deadline: float) -> None:
-    """Start every server, run every scenario against each, round-robin; stop the servers."""
+def measure(wrk: str, settings: Settings, samples: Samples, deadline: float) -> None:
+    """Start every server, run every scenario against each, round-robin; stop the servers. Then the
+    idle-session RSS on fresh processes."""
     servers: list[ServerProcess] = []
     watchdog = threading.Timer(max(1.0, deadline - time.monotonic()), lambda: [s.kill() for s in servers])
     watchdog.daemon = True
@@ -437,17 +477,34 @@ def measure(settings: Settings, samples: Samples, deadline: float) -> None:
             server.wait_ready(startup)
         for server in servers:
             samples.rss[server.target.key] = {"start_rss_mib": server.rss_mib("VmRSS")}
+        for server in servers:
+            for scenario in SCENARIOS:
+                progress(f"warm-up: {server.target.label}, {scenario.label}")
+                run_wrk(wrk, server, scenario, settings.warmup_seconds)
         step = 0
         for rep in range(settings.reps):
             for scenario in SCENARIOS:
                 order = servers[step % len(servers) :] + servers[: step % len(servers)]
                 step += 1
                 for server in order:
-                    rate, latencies = run_scenario(server, scenario, settings)
-                    samples.add(server.target, scenario, rate, latencies)
+                    samples.add(server.target, scenario, run_wrk(wrk, server, scenario, settings.seconds))
                     progress(f"rep {rep + 1}/{settings.reps}: {scenario.label}")
         for server in servers:
             samples.rss[server.target.key]["peak_rss_mib"] = server.rss_mib("VmHWM")
+        for server in servers:
+            server.stop()
+        servers.clear()
+        for target in RSS_TARGETS:
+            progress(f"idle sessions: {target.label}")
+            server = ServerProcess(target)
+            servers.append(server)
+            server.wait_ready(time.monotonic() + STARTUP_SECONDS)
+            try:
+                samples.idle_session_kib[target.key] = idle_session_kib(server, settings.idle_sessions)
+            except BenchError:
+                if target is PLAIN:
+                    raise
+                samples.idle_session_kib[target.key] = None  # e.g. an SDK session cap: shown as n/a
     finally:
         for server in servers:
             server.stop()
@@ -457,81 +514,101 @@ def measure(settings: Settings, samples: Samples, deadline: float) -> None:
 # ---------------------------------------------------------------------------------- evaluation
 
 
+def goal_value(samples: Samples, goal: Goal) -> float:
+    if goal.scenario is None:
+        value = samples.idle_session_kib[PLAIN.key]
+        assert value is not None
+        return value
+    ours = samples.value(PLAIN, goal.scenario, goal.metric)
+    return ours / samples.value(goal.against, goal.scenario, goal.metric) if goal.against else ours
+
+
 def evaluate(samples: Samples) -> list[dict[str, Any]]:
     rows = []
     for goal in GOALS:
-        for sdk in SDK_TARGETS:
-            ratio = samples.value(PLAIN, goal.scenario, goal.metric) / samples.value(sdk, goal.scenario, goal.metric)
-            rows.append(
-                {
-                    "metric": goal.key,
-                    "against": sdk.key,
-                    "ratio": ratio,
-                    "target": goal.describe(),
-                    "met": goal.met(ratio),
-                }
-            )
+        value = goal_value(samples, goal)
+        rows.append({"goal": goal.key, "value": value, "target": goal.describe(), "met": goal.met(value)})
     return rows
+
+
+def stack_line() -> str:
+    import httptools
+    import uvicorn
+    import uvloop
+
+    wrk = wrk_tool.locate() or "wrk"
+    return (
+        f"uvicorn {uvicorn.__version__} on httptools {httptools.__version__} and uvloop {uvloop.__version__} "
+        f"(plainmcp, both SDK servers, the floor); {wrk_tool.version(wrk)}"
+    )
 
 
 def print_report(samples: Samples, verdicts: list[dict[str, Any]], settings: Settings, load: float | None) -> None:
     print(environment_line())
+    print(stack_line())
     if warning := load_warning(load):
         print(warning)
     print(
-        f"Streamable HTTP on {HOST}, client http.client (keep-alive, one thread per client); "
-        f"{settings.reps} repetition(s): calls/s median of repetitions, latency percentiles over all calls; "
-        f"{settings.sequential_calls} sequential calls, {CLIENTS} x {settings.calls_per_client} concurrent calls "
-        f"per repetition, after {settings.warmup_calls} / {settings.concurrent_warmup_calls} warm-up calls per client\n"
+        f"Streamable HTTP on {HOST}, driven by wrk ({settings.seconds} s per run, "
+        f"one thread per CPU, legacy: one session per wrk thread); {settings.reps} interleaved repetition(s), "
+        "medians over them of calls/s and of each run's p50/p99\n"
     )
-    header = f"{'scenario':<34}{'unit':>8}" + "".join(f"{t.label:>22}" for t in samples.targets)
+    width = 24
+    header = f"{'scenario':<30}{'unit':>8}" + "".join(f"{t.label:>{width}}" for t in samples.targets)
     print(header)
     print("-" * len(header))
     for scenario in SCENARIOS:
-        for metric, unit in (("calls_per_s", "calls/s"), ("p50_ms", "ms"), ("p99_ms", "ms")):
-            label = f"{scenario.label}: {metric.split('_')[0] if metric != 'calls_per_s' else 'throughput'}"
+        for metric, unit, name in (("calls_per_s", "calls/s", "throughput"), ("p50_ms", "ms", "p50"),
+                                   ("p99_ms", "ms", "p99")):
             cells = "".join(
-                f"{samples.value(t, scenario, metric):>22,.0f}"
-                if unit == "calls/s"
-                else f"{samples.value(t, scenario, metric):>22,.2f}"
+                f"{samples.value(t, scenario, metric):>{width},.{0 if unit == 'calls/s' else 2}f}"
                 for t in samples.targets
             )
-            print(f"{label:<34}{unit:>8}{cells}")
+            print(f"{scenario.label + ': ' + name:<30}{unit:>8}{cells}")
     for metric, label in (("start_rss_mib", "RSS after startup"), ("peak_rss_mib", "peak RSS (end of run)")):
-        cells = "".join(f"{samples.rss[t.key][metric]:>22,.1f}" for t in samples.targets)
-        print(f"{label:<34}{'MiB':>8}{cells}")
+        cells = "".join(f"{samples.rss[t.key][metric]:>{width},.1f}" for t in samples.targets)
+        print(f"{label:<30}{'MiB':>8}{cells}")
+    cells = ""
+    for t in samples.targets:
+        kib = samples.idle_session_kib.get(t.key)
+        cells += f"{'' if t not in RSS_TARGETS else 'n/a' if kib is None else f'{kib:,.1f}':>{width}}"
+    print(f"{f'RSS per idle session ({settings.idle_sessions})':<30}{'KiB':>8}{cells}")
     print()
-    header = f"{'plainmcp / SDK':<34}{'target':>8}" + "".join(f"{'vs ' + t.label:>30}" for t in SDK_TARGETS)
+    header = f"{'issue 20 targets (plainmcp)':<52}{'target':>10}{'measured':>12}"
     print(header)
-    print("-" * len(header))
-    by_key = {(v["metric"], v["against"]): v for v in verdicts}
+    print("-" * (len(header) + 8))
+    by_key = {v["goal"]: v for v in verdicts}
     for goal in GOALS:
-        cells = ""
-        for sdk in SDK_TARGETS:
-            verdict = by_key[(goal.key, sdk.key)]
-            cells += f"{verdict['ratio']:>21.2f}x  {'met' if verdict['met'] else 'MISSED':<6}"
-        print(f"{goal.label:<34}{goal.describe():>8}{cells}")
-    if FLOOR in samples.targets:
-        print_ceilings(samples)
+        verdict = by_key[goal.key]
+        unit = "x" if goal.against else ""
+        print(f"{goal.label:<52}{goal.describe():>10}{verdict['value']:>11.2f}{unit:1}  "
+              f"{'met' if verdict['met'] else 'MISSED'}")
+    print_information(samples)
     missed = [v for v in verdicts if not v["met"]]
     print()
     if missed:
-        print(f"{len(missed)} of {len(verdicts)} target comparisons missed.")
+        print(f"{len(missed)} of {len(verdicts)} targets missed.")
     else:
-        print(f"All {len(verdicts)} target comparisons met (against both SDK variants).")
+        print(f"All {len(verdicts)} targets met.")
 
 
-def print_ceilings(samples: Samples) -> None:
-    """The best throughput ratio any server could reach on this HTTP stack: the canned-response
-    floor's calls/s over each SDK server's. A target above it cannot be met by MCP code alone."""
+def print_information(samples: Samples) -> None:
+    """Ratios with no target: plainmcp over each SDK server (the default-run one included), and the
+    ceiling, the floor's calls/s over each, which no MCP code on this stack can exceed."""
+    others = (SDK_LOWLEVEL, SDK_MCPSERVER, SDK_DEFAULT)
     print()
-    header = f"{'ceiling: HTTP floor / SDK':<34}{'':>8}" + "".join(f"{'vs ' + t.label:>30}" for t in SDK_TARGETS)
+    columns = [("plainmcp / " + t.key.removeprefix("sdk_"), PLAIN, t) for t in others]
+    columns += [("floor / " + t.key.removeprefix("sdk_"), FLOOR, t) for t in SDK_TARGETS]
+    print("calls/s ratios for information (no target); floor / SDK is the ceiling no MCP code on this stack passes")
+    header = f"{'scenario':<30}" + "".join(f"{name:>22}" for name, _, _ in columns)
     print(header)
     print("-" * len(header))
     for scenario in SCENARIOS:
-        floor = samples.value(FLOOR, scenario, "calls_per_s")
-        cells = "".join(f"{floor / samples.value(sdk, scenario, 'calls_per_s'):>21.2f}x        " for sdk in SDK_TARGETS)
-        print(f"{scenario.label + ': calls/s':<34}{'':>8}{cells}")
+        cells = "".join(
+            f"{samples.value(ours, scenario, 'calls_per_s') / samples.value(theirs, scenario, 'calls_per_s'):>21.2f}x"
+            for _, ours, theirs in columns
+        )
+        print(f"{scenario.label:<30}{cells}")
 
 
 def json_report(
@@ -540,14 +617,17 @@ def json_report(
     metrics = ("calls_per_s", "p50_ms", "p99_ms")
     return {
         "environment": environment_line(),
+        "stack": stack_line(),
         "load_average_at_start": load,
-        "settings": {**vars(settings), "clients": CLIENTS},
+        "settings": vars(settings),
         "results": {
-            t.key: {s.key: {m: samples.value(t, s, m) for m in metrics} for s in SCENARIOS} | samples.rss[t.key]
+            t.key: {s.key: {m: samples.value(t, s, m) for m in metrics} for s in SCENARIOS}
+            | samples.rss[t.key]
+            | {"idle_session_kib": samples.idle_session_kib.get(t.key)}
             for t in samples.targets
         },
-        "calls_per_s_samples": samples.rates,
-        "comparisons": verdicts,
+        "runs": {t: {s: [vars(r) for r in runs] for s, runs in per.items()} for t, per in samples.runs.items()},
+        "targets": verdicts,
         "all_met": all(v["met"] for v in verdicts),
     }
 
@@ -558,27 +638,25 @@ def json_report(
 def parse_args(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
-        "--quick", action="store_true", help="few calls, one repetition: a smoke run, not a measurement"
+        "--quick", action="store_true", help="short runs, one repetition: a smoke run, not a measurement"
     )
     parser.add_argument("--json", action="store_true", help="also print the results as JSON")
-    parser.add_argument(
-        "--check", action="store_true", help="exit 1 if any target is missed against either SDK variant"
-    )
-    parser.add_argument(
-        "--floor",
-        action="store_true",
-        help="also measure a canned-response ASGI app on the same uvicorn: the HTTP stack's own cost, for reference",
-    )
+    parser.add_argument("--check", action="store_true", help="exit 1 if any target of issue 20 is missed")
     return parser.parse_args(argv)
 
 
 def main(argv: list[str]) -> int:
     args = parse_args(argv)
     settings = QUICK if args.quick else FULL
-    samples = Samples(TARGETS + (FLOOR,) if args.floor else TARGETS)
+    try:
+        wrk = wrk_tool.ensure()
+    except wrk_tool.WrkError as exc:
+        print(f"benchmark needs wrk: {exc}", file=sys.stderr)
+        return 2
+    samples = Samples()
     load = load_average()
     try:
-        measure(settings, samples, time.monotonic() + RUN_TIMEOUT)
+        measure(wrk, settings, samples, time.monotonic() + RUN_TIMEOUT)
     except BenchError as exc:
         print(f"\nbenchmark failed: {exc}", file=sys.stderr)
         return 2

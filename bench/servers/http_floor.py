@@ -1,11 +1,11 @@
-"""Benchmark reference, not an MCP server: the HTTP floor of ``http_bench.py --floor``.
+"""Benchmark reference, not an MCP server: the HTTP floor of ``http_bench.py``.
 
     python bench/servers/http_floor.py PORT
 
 A bare ASGI app under the same uvicorn configuration as the other HTTP servers that answers every
 JSON-RPC request with a canned JSON response (``initialize`` gets a session id, ``tools/call``
-its ``text`` back, a notification 202, DELETE 204), with no MCP logic at all: what uvicorn, h11,
-loopback TCP and the benchmark's client cost per call. No MCP server can be faster than this
+its ``text`` back, a notification 202, DELETE 204), with no MCP logic at all: what uvicorn (on
+httptools and uvloop when installed), loopback TCP and the benchmark's client cost per call. No MCP server can be faster than this
 with the same HTTP stack.
 """
 

@@ -1,6 +1,7 @@
 """Serving an ASGI app for the HTTP benchmark: uvicorn, configured as plainmcp's ``run_http``
 configures it (127.0.0.1, lifespan on, no access log, no log config, at most 1000 connections),
-so the servers differ only in the MCP code.
+so the servers differ only in the MCP code. uvicorn's default
+``http="auto"`` and ``loop="auto"`` pick httptools and uvloop when installed, as ``run_http`` does.
 
 ``MCPServer.run("streamable-http")`` would also write uvicorn's access log (a line per request at
 its default level "info") and run on a plain ``anyio.run`` loop instead of uvicorn's: that would
