@@ -28,8 +28,14 @@ async def test_describe_database_gives_counts_links_and_views(tmp_path, version)
     assert tables["orders"] == {"name": "orders", "rows": 3, "references": ["customers"]}
     assert tables["customers"] == {"name": "customers", "rows": 3}
     assert overview["views"] == ["big_orders"] and overview["truncated"] is False
-    assert "orders (3 rows) -> customers" in text_of(result)
-    assert "views: big_orders" in text_of(result)
+    # As the README shows it.
+    assert text_of(result) == (
+        "3 table(s), 1 view(s); describe_table gives a table's columns.\n"
+        "customers (3 rows)\n"
+        'odd "name" (0 rows)\n'
+        "orders (3 rows) -> customers\n"
+        "views: big_orders"
+    )
 
 
 def make_hundred(folder: Path) -> Path:
@@ -67,7 +73,12 @@ async def test_sample_rows_gives_rows_and_a_column_profile(tmp_path, version):
     assert sample["profiled_rows"] == 3
     city = next(column for column in sample["profile"] if column["column"] == "city")
     assert city == {"column": "city", "nulls": 1, "distinct": 2, "min": "London", "max": "New York"}
-    assert "city: 1 null, 2 distinct, min 'London', max 'New York'" in text_of(result)
+    # As the README shows it.
+    assert text_of(result) == (
+        "customers: first 2 row(s)\n| id | name | city |\n|---|---|---|\n| 1 | Ada | London |\n"
+        "| 2 | Grace | New York |\n\nprofile over 3 row(s):\n  id: 0 null, 3 distinct, min 1, max 3\n"
+        "  name: 0 null, 3 distinct, min 'Ada', max 'Linus'\n  city: 1 null, 2 distinct, min 'London', max 'New York'"
+    )
 
 
 async def test_sample_rows_refuses_unknown_tables_and_cuts_long_values(tmp_path):
