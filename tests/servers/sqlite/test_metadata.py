@@ -133,6 +133,7 @@ async def test_a_writing_canned_query_asks_the_user_first(tmp_path, version):
         ("databases:\n  shop:\n    queries:\n      query: SELECT 1\n", "one of the server's own tools"),
         ("databases:\n  shop:\n    queries:\n      q: {title: no sql}\n", "needs sql"),
         ("databases: [\n", "not valid YAML"),
+        ("databases:\n  shop:\n    queries:\n      q: {sql: 'SELECT :a, :b', params: [a]}\n", "uses :b, which params"),
         (METADATA, "add_customer writes, and shop is read-only"),
     ],
 )
@@ -140,6 +141,15 @@ def test_a_wrong_metadata_file_is_a_startup_error(tmp_path, text, message):
     shop, metadata = setup(tmp_path, text)
     with pytest.raises(StartupError, match=message):
         parse("--db", f"shop={shop}", "--metadata", str(metadata))
+
+
+def test_two_canned_queries_of_one_name_are_a_startup_error(tmp_path):
+    shop, metadata = setup(
+        tmp_path, "databases:\n  shop:\n    queries: {q: SELECT 1}\n  logs:\n    queries: {q: SELECT 2}\n"
+    )
+    logs = make_shop(tmp_path, "logs.db")
+    with pytest.raises(StartupError, match="two canned queries are called q"):
+        parse("--db", f"shop={shop}", "--db", f"logs={logs}", "--metadata", str(metadata))
 
 
 def test_json_metadata_and_file_stem_names_as_datasette(tmp_path):

@@ -97,6 +97,8 @@ def load(path: Path, databases: Iterable[tuple[str, Path]]) -> Metadata:
             descriptions[name] = section["description"]
         tables[name] = _tables(path, key, section.get("tables") or {})
         for query, spec in (section.get("queries") or {}).items():
+            if any(known.name == str(query) for known in queries):
+                raise ValueError(f"--metadata {path}: two canned queries are called {query} (each becomes a tool)")
             queries.append(_canned(path, f"databases.{key}.queries.{query}", name, str(query), spec))
     return Metadata(descriptions, tables, tuple(queries))
 
@@ -151,9 +153,13 @@ def _canned(path: Path, where: str, database: str, name: str, spec: Any) -> Cann
     if name in BUILT_IN_TOOLS:
         raise ValueError(f"--metadata {path}: {where}: {name} is the name of one of the server's own tools")
     params = spec.get("params")
-    names = list(dict.fromkeys(_NAMED.findall(spec["sql"]))) if params is None else params
+    found = list(dict.fromkeys(_NAMED.findall(spec["sql"])))
+    names = found if params is None else params
     if not isinstance(names, list) or not all(isinstance(p, str) and PARAM_NAME.fullmatch(p) for p in names):
         raise ValueError(f"--metadata {path}: {where}.params must be a list of parameter names")
+    missing = [name for name in found if name not in names]
+    if missing:
+        raise ValueError(f"--metadata {path}: {where}: the sql uses :{missing[0]}, which params does not list")
     max_rows = spec.get("max_rows")
     if max_rows is not None and (not isinstance(max_rows, int) or isinstance(max_rows, bool) or max_rows < 1):
         raise ValueError(f"--metadata {path}: {where}.max_rows must be a positive integer")
