@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 from .errors import ErrorCode
 
@@ -146,7 +146,7 @@ def decode(data: bytes | str) -> Decoded:
     return classify(obj, check)
 
 
-def is_id(value: Any) -> bool:
+def is_id(value: Any) -> TypeGuard[str | int]:
     """Whether ``value`` can be a request id in MCP: a string or an integer (never a bool)."""
     return isinstance(value, (str, int)) and not isinstance(value, bool)
 

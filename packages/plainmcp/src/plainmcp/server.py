@@ -9,7 +9,7 @@ Capabilities are derived from what was registered, so they cannot disagree with 
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Iterable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Coroutine, Iterable, Sequence
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -110,7 +110,8 @@ class Server:
         #: ``async def list(ctx) -> Sequence[Resource]``: resources listed after the registered
         #: ones, computed per ``resources/list`` (see :meth:`resource_list`).
         self.resource_lister: Callable[[Any], Awaitable[Sequence[Resource]]] | None = None
-        self._background: list[Callable[[Server], Awaitable[None]]] = []
+        # Coroutine functions (async def), not any awaitable: anyio's start_soon takes those only.
+        self._background: list[Callable[[Server], Coroutine[Any, Any, None]]] = []
         self._running = 0
 
     # ------------------------------------------------------------------------------ description
@@ -364,7 +365,9 @@ class Server:
 
     # ------------------------------------------------------------------------------- lifetime
 
-    def background(self, task: Callable[[Server], Awaitable[None]]) -> Callable[[Server], Awaitable[None]]:
+    def background(
+        self, task: Callable[[Server], Coroutine[Any, Any, None]]
+    ) -> Callable[[Server], Coroutine[Any, Any, None]]:
         """Register ``async def task(server)`` to run while the server is served: a file watcher, a
         cache sweeper. Transports start it (:meth:`running`) and cancel it when serving ends, so it
         should close what it opened in a ``finally``. An exception in it ends the serving."""

@@ -32,8 +32,9 @@ def any_covers(subscribed: Iterable[str], uri: str) -> bool:
 
 
 class Subscriber(Protocol):
-    #: The resource URIs this subscriber asked to hear about.
-    subscribed_uris: Iterable[str]
+    @property
+    def subscribed_uris(self) -> Iterable[str]:
+        """The resource URIs this subscriber asked to hear about (read-only here: an attribute or a property)."""
 
     async def deliver(self, method: str, params: dict[str, Any] | None) -> None:
         """Send the notification if this subscriber asked for it; never raise for a gone peer."""

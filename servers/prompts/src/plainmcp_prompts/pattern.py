@@ -31,6 +31,12 @@ MAX_REMEMBERED_STATES = 50_000
 
 Test = Callable[[str], bool]
 
+
+def _between(low: str, high: str) -> Test:
+    """The test of a range ``[low-high]`` in a character class."""
+    return lambda c: low <= c <= high
+
+
 _DIGITS = frozenset(string.digits)
 _WORD = frozenset(string.ascii_letters + string.digits + "_")
 _SPACE = frozenset(" \t\n\r\f\v")
@@ -142,7 +148,7 @@ class _Parser:
                     raise PatternError("a range in [...] must end with a plain character")
                 if high < char:
                     raise PatternError(f"the range {char}-{high} in [...] is backwards")
-                tests.append(lambda c, low=char, high=high: low <= c <= high)
+                tests.append(_between(char, high))
             else:
                 tests.append(char.__eq__)
         if negated:

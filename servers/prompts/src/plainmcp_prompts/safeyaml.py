@@ -56,7 +56,7 @@ class BoundedLoader(yaml.SafeLoader):
                 raise LimitError(f"uses more than {MAX_ALIASES} aliases (*name)", event.start_mark)
             if event.anchor in self._open_anchors:
                 raise LimitError("has an alias (*name) inside the node it names", event.start_mark)
-            self._charge(self._anchor_sizes.get(event.anchor, 0), event.start_mark)
+            self._charge(self._anchor_sizes.get(event.anchor or "", 0), event.start_mark)  # an alias has an anchor
             return super().compose_node(parent, index)
         # Checked before descending: the composer recurses once per level.
         if self._depth >= MAX_DEPTH:

@@ -259,6 +259,7 @@ def render(
                     count(len(values.get(segment.name, "")))
                     pending.append(values.get(segment.name, ""))
             else:
+                assert isinstance(segment, Embed)  # no When is left: flat() chose their branches, or there were none
                 _flush(rendered, message.role, pending)
                 pending = []
                 embedded = read_embed(segment)

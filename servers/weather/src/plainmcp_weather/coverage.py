@@ -231,7 +231,9 @@ class CoverageTools:
         ]
         if failed:
             raise ToolError(" ".join(f"{query!r}: {failure}" for query, failure in failed))
-        places, every_answer, unit = [], [], None
+        places: list[dict[str, Any]] = []
+        every_answer: list[Any] = []
+        unit: Any = None
         for query, (location, answer, answers) in zip(queries, results, strict=True):
             data: dict[str, Any] = answer.value
             unit = data["units"]

@@ -150,7 +150,7 @@ class NWS:
         data = await self.upstream.get_json(url, {"units": units}, on_wait)
         properties = data.get("properties") if isinstance(data, dict) else None
         periods = properties.get("periods") if isinstance(properties, dict) else None
-        if not isinstance(periods, list):
+        if not isinstance(properties, dict) or not isinstance(periods, list):
             raise _unreadable(self.upstream.label)
         rows = [row for row in map(_period, periods[:MAX_PERIODS]) if row is not None]
         return {"updated": properties.get("updateTime"), "periods": rows}

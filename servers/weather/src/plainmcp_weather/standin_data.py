@@ -166,7 +166,7 @@ US_AREAS = frozenset(
 #: Where the stand-in has an alert: (state, a point near which it applies).
 ALERT_AREA = "FL"
 ALERT_POINT = (25.77427, -80.19366)
-HURRICANE_WARNING = {
+HURRICANE_WARNING: dict[str, Any] = {
     "id": "https://api.weather.gov/alerts/urn:oid:2.49.0.1.840.0.standin.001.1",
     "type": "Feature",
     "geometry": None,

@@ -61,8 +61,8 @@ def run(target_of: Callable[[], Target], body: Body, *, verbose: bool, **client_
 
     try:
         target = target_of()
-    except UsageError as error:
-        fail(str(error))
+    except UsageError as problem:
+        fail(str(problem))
         return USAGE
     tail = configure_logging(verbose)
 

@@ -58,7 +58,7 @@ def is_path_metavar(metavar: str) -> bool:
 
 def parse_usage(help_text: str) -> Usage:
     """Read the usage block (from ``usage:`` to the first blank line) of argparse's ``--help``."""
-    lines = []
+    lines: list[str] = []
     for line in help_text.splitlines():
         if not lines and not line.lower().startswith("usage:"):
             continue
@@ -67,7 +67,9 @@ def parse_usage(help_text: str) -> Usage:
         lines.append(line)
     usage = " ".join(lines).partition(":")[2].strip()
     usage = usage.split(None, 1)[1] if " " in usage else ""  # drop the program name
-    paths, values, optional = set(), set(), set()
+    paths: set[str] = set()
+    values: set[str] = set()
+    optional: set[str] = set()
     for option, bracket, metavar in _OPTION_VALUE.findall(usage):
         (optional if bracket else values).add(option)
         if not bracket and is_path_metavar(metavar):

@@ -181,10 +181,10 @@ class Recorder:
             self._requests[(direction, key)] = (now, method)
             return f"#{_id(item['id'])} {method}{_request_detail(item)}", None, None
         asked = self._requests.pop((_other(direction), key), None)
-        method, latency = (asked[1], round((now - asked[0]) * 1000, 3)) if asked else (None, None)
+        answered, latency = (asked[1], round((now - asked[0]) * 1000, 3)) if asked else (None, None)
         outcome = _outcome(item)
         timing = f" {latency:.1f} ms" if latency is not None else ""
-        return f"#{_id(item.get('id'))} {method or '(unknown request)'}{outcome}{timing}", method, latency
+        return f"#{_id(item.get('id'))} {answered or '(unknown request)'}{outcome}{timing}", answered, latency
 
     def _record_oversized(self, direction: str, size: int) -> None:
         head = self._heads[direction]
@@ -227,14 +227,19 @@ def _id(value: Any) -> str:
     return json.dumps(value) if not isinstance(value, int) else str(value)
 
 
+def _params(item: dict[str, Any]) -> dict[str, Any]:
+    params = item.get("params")
+    return params if isinstance(params, dict) else {}
+
+
 def _request_detail(item: dict[str, Any]) -> str:
-    params = item.get("params") if isinstance(item.get("params"), dict) else {}
+    params = _params(item)
     name = params.get("name") or params.get("uri")
     return f" {name}" if isinstance(name, str) else ""
 
 
 def _notification_detail(item: dict[str, Any]) -> str:
-    params = item.get("params") if isinstance(item.get("params"), dict) else {}
+    params = _params(item)
     if item.get("method") == "notifications/progress":
         return f" {params.get('progress')}/{params.get('total', '?')}"
     if item.get("method") == "notifications/cancelled":

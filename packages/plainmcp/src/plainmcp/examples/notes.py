@@ -8,8 +8,19 @@ Run it with ``python -m plainmcp.examples.notes`` (stdio).
 from __future__ import annotations
 
 import logging
+from typing import Any
 
-from plainmcp import ErrorCode, MCPError, PromptArgument, Server, ToolAnnotations, ToolError, content, run_stdio
+from plainmcp import (
+    Context,
+    ErrorCode,
+    MCPError,
+    PromptArgument,
+    Server,
+    ToolAnnotations,
+    ToolError,
+    content,
+    run_stdio,
+)
 from plainmcp.logs import configure_logging
 
 logger = logging.getLogger(__name__)
@@ -25,7 +36,7 @@ def build_server() -> Server:
         resource_subscriptions=True,
     )
 
-    async def complete_title(ctx, value, others):
+    async def complete_title(ctx: Context, value: str, others: dict[str, str]) -> list[str]:
         return sorted(title for title in notes if title.startswith(value))
 
     @server.tool(
@@ -45,7 +56,7 @@ def build_server() -> Server:
         },
         annotations=ToolAnnotations(idempotent=True, destructive=True, open_world=False),
     )
-    async def add_note(ctx, args):
+    async def add_note(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
         """Write a note (replacing one with the same title)."""
         title = args["title"]
         created = title not in notes
@@ -60,7 +71,7 @@ def build_server() -> Server:
         input_schema={"type": "object", "properties": {"word": {"type": "string", "minLength": 1}}, "required": ["word"]},
         annotations=ToolAnnotations(read_only=True, open_world=False),
     )
-    async def search_notes(ctx, args):
+    async def search_notes(ctx: Context, args: dict[str, Any]) -> list[str]:
         """Titles of the notes that contain a word (case-insensitive)."""
         word = args["word"].casefold()
         found = sorted(title for title, text in notes.items() if word in text.casefold())
@@ -74,17 +85,17 @@ def build_server() -> Server:
         mime_type="text/plain",
         complete={"title": complete_title},
     )
-    async def read_note(ctx, uri, variables):
+    async def read_note(ctx: Context, uri: str, variables: dict[str, str]) -> str | None:
         """One note by title."""
         return notes.get(variables["title"])  # None: not found
 
     @server.resource("notes://index", "index", mime_type="text/plain")
-    async def index(ctx, uri):
+    async def index(ctx: Context, uri: str) -> str:
         """Every note title, one a line."""
         return "\n".join(sorted(notes))
 
     @server.prompt(arguments=[PromptArgument("title", "The note to summarize", required=True, complete=complete_title)])
-    async def summarize(ctx, args):
+    async def summarize(ctx: Context, args: dict[str, str]) -> list[dict[str, Any]]:
         """Ask for a summary of one note."""
         text = notes.get(args["title"])
         if text is None:

@@ -88,6 +88,7 @@ class Gateway:
             return
         tool = self.server.tools.get(decoded.method)
         arguments = decoded.params or {}
+        error: dict[str, object] | None
         if tool is None:
             error = {"code": int(ErrorCode.METHOD_NOT_FOUND), "message": f"Unknown tool: {decoded.method}"}
         else:
@@ -157,7 +158,8 @@ def _answer(request_id: Any, reply: Message) -> dict[str, Any]:
     if isinstance(reply, ErrorResponse):
         return {"jsonrpc": "2.0", "id": request_id, "error": reply.error}
     result = reply.result if isinstance(reply, Response) and isinstance(reply.result, dict) else {}
-    content = result.get("content") if isinstance(result.get("content"), list) else []
+    listed = result.get("content")
+    content: list[Any] = listed if isinstance(listed, list) else []
     texts = [block.get("text") for block in content if isinstance(block, dict) and block.get("type") == "text"]
     if result.get("resultType") == "input_required":
         return error_payload(TOOL_ERROR, "This tool needs input from an MCP client (sampling, elicitation or roots)", request_id)

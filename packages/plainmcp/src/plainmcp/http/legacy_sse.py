@@ -20,6 +20,7 @@ from urllib.parse import parse_qs
 
 import anyio
 from anyio.abc import ObjectReceiveStream, ObjectSendStream
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 from ..connection import ServerConnection
 from ..errors import ErrorCode
@@ -73,7 +74,7 @@ class LegacySSE:
         self.keepalive_seconds = keepalive_seconds
         self.observer = observer
         self.high_water = high_water
-        self.sessions: dict[str, anyio.abc.ObjectSendStream[Decoded]] = {}
+        self.sessions: dict[str, MemoryObjectSendStream[Decoded]] = {}  # memory streams: close() and send_nowait()
         self.outputs: dict[str, _Output] = {}
         self.owners: dict[str, str | None] = {}
         self.connections: dict[str, ServerConnection] = {}
@@ -167,7 +168,7 @@ class LegacySSE:
         await respond(send, 202, b"Accepted", content_type="text/plain")
 
 
-async def _close_on_disconnect(receive: Receive, input_send: anyio.abc.ObjectSendStream[Decoded]) -> None:
+async def _close_on_disconnect(receive: Receive, input_send: MemoryObjectSendStream[Decoded]) -> None:
     await wait_disconnect(receive)
     input_send.close()
 
@@ -237,7 +238,7 @@ class _Output(ObjectSendStream[Outbound]):
 class _GatedInput(ObjectReceiveStream[Decoded]):
     """A session's read stream that delivers nothing while its output is congested."""
 
-    def __init__(self, inner: ObjectReceiveStream[Decoded], gate: _Output) -> None:
+    def __init__(self, inner: MemoryObjectReceiveStream[Decoded], gate: _Output) -> None:
         self._inner = inner
         self._gate = gate
 

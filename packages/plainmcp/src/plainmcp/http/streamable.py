@@ -357,15 +357,15 @@ class LegacySession:
             self._deliver(message, outbound.related_to)
 
     def _deliver(self, message: Message, related_to: RequestId | None) -> None:
-        is_reply = isinstance(message, (Response, ErrorResponse))
-        target = message.id if is_reply else related_to
+        reply = message if isinstance(message, (Response, ErrorResponse)) else None
+        target = reply.id if reply is not None else related_to
         buffer = self._by_request.get(target) if target is not None else None
         data = frame(message, self.app.max_message_bytes).rstrip(b"\n")
         if not data:
             return  # a notification that cannot be sent (logged)
         (buffer or self.standalone).push(data)
-        if is_reply and buffer is not None:
-            buffer.reply = (message.id if isinstance(message, Response) else None, data)
+        if reply is not None and buffer is not None and target is not None:  # target found the buffer
+            buffer.reply = (reply.id if isinstance(reply, Response) else None, data)
             buffer.finish()
             del self._by_request[target]
             self._retire(buffer.key)
