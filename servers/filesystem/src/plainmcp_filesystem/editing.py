@@ -167,8 +167,10 @@ def _tolerant(text: str, old: str, new: str, number: int) -> tuple[int, int, str
     squashed = [_squash(line) for line in lines]
     size = len(wanted)
     # The first line first: slicing a window per line cost seconds for an oldText of thousands of lines.
-    first = wanted[0]
-    starts = [i for i in range(len(lines) - size + 1) if squashed[i] == first and squashed[i : i + size] == wanted]
+    first_wanted = wanted[0]
+    starts = [
+        i for i in range(len(lines) - size + 1) if squashed[i] == first_wanted and squashed[i : i + size] == wanted
+    ]
     if len(starts) > 1:
         raise EditFailed(
             f"Edit {number}: oldText matches nowhere exactly, and {len(starts)} places when whitespace "

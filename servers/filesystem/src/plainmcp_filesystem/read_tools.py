@@ -204,7 +204,7 @@ class FileTools(ToolFamily):
         policy = await self.access.policy_for(ctx)
         files: list[dict[str, Any]] = []
         parts: list[str] = []
-        want = {key: args[key] for key in ("head", "tail") if key in args}
+        want: dict[str, Any] = {key: args[key] for key in ("head", "tail") if key in args}
         cut_files: list[tuple[Place, int]] = []
         # One budget of text for all the files: fifty large files read at once stay within one result.
         # And the room their JSON takes in the message (each goes out twice): escapes weigh more.

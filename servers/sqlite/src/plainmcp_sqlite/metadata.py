@@ -135,7 +135,8 @@ def _tables(path: Path, key: str, section: Any) -> dict[str, dict[str, Any]]:
     found: dict[str, dict[str, Any]] = {}
     for table, spec in section.items():
         spec = spec if isinstance(spec, dict) else {}
-        columns = spec.get("columns") if isinstance(spec.get("columns"), dict) else {}
+        listed = spec.get("columns")
+        columns = listed if isinstance(listed, dict) else {}
         entry: dict[str, Any] = {"columns": {str(c): str(d) for c, d in columns.items() if isinstance(d, str)}}
         if isinstance(spec.get("description"), str):
             entry["description"] = spec["description"]
