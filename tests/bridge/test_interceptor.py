@@ -96,6 +96,13 @@ def test_arguments_string_that_is_not_json_names_where_it_breaks() -> None:
     assert "at character 17" in problem
 
 
+def test_arguments_string_with_a_number_too_long_to_read_is_a_problem_not_a_crash() -> None:
+    # Regression: json.loads raises a bare ValueError (no .msg, no .pos) past 4300 digits, and the
+    # AttributeError reading them ended the bridge. Found by mypy.
+    (problem,) = problems("get_forecast", '{"city": "Paris", "days": ' + "9" * 5000 + "}")
+    assert problem.startswith("(arguments): expected a JSON object; sent text with a number too long to read")
+
+
 def test_arguments_string_holding_a_non_object() -> None:
     assert problems("get_forecast", '["Paris"]') == [
         '(arguments): expected a JSON object; sent a string holding an array: "[\\"Paris\\"]"'

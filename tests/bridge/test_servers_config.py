@@ -57,6 +57,14 @@ def test_a_file_that_is_not_json(tmp_path: Path) -> None:
         load_config(path)
 
 
+def test_a_file_with_a_number_too_long_to_read(tmp_path: Path) -> None:
+    # Regression: past 4300 digits json.loads raises a bare ValueError, without .msg or .lineno.
+    path = tmp_path / "c.json"
+    path.write_text('{"mcpServers": {}, "n": ' + "9" * 5000 + "}", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"c.json: not JSON this reads \(a number of more than 4300 digits\)"):
+        load_config(path)
+
+
 def test_inline_server_and_unique_names() -> None:
     spec = inline_server("plainmcp-sqlite --db 'my data.db'")
     assert spec == ServerSpec("sqlite", command=("plainmcp-sqlite", "--db", "my data.db"))

@@ -227,10 +227,15 @@ async def _run(
             transcript: list[dict[str, Any]] = []
             bridge.sinks.append(transcript.append)
             if log is not None:
-                bridge.sinks.append(lambda event: (log.write(transcript_line(event) + "\n"), log.flush()))
+
+                def write_log(event: dict[str, Any]) -> None:
+                    log.write(transcript_line(event) + "\n")
+                    log.flush()
+
+                bridge.sinks.append(write_log)
             try:
                 if args.mode == "chat":
-                    await chat(bridge, hooks, _read_line(sys.stdout))  # type: ignore[arg-type]
+                    await chat(bridge, hooks, _read_line(sys.stdout))  # type: ignore[arg-type]  # chat made TerminalHooks
                     return 0
                 return await _ask(bridge, args, transcript)
             finally:

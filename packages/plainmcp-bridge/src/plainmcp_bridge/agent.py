@@ -26,6 +26,7 @@ from .chat_apis import ModelError, ModelTurn
 from .interceptor import Interceptor, Review, ToolCatalog, ValidCall, answer_for_model, gave_up_message
 from .models import ChatModel
 from .prompt import build_system_prompt
+from .shapes import mapping
 from .toolbox import Toolbox
 
 logger = logging.getLogger(__name__)
@@ -81,7 +82,7 @@ class Hooks:
 def needs_confirmation(tool: dict[str, Any]) -> bool:
     """True for a tool not annotated read-only, or annotated destructive (the MCP defaults: a tool
     without annotations may change things)."""
-    hints = tool.get("annotations") if isinstance(tool.get("annotations"), dict) else {}
+    hints = mapping(tool.get("annotations"))
     return hints.get("readOnlyHint") is not True or hints.get("destructiveHint") is True
 
 
@@ -102,7 +103,7 @@ class Bridge:
 
     async def _elicit(self, server: str, params: dict[str, Any]) -> dict[str, Any]:
         message = str(params.get("message") or "")
-        schema = params.get("requestedSchema") if isinstance(params.get("requestedSchema"), dict) else {}
+        schema = mapping(params.get("requestedSchema"))
         answer = await self.hooks.elicit(server, message, schema)
         self.record("elicitation", server=server, message=message, action=answer.get("action"))
         return answer
@@ -204,10 +205,10 @@ class Bridge:
     def _answer_all(self, turn: ModelTurn, review: Review, answers: dict[int, str], instead: str | None) -> None:
         """Answer every call of the turn: a result, a repair message, or ``instead`` for all of them."""
         by_id: dict[str | None, str] = {}
-        for call in review.valid:
-            by_id[call.id] = instead or answers[id(call)]
-        for call in review.invalid:
-            by_id[call.id] = instead or call.message
+        for valid in review.valid:
+            by_id[valid.id] = instead or answers[id(valid)]
+        for invalid in review.invalid:
+            by_id[invalid.id] = instead or invalid.message
         repair = (
             f"\n\n(Repair round {review.repair_round} of {self.interceptor.max_repairs}.)"
             if review.invalid and review.repair_round

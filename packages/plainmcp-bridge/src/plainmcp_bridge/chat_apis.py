@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .recover import ProposedCall
+from .shapes import mapping
 
 OLLAMA = "ollama"
 OPENAI = "openai"
@@ -181,7 +182,7 @@ def _calls(api: str, tool_calls: Any) -> list[ProposedCall]:
     for index, item in enumerate(tool_calls if isinstance(tool_calls, list) else []):
         if not isinstance(item, dict):
             continue
-        function = item.get("function") if isinstance(item.get("function"), dict) else {}
+        function = mapping(item.get("function"))
         call_id = item.get("id") if isinstance(item.get("id"), str) and item.get("id") else f"call_{index}"
         calls.append(ProposedCall(function.get("name"), function.get("arguments"), id=call_id))
     return calls
@@ -233,7 +234,7 @@ class StreamReader:
     def _ollama(self, chunk: dict[str, Any]) -> None:
         if chunk.get("error"):
             raise ModelError(error_text(OLLAMA, json.dumps(chunk).encode()))
-        message = chunk.get("message") if isinstance(chunk.get("message"), dict) else {}
+        message = mapping(chunk.get("message"))
         self._emit(message.get("content"))
         self._calls.extend(_calls(OLLAMA, message.get("tool_calls")))
         if chunk.get("done") is True:
@@ -246,7 +247,7 @@ class StreamReader:
         choices = chunk.get("choices")
         if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
             return  # a usage-only chunk
-        delta = choices[0].get("delta") if isinstance(choices[0].get("delta"), dict) else {}
+        delta = mapping(choices[0].get("delta"))
         self._emit(delta.get("content"))
         for fragment in delta.get("tool_calls") or ():
             if isinstance(fragment, dict):
@@ -261,7 +262,7 @@ class StreamReader:
         )
         if isinstance(fragment.get("id"), str):
             call["id"] = fragment["id"]
-        function = fragment.get("function") if isinstance(fragment.get("function"), dict) else {}
+        function = mapping(fragment.get("function"))
         if isinstance(function.get("name"), str):
             call["name"] += function["name"]
         if isinstance(function.get("arguments"), str):

@@ -243,12 +243,14 @@ def _arguments_object(value: Any, tool: _Tool, notes: list[str]) -> tuple[dict[s
     if isinstance(value, str):
         try:
             parsed = json.loads(value)
-        except ValueError as error:
+        except json.JSONDecodeError as error:
             return {}, Problem(
                 "(arguments)",
                 "a JSON object",
                 f"text that is not valid JSON ({error.msg} at character {error.pos}): {quote(value)}",
             )
+        except ValueError:  # valid JSON, but a number past Python's digit limit (it has no .msg or .pos)
+            return {}, Problem("(arguments)", "a JSON object", f"text with a number too long to read: {quote(value)}")
         if isinstance(parsed, dict):
             notes.append("the arguments arrived as a JSON string and were parsed")
             return parsed, None

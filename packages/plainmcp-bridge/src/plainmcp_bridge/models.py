@@ -208,7 +208,8 @@ def _json(data: bytes) -> Any:
 
 
 def _network_words(error: Exception) -> str:
-    kind = {httpx.ConnectError: "cannot connect", httpx.ConnectTimeout: "connecting timed out"}.get(type(error))
+    kinds: dict[type[Exception], str] = {httpx.ConnectError: "cannot connect", httpx.ConnectTimeout: "connecting timed out"}
+    kind = kinds.get(type(error))
     return kind or "the connection broke"
 
 

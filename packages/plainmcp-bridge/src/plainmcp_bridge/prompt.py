@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from .problems import quote
+from .shapes import mapping
 
 ROLE = (
     "You are an assistant that answers the user's questions and carries out their requests by calling tools. "
@@ -72,8 +73,8 @@ def describe_tool(tool: Mapping[str, Any]) -> str:
     name = str(tool.get("name"))
     description = _short(str(tool.get("description") or tool.get("title") or "").strip())
     lines = [f"{name}: {description}" if description else name]
-    schema = tool.get("inputSchema") if isinstance(tool.get("inputSchema"), dict) else {}
-    properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+    schema = mapping(tool.get("inputSchema"))
+    properties = mapping(schema.get("properties"))
     required = [key for key in schema.get("required") or () if key in properties]
     optional = [key for key in properties if key not in required]
     if required:
@@ -85,7 +86,7 @@ def describe_tool(tool: Mapping[str, Any]) -> str:
     returns = _returns(tool.get("outputSchema"))
     if returns:
         lines.append(f"  You get back: {returns}.")
-    annotations = tool.get("annotations") if isinstance(tool.get("annotations"), dict) else {}
+    annotations = mapping(tool.get("annotations"))
     if annotations.get("destructiveHint") is True or (
         annotations.get("readOnlyHint") is not True and annotations.get("destructiveHint") is not False
     ):

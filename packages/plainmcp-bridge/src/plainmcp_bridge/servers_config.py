@@ -45,8 +45,10 @@ def load_config(path: str | Path) -> list[ServerSpec]:
     text = Path(path).read_text(encoding="utf-8")
     try:
         document = json.loads(text)
-    except ValueError as error:
+    except json.JSONDecodeError as error:
         raise ValueError(f"{path}: not JSON ({error.msg}, line {error.lineno})") from None
+    except ValueError:  # valid JSON, but a number past Python's digit limit (it has no .msg or .lineno)
+        raise ValueError(f"{path}: not JSON this reads (a number of more than 4300 digits)") from None
     return parse_config(document, str(path))
 
 

@@ -19,6 +19,7 @@ from plainmcp import MCPError
 
 from .agent import Bridge, Hooks
 from .interceptor import ValidCall, answer_for_model
+from .shapes import mapping
 
 HELP = """Commands:
   /tools                   the tools the model can call
@@ -107,7 +108,7 @@ async def ask_form(
         return {"action": "cancel"}
     if answer.strip().lower() not in ("y", "yes"):
         return {"action": "decline"}
-    properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+    properties = mapping(schema.get("properties"))
     required = set(schema.get("required") or ())
     content: dict[str, Any] = {}
     for name, field in properties.items():

@@ -205,7 +205,7 @@ async def _connect_all(
     stderr: Any,
 ) -> None:
     for spec in specs:
-        options = {
+        options: dict[str, Any] = {
             "protocol_version": protocol_version,
             "on_notification": toolbox.on_notification(spec.name),
             "elicitation": toolbox.elicitation_for(spec.name),
