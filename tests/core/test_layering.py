@@ -114,6 +114,7 @@ LAYERS: dict[str, int] = {
     "plainmcp.prompts": 3,
     "plainmcp.resources": 3,
     "plainmcp.server": 3,
+    "plainmcp.tasks": 3,
     "plainmcp.tools": 3,
     # 4. Transports: each ends in the same pair of object streams.
     "plainmcp.http": 4,

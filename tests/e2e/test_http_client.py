@@ -251,7 +251,7 @@ async def test_forgotten_session_is_initialized_again_transparently(sent):
                     alive = await raw.post(server.mcp_url, content=PING, headers=legacy_headers(new))
                     assert alive.status_code == 200
                     with anyio.fail_after(QUICK):
-                        assert len(await client.list_all_tools()) == 31
+                        assert len(await client.list_all_tools()) == 38
             assert (await raw.post(server.mcp_url, content=PING, headers=legacy_headers(new))).status_code == 404
         server.assert_clean_log()
 
@@ -389,7 +389,7 @@ async def test_auto_falls_back_to_http_sse_at_the_same_url(sent):
                 assert not hasattr(client, "http_transport")
                 with anyio.fail_after(QUICK):
                     tools = await client.list_all_tools()
-                    assert len(tools) == 31
+                    assert len(tools) == 38
                     assert only_text(await client.call_tool("test_simple_text", {})) == (
                         "This is a simple text response for testing."
                     )
@@ -519,7 +519,7 @@ async def test_custom_headers_are_sent_on_every_request(era, path):
                 sampling=_sample,
             ) as client:
                 with anyio.fail_after(QUICK):
-                    assert len(await client.list_all_tools()) == 31
+                    assert len(await client.list_all_tools()) == 38
                     sampled = await client.call_tool("test_sampling", {"prompt": "Capital of France?"})
                     assert only_text(sampled) == "LLM response: Paris."
                     reconnected = await client.call_tool("test_reconnection", {})

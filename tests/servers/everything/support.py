@@ -205,4 +205,11 @@ TOOLS = [
     "test_trigger_prompt_change",
     "test_trigger_resource_change",
     "test_trigger_resource_update",
+    "greet",
+    "slow_compute",
+    "failing_job",
+    "protocol_error_job",
+    "confirm_delete",
+    "multi_input",
+    "test_tool_with_task",
 ]

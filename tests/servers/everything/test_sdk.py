@@ -69,7 +69,7 @@ async def test_legacy_handshake_and_listings():
             tools = (await conn.session.list_tools()).tools
             prompts = (await conn.session.list_prompts()).prompts
             resources = (await conn.session.list_resources()).resources
-        assert len(tools) == 31 and all(tool.description for tool in tools)
+        assert len(tools) == 38 and all(tool.description for tool in tools)
         (schema_tool,) = [tool for tool in tools if tool.name == "json_schema_2020_12_tool"]
         assert schema_tool.input_schema["$defs"]["address"]["$anchor"] == "addressDef"
         assert schema_tool.input_schema["if"] == {
@@ -209,7 +209,7 @@ async def test_modern_listings_fit_the_sdk_and_carry_cache_hints():
             tools = await conn.client.list_tools()
             resources = await conn.client.list_resources()
             read = await conn.client.read_resource("test://static-binary")
-        assert len(tools.tools) == 31
+        assert len(tools.tools) == 38
         assert [resource.uri for resource in resources.resources][:2] == ["test://static-text", "test://static-binary"]
         assert read.contents[0].mime_type == "image/png"
         for method in ("tools/list", "resources/list", "resources/read"):

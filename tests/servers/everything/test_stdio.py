@@ -46,7 +46,7 @@ async def test_smoke_over_stdio(era):
             assert client.protocol_version == era
             assert client.server_info["name"] == "plainmcp-everything"
             tools = await client.list_all_tools()
-            assert len(tools) == 31 and tools[0]["name"] == "test_simple_text"
+            assert len(tools) == 38 and tools[0]["name"] == "test_simple_text"
 
             assert (
                 only_text(await client.call_tool("test_simple_text", {}))

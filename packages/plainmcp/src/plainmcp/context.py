@@ -10,6 +10,7 @@ from . import inputs, protocol
 from .errors import ErrorCode, MCPError
 from .inputs import InputRequest, InputRound
 from .peer import extras_of
+from .tasks import StartTask
 from .versions import V2025_11_25, at_least, is_modern
 
 if TYPE_CHECKING:
@@ -33,7 +34,7 @@ class Context:
 
     __slots__ = (
         "server", "connection", "call", "version", "client_info", "client_capabilities", "log_threshold",
-        "inputs", "_asked",
+        "inputs", "task_id", "_asked", "may_start_task",
     )
 
     def __init__(
@@ -47,6 +48,7 @@ class Context:
         client_capabilities: dict[str, Any],
         log_threshold: int | None,
         inputs: InputRound | None = None,
+        task_id: str | None = None,
     ) -> None:
         self.server = server
         self.connection = connection
@@ -56,7 +58,11 @@ class Context:
         self.client_capabilities = client_capabilities
         self.log_threshold = log_threshold
         self.inputs = inputs
+        #: The task this handler runs as (2026-07-28 tasks extension), else None.
+        self.task_id = task_id
         self._asked: dict[str, int] = {}
+        #: Set by the 2026-07-28 dispatcher when this call may become a task (see start_task).
+        self.may_start_task = False
 
     @property
     def request_id(self) -> str | int | None:
@@ -165,7 +171,7 @@ class Context:
         if missing:
             raise self._missing_capabilities(missing)
         if is_modern(self.version):
-            if self.inputs is None or self.call is None:
+            if self.inputs is None or (self.call is None and self.task_id is None):
                 raise MCPError(ErrorCode.INTERNAL_ERROR, "Input can be requested only by tools/call, prompts/get and resources/read")
             return self.inputs.answers_for(requests)
         return await self._ask_legacy(requests, timeout)
@@ -195,6 +201,18 @@ class Context:
         if failures:
             raise failures[0]
         return results
+
+    async def start_task(self) -> None:
+        """Go on as a task from here (a tool registered with ``task_support``).
+
+        When the client declared the ``io.modelcontextprotocol/tasks`` extension (2026-07-28), the
+        request is answered now with a ``CreateTaskResult`` and the handler runs again from the top
+        in the background, where this call returns at once; so what comes before it must be safe to
+        run twice (like a multi-round request's rounds). Otherwise (legacy era, a client without
+        the extension) it returns at once and the call goes on as an ordinary request.
+        """
+        if self.may_start_task and self.task_id is None:
+            raise StartTask()
 
     def _missing_capabilities(self, capabilities: list[str]) -> MCPError:
         required: dict[str, Any] = {}

@@ -45,7 +45,12 @@ from .versions import MODERN_VERSIONS
 
 logger = logging.getLogger(__name__)
 
-NAME_SOURCE = {protocol.TOOLS_CALL: "name", protocol.PROMPTS_GET: "name", protocol.RESOURCES_READ: "uri"}
+NAME_SOURCE = {
+    protocol.TOOLS_CALL: "name",
+    protocol.PROMPTS_GET: "name",
+    protocol.RESOURCES_READ: "uri",
+    **dict.fromkeys(protocol.TASK_METHODS, "taskId"),
+}
 SESSION_EXPIRED = "sessionExpired"
 #: How many tools' header annotations a transport remembers (a hostile server could list millions).
 MAX_KNOWN_TOOLS = 10_000
@@ -129,7 +134,7 @@ class StreamableHTTPTransport:
         """Remember the header annotations of the tools in a ``tools/list`` result we asked for."""
         if not isinstance(item, (Response, ErrorResponse)) or item.id not in self._listing:
             return
-        self._listing.discard(item.id)  # type: ignore[arg-type]  # not None: it was in the set
+        self._listing.discard(item.id)
         tools = item.result.get("tools") if isinstance(item, Response) and isinstance(item.result, dict) else None
         for tool in tools if isinstance(tools, list) else []:
             name = tool.get("name") if isinstance(tool, dict) else None

@@ -20,6 +20,7 @@ from .handlers import FEATURE_METHODS, METHOD_CAPABILITY
 from .inputs import InputRequired, InputRound, binding, open_state, seal_state
 from .peer import extras_of
 from .subscriptions import any_covers
+from .tasks import StartTask, Task
 
 if TYPE_CHECKING:
     from .jsonrpc import Request, RequestId
@@ -58,6 +59,8 @@ class ModernDispatcher:
             return self._complete(self._discover(), method)
         if method == protocol.SUBSCRIPTIONS_LISTEN:
             return await self._listen(params, call)
+        if method in protocol.TASK_METHODS and self._offers_tasks():
+            return self._task_method(ctx, method, params, extras.principal if extras is not None else None)
         handler = FEATURE_METHODS.get(method)
         capability = METHOD_CAPABILITY.get(method)
         if handler is None or (capability is not None and capability not in self.server.capabilities()):
@@ -94,7 +97,54 @@ class ModernDispatcher:
         }
         if self.server.instructions is not None:
             result["instructions"] = self.server.instructions
+        if self._offers_tasks():
+            result["capabilities"]["extensions"] = {protocol.TASKS_EXTENSION: {}}
         return result
+
+    # ------------------------------------------------------------------------------------ tasks
+
+    def _offers_tasks(self) -> bool:
+        return any(tool.task_support != "forbidden" for tool in self.server.tools.values())
+
+    def _task_method(self, ctx: Context, method: str, params: dict[str, Any], owner: str | None) -> dict[str, Any]:
+        """``tasks/get``, ``tasks/update``, ``tasks/cancel``: only for a client that declared the
+        extension (-32021 otherwise), only on the caller's own tasks (-32602 otherwise)."""
+        if not _declares_tasks(ctx):
+            raise _tasks_capability_missing()
+        store = self.server.tasks
+        task = store.find(params.get("taskId"), owner)
+        if method == protocol.TASKS_GET:
+            return self._stamp({"resultType": "complete", **task.detailed()})
+        if method == protocol.TASKS_UPDATE:
+            store.update(task, params.get("inputResponses"))
+        else:
+            store.cancel(task)
+        return self._stamp({"resultType": "complete"})
+
+    def _allow_task(self, ctx: Context, method: str, params: dict[str, Any]) -> None:
+        """Let a task-supporting tool's handler become a task, if the client declared the
+        extension; a tool that requires it refuses a client that did not (-32021)."""
+        tool = self.server.tools.get(params.get("name")) if method == protocol.TOOLS_CALL else None  # type: ignore[arg-type]
+        if tool is None or tool.task_support == "forbidden":
+            return
+        if _declares_tasks(ctx):
+            ctx.may_start_task = True
+        elif tool.task_support == "required":
+            raise _tasks_capability_missing()
+
+    def _start_task(self, ctx: Context, handler: Any, method: str, params: dict[str, Any]) -> Task:
+        extras = extras_of(ctx.call.extras) if ctx.call is not None else None
+
+        async def run_round(task_id: str, inputs: InputRound) -> dict[str, Any]:
+            task_ctx = Context(
+                self.server, None, None, version=ctx.version, client_info=ctx.client_info,
+                client_capabilities=ctx.client_capabilities, log_threshold=None, inputs=inputs, task_id=task_id,
+            )
+            result: dict[str, Any] = await handler(task_ctx, params)
+            return result
+
+        first = ctx.inputs if ctx.inputs is not None else InputRound({}, {})
+        return self.server.tasks.create(extras.principal if extras is not None else None, run_round, first)
 
     # ---------------------------------------------------------------------------- multi-round
 
@@ -110,8 +160,17 @@ class ModernDispatcher:
         if responses is not None and not isinstance(responses, dict):
             raise invalid_params('"inputResponses" must be an object')
         ctx.inputs = InputRound({**answers, **(responses or {})}, state)
+        self._allow_task(ctx, method, params)
         try:
             return self._complete(await handler(ctx, params), method)
+        except StartTask:
+            try:
+                task = self._start_task(ctx, handler, method, params)
+            except RuntimeError:
+                logger.warning("no room for another task (%d tasks)", len(self.server.tasks))
+                busy = {"content": [{"type": "text", "text": "The server is running too many tasks; try again later"}]}
+                return self._complete({**busy, "isError": True}, method)
+            return self._stamp({"resultType": "task", **task.envelope()})
         except InputRequired as need:
             known = {key: value for key, value in ctx.inputs.used.items() if key not in need.requests}
             result = {
@@ -165,6 +224,19 @@ class ModernDispatcher:
             if uris and self.server.resource_subscriptions:
                 agreed["resourceSubscriptions"] = list(dict.fromkeys(uris))
         return agreed
+
+
+def _declares_tasks(ctx: Context) -> bool:
+    extensions = ctx.client_capabilities.get("extensions")
+    return isinstance(extensions, dict) and protocol.TASKS_EXTENSION in extensions
+
+
+def _tasks_capability_missing() -> MCPError:
+    return MCPError(
+        ErrorCode.MISSING_REQUIRED_CLIENT_CAPABILITY,
+        f"This request needs the client's {protocol.TASKS_EXTENSION} extension",
+        {"requiredCapabilities": {"extensions": {protocol.TASKS_EXTENSION: {}}}},
+    )
 
 
 _FLAG_OF = {

@@ -57,6 +57,9 @@ class CallExtras:
     close_stream: Callable[[], bool] | None = None
     #: The request's 2026-07-28 envelope, already parsed (and checked for shape) by the transport.
     envelope: Envelope | None = None
+    #: Who sent the request, as the transport's authentication says (None without one): the owner
+    #: of the tasks it creates.
+    principal: str | None = None
 
 
 def extras_of(extras: object) -> CallExtras | None:

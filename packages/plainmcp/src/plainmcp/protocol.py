@@ -43,6 +43,12 @@ SERVER_DISCOVER = "server/discover"
 SUBSCRIPTIONS_LISTEN = "subscriptions/listen"
 SUBSCRIPTIONS_ACKNOWLEDGED = "notifications/subscriptions/acknowledged"
 
+# The tasks extension (SEP-2663, 2026-07-28)
+TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
+TASKS_GET = "tasks/get"
+TASKS_UPDATE = "tasks/update"
+TASKS_CANCEL = "tasks/cancel"
+
 # Method sets: which methods a rule applies to, kept here beside the names.
 
 #: Requests that change nothing on the server, and so may be retried after a timeout.
@@ -65,6 +71,8 @@ IDEMPOTENT_METHODS = frozenset(
 MODERN_ONLY_METHODS = frozenset({SERVER_DISCOVER, SUBSCRIPTIONS_LISTEN})
 #: The only methods whose 2026-07-28 results may be ``input_required``.
 MULTI_ROUND_METHODS = frozenset({TOOLS_CALL, PROMPTS_GET, RESOURCES_READ})
+#: The tasks extension's methods (2026-07-28 only; each names its task in ``params.taskId``).
+TASK_METHODS = frozenset({TASKS_GET, TASKS_UPDATE, TASKS_CANCEL})
 #: The paginated list methods.
 LIST_METHODS = frozenset({TOOLS_LIST, PROMPTS_LIST, RESOURCES_LIST, RESOURCES_TEMPLATES_LIST})
 #: Every request method a server serves, in either era (metrics label the others "other").
@@ -75,6 +83,7 @@ SERVER_REQUEST_METHODS = frozenset(
         RESOURCES_LIST, RESOURCES_TEMPLATES_LIST, RESOURCES_READ, RESOURCES_SUBSCRIBE, RESOURCES_UNSUBSCRIBE,
         PROMPTS_LIST, PROMPTS_GET, COMPLETION_COMPLETE, LOGGING_SET_LEVEL,
         SERVER_DISCOVER, SUBSCRIPTIONS_LISTEN,
+        TASKS_GET, TASKS_UPDATE, TASKS_CANCEL,
     }
 )
 

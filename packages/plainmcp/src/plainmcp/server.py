@@ -20,6 +20,7 @@ from .pagination import DEFAULT_PAGE_SIZE
 from .prompts import Prompt, PromptArgument
 from .resources import Completer, Resource, ResourceTemplate
 from .subscriptions import SubscriptionBus
+from .tasks import TaskStore
 from .tools import EMPTY_INPUT_SCHEMA, Tool, ToolAnnotations
 
 if TYPE_CHECKING:
@@ -105,6 +106,8 @@ class Server:
         self.templates: list[ResourceTemplate] = []
         self.prompts: dict[str, Prompt] = {}
         self.bus = SubscriptionBus()
+        #: The tasks of task-supporting tools (2026-07-28); its limits are attributes to tune.
+        self.tasks = TaskStore()
         #: Called as ``await on_roots_changed(connection)`` when a legacy client's roots change.
         self.on_roots_changed: Callable[[Peer], Any] | None = None
         #: ``async def list(ctx) -> Sequence[Resource]``: resources listed after the registered
@@ -169,9 +172,11 @@ class Server:
         annotations: ToolAnnotations | None = None,
         icons: list[dict[str, Any]] | None = None,
         meta: dict[str, Any] | None = None,
+        task_support: str = "forbidden",
     ) -> Callable[[F], F]:
         """Register ``async def handler(ctx, arguments)`` as a tool. The docstring is the default
-        description; the input schema defaults to "no arguments"."""
+        description; the input schema defaults to "no arguments". ``task_support`` ("optional",
+        "required") lets the handler turn a call into a task (:meth:`Context.start_task`)."""
 
         def register(handler: F) -> F:
             self.add_tool(
@@ -185,6 +190,7 @@ class Server:
                     annotations=annotations,
                     icons=icons,
                     meta=meta,
+                    task_support=task_support,
                 )
             )
             return handler
@@ -376,12 +382,12 @@ class Server:
 
     @asynccontextmanager
     async def running(self) -> AsyncIterator[None]:
-        """Run the :meth:`background` tasks for the block's duration.
+        """Run the :meth:`background` tasks, and the :attr:`tasks` clients start, for the block's duration.
 
         ``run_stdio``, the HTTP app's lifespan and ``connect_in_memory`` enter it. Nested entries
         (two in-memory clients of one server) share the first entry's tasks, which end with it.
         """
-        if self._running > 0 or not self._background:
+        if self._running > 0:
             self._running += 1
             try:
                 yield
@@ -393,9 +399,11 @@ class Server:
             async with anyio.create_task_group() as task_group:
                 for task in self._background:
                     task_group.start_soon(task, self)
+                self.tasks.attach(task_group)  # tasks (SEP-2663) outlive their request, not the server
                 try:
                     yield
                 finally:
+                    self.tasks.attach(None)
                     task_group.cancel_scope.cancel()
         finally:
             self._running -= 1

@@ -19,6 +19,8 @@ ToolHandler = Callable[[Any, dict[str, Any]], Awaitable[Any]]
 #: SEP-986: 1-128 characters from this set, case-sensitive.
 TOOL_NAME = re.compile(r"^[A-Za-z0-9_.\-]{1,128}$")
 EMPTY_INPUT_SCHEMA: dict[str, Any] = {"type": "object", "additionalProperties": False}
+#: ``Tool.execution.taskSupport``: whether a call may (or must) become a task.
+TASK_SUPPORT = ("forbidden", "optional", "required")
 
 
 class ToolError(Exception):
@@ -71,6 +73,8 @@ class Tool:
     annotations: ToolAnnotations | None = None
     icons: list[dict[str, Any]] | None = None
     meta: dict[str, Any] | None = None
+    #: "optional" or "required": the handler may turn the call into a task (``ctx.start_task()``).
+    task_support: str = "forbidden"
     input_validator: SchemaValidator = field(init=False)
     output_validator: SchemaValidator | None = field(init=False)
     #: The ``x-mcp-header`` annotations of the input schema (SEP-2243), checked when defined.
@@ -81,6 +85,8 @@ class Tool:
             raise ValueError(f"tool name {self.name!r}: use 1-128 characters from A-Z a-z 0-9 _ . -")
         if self.input_schema.get("type") != "object":
             raise ValueError(f"tool {self.name!r}: inputSchema must have \"type\": \"object\"")
+        if self.task_support not in TASK_SUPPORT:
+            raise ValueError(f"tool {self.name!r}: task_support must be one of {', '.join(TASK_SUPPORT)}")
         self.input_validator = SchemaValidator(self.input_schema)
         self.output_validator = SchemaValidator(self.output_schema) if self.output_schema else None
         try:
@@ -102,6 +108,8 @@ class Tool:
             entry["outputSchema"] = self.output_schema
         if self.annotations is not None:
             entry["annotations"] = self.annotations.to_dict()
+        if self.task_support != "forbidden":
+            entry["execution"] = {"taskSupport": self.task_support}
         if self.meta:
             entry["_meta"] = self.meta
         return entry

@@ -12,7 +12,7 @@ from importlib import metadata
 
 from plainmcp import Server
 
-from . import changes, input_required, prompts, resources, tools
+from . import changes, input_required, prompts, resources, tasks, tools
 from .config import Config
 
 NAME = "plainmcp-everything"
@@ -58,4 +58,5 @@ def build_server(config: Config, deps: Deps | None = None) -> Server:
     prompts.register(server)
     input_required.register(server)
     changes.register(server)
+    tasks.register(server)
     return server

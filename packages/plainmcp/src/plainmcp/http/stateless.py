@@ -31,6 +31,7 @@ from .asgi import (
     Send,
     error_payload,
     header,
+    principal_subject,
     repeated_header,
     respond,
     respond_json,
@@ -42,7 +43,7 @@ if TYPE_CHECKING:
     from ..session import Observer
 
 #: HTTP status of a 2026-07-28 error response, by JSON-RPC code (200 for the rest).
-MODERN_ERROR_STATUS = {
+MODERN_ERROR_STATUS: dict[int, int] = {
     ErrorCode.METHOD_NOT_FOUND: 404,
     ErrorCode.PARSE_ERROR: 400,
     ErrorCode.INVALID_REQUEST: 400,
@@ -53,7 +54,12 @@ MODERN_ERROR_STATUS = {
 }
 #: A 2026-07-28 request still running after this long starts watching for its client leaving.
 WATCH_AFTER_SECONDS = 0.02
-NAME_HEADER_SOURCE = {protocol.TOOLS_CALL: "name", protocol.PROMPTS_GET: "name", protocol.RESOURCES_READ: "uri"}
+NAME_HEADER_SOURCE = {
+    protocol.TOOLS_CALL: "name",
+    protocol.PROMPTS_GET: "name",
+    protocol.RESOURCES_READ: "uri",
+    **dict.fromkeys(protocol.TASK_METHODS, "taskId"),
+}
 #: Headers that mirror the body or name the session: sent twice, the two values could disagree
 #: about what the request is (a proxy checking the first, the server acting on the other).
 MIRRORED_HEADERS = ("MCP-Protocol-Version", "Mcp-Method", "Mcp-Name", "Mcp-Session-Id")
@@ -106,7 +112,11 @@ class ModernExchange:
         except MCPError as error:
             await self._error(decoded.id, error)
             return
-        extras = CallExtras(trace_id=(self.scope.get("state") or {}).get("request_id"), envelope=envelope)
+        extras = CallExtras(
+            trace_id=(self.scope.get("state") or {}).get("request_id"),
+            envelope=envelope,
+            principal=principal_subject(self.scope),
+        )
         await self._run(decoded, extras)
 
     def _check(self, request: Request, version_header: str | None) -> Envelope:
@@ -133,7 +143,8 @@ class ModernExchange:
     def _check_param_headers(self, params: dict[str, Any]) -> None:
         """SEP-2243: the called tool's ``x-mcp-header`` arguments against their ``Mcp-Param-*``
         headers. A tool without annotations (or an unknown one) ignores such headers."""
-        tool = self.app.server.tools.get(params.get("name")) if isinstance(params.get("name"), str) else None
+        name = params.get("name")
+        tool = self.app.server.tools.get(name) if isinstance(name, str) else None
         arguments = params.get("arguments")
         if tool is None or not tool.header_bindings or not isinstance(arguments, dict):
             return
@@ -239,7 +250,7 @@ class _LateWatch:
     :data:`WATCH_AFTER_SECONDS` (or starts streaming): most calls are answered sooner, and skip
     the watcher task and the cancellation that ends it, which cost more than the call itself."""
 
-    def __init__(self, start: Callable[[], None]) -> None:
+    def __init__(self, start: Callable[[], object]) -> None:
         self._start = start
         self.started = False
         self._stopped = False
