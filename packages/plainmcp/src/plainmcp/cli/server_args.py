@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 
 #: Seconds to wait for ``SERVER --help`` (a cold start: imports, no I/O).
 HELP_TIMEOUT = 20
-_OPTION_VALUE = re.compile(r"(?<![\w-])(-{1,2}[A-Za-z0-9][-\w]*) (\[?)([A-Z][A-Z0-9_]*|\{[^}]*\})")
+# `--db PATH`, `--flag [VALUE]`, and `--db [NAME=]PATH` (a value that may be prefixed with a name and `=`).
+_OPTION_VALUE = re.compile(r"(?<![\w-])(-{1,2}[A-Za-z0-9][-\w]*) (\[[A-Z][A-Z0-9_]*=\])?(\[?)([A-Z][A-Z0-9_]*|\{[^}]*\})")
 _OPTION = re.compile(r"(?<![\w-])-{1,2}[A-Za-z0-9][-\w]*")
 _WORD = re.compile(r"\b[A-Z][A-Z0-9_]*\b")
 _ENV = re.compile(r"\benv:\s+([A-Z][A-Z0-9_]*)")
@@ -34,6 +35,8 @@ class Usage:
 
     Attributes:
         path_options: options whose value is a path (``--db``).
+        named_path_options: path options whose value may be ``NAME=PATH`` (usage ``[NAME=]PATH``): only
+            the part after the first ``=`` is the path.
         value_options: options that take a value (path or not).
         optional_value_options: options whose value may be left out (``--allow-write [BOOL]``):
             like argparse, the next word is their value unless it starts with ``-``.
@@ -44,6 +47,7 @@ class Usage:
     """
 
     path_options: frozenset[str] = frozenset()
+    named_path_options: frozenset[str] = frozenset()
     value_options: frozenset[str] = frozenset()
     optional_value_options: frozenset[str] = frozenset()
     positional_paths: bool = False
@@ -68,16 +72,20 @@ def parse_usage(help_text: str) -> Usage:
     usage = " ".join(lines).partition(":")[2].strip()
     usage = usage.split(None, 1)[1] if " " in usage else ""  # drop the program name
     paths: set[str] = set()
+    named: set[str] = set()
     values: set[str] = set()
     optional: set[str] = set()
-    for option, bracket, metavar in _OPTION_VALUE.findall(usage):
+    for option, name_prefix, bracket, metavar in _OPTION_VALUE.findall(usage):
         (optional if bracket else values).add(option)
         if not bracket and is_path_metavar(metavar):
             paths.add(option)
+            if name_prefix:
+                named.add(option)
     rest = _OPTION.sub(" ", _OPTION_VALUE.sub(" ", re.sub(r"\{[^}]*\}", " ", usage)))
     positionals = tuple(dict.fromkeys(_WORD.findall(rest)))
     return Usage(
         frozenset(paths),
+        frozenset(named),
         frozenset(values),
         frozenset(optional),
         bool(positionals) and all(is_path_metavar(name) for name in positionals),
@@ -189,7 +197,12 @@ def absolute_paths(args: list[str], usage: Usage) -> list[str]:
     for word in split_args(args, usage):
         is_path = usage.positional_paths if word.option is None else word.option in usage.path_options
         if is_path and word.value is not None:
-            word = Word(word.option, absolute(word.value), word.joined)
+            name, equals, path = word.value.partition("=")
+            if equals and word.option in usage.named_path_options and name and "/" not in name:
+                value = f"{name}={absolute(path)}"
+            else:
+                value = absolute(word.value)
+            word = Word(word.option, value, word.joined)
         out.append(word)
     return join_args(out)
 
