@@ -97,11 +97,13 @@ WRITES = ToolAnnotations(read_only=False, destructive=True, idempotent=False, op
 class ReadTools:
     """The read-only tools: over ``catalogue`` and its read connection, within ``config``'s limits."""
 
-    def __init__(self, config: Config, catalogue: catalog.Catalog, others: Mapping[str, catalog.Catalog] = {}) -> None:
+    def __init__(
+        self, config: Config, catalogue: catalog.Catalog, others: Mapping[str, catalog.Catalog] | None = None
+    ) -> None:
         self.config = config
         self.catalogue = catalogue
         #: Every database by the name calls give (``db``); ``catalogue`` is the first, the default.
-        self.catalogues = {config.name: catalogue, **others}
+        self.catalogues = {config.name: catalogue, **(others or {})}
 
     def pick(self, args: dict[str, Any]) -> catalog.Catalog:
         """The catalogue of the database the call names (the schema allows only served names)."""
@@ -222,10 +224,10 @@ class ReadTools:
 class WriteTools:
     """``execute`` (``--allow-write`` only): over ``writer``, its own read-write connection."""
 
-    def __init__(self, config: Config, writer: Database | None, others: Mapping[str, Database] = {}) -> None:
+    def __init__(self, config: Config, writer: Database | None, others: Mapping[str, Database] | None = None) -> None:
         self.config = config
         #: The writable databases by name; the first database's when it is writable, then the others.
-        self.writers = {**({config.name: writer} if writer is not None else {}), **others}
+        self.writers = {**({config.name: writer} if writer is not None else {}), **(others or {})}
         self.default = next(iter(self.writers))
         #: Confirmations already spent (their nonces, oldest first), so that a 2026-07-28 retry that
         #: replays an accepted round cannot commit the change a second time (see :meth:`confirm`).
