@@ -87,7 +87,7 @@ class ServerArgumentParser(argparse.ArgumentParser):
     """An ``ArgumentParser`` whose on/off switches (:func:`env_switch`) also accept ``--flag=value``,
     and whose usage errors are one line."""
 
-    def parse_known_args(self, args: Sequence[str] | None = None, namespace: Any = None) -> Any:  # type: ignore[override]
+    def parse_known_args(self, args: Sequence[str] | None = None, namespace: Any = None) -> Any:  # type: ignore[override]  # one signature for typeshed's overloads
         words = list(sys.argv[1:] if args is None else args)
         switches = {option: action for action in self._actions if isinstance(action, _Switch)
                     for option in action.option_strings}

@@ -17,6 +17,7 @@ is skipped. Plain data in, plain data out: the search worker process rebuilds it
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from .anchored import AccessError, open_regular
@@ -113,13 +114,15 @@ class GitIgnore:
         return verdict
 
 
-def parents_rules(open_directory: object, parts: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+def parents_rules(
+    open_directory: Callable[[tuple[str, ...]], int], parts: tuple[str, ...]
+) -> tuple[tuple[str, str], ...]:
     """The ``(prefix, text)`` of each ``.gitignore`` in the directories from the allowed directory down to
     (not including) the one at ``parts``; ``open_directory(parts)`` opens one (a descriptor the caller closes)."""
     found: list[tuple[str, str]] = []
     for depth in range(len(parts)):
         try:
-            fd = open_directory(parts[:depth])  # type: ignore[operator]
+            fd = open_directory(parts[:depth])
         except (OSError, AccessError):
             continue
         try:

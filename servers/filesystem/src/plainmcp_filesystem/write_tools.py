@@ -68,7 +68,7 @@ EDIT_FILE = ToolSpec(
     annotations=writes(destructive=True, idempotent=False),
 )
 
-EDIT_KEYS = frozenset(EDIT_FILE.input_schema["properties"]["edits"]["items"]["properties"])  # type: ignore[index]
+EDIT_KEYS = frozenset(EDIT_FILE.input_schema["properties"]["edits"]["items"]["properties"])  # type: ignore[index]  # EDIT_FILE has a schema
 
 CREATE_DIRECTORY = ToolSpec(
     title="Create a directory",

@@ -102,7 +102,7 @@ def environment_transport(limits: httpx.Limits) -> httpx.AsyncBaseTransport:
         async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
             proxy = proxied.get(request.url.scheme) or proxied.get("all")
             # proxy_bypass_environment is in the standard library, not in its stubs (typeshed).
-            if proxy is None or urllib.request.proxy_bypass_environment(request.url.host):  # type: ignore[attr-defined]
+            if proxy is None or urllib.request.proxy_bypass_environment(request.url.host):  # type: ignore[attr-defined]  # not in typeshed
                 return await direct.handle_async_request(request)
             return await proxy.handle_async_request(request)
 
