@@ -1,0 +1,82 @@
+"""Tasks over real HTTP on 127.0.0.1, with bearer authentication: a task belongs to the principal that
+created it. Another principal, holding the task id, can neither read, feed nor cancel it (``-32602``,
+exactly as for an unknown id), and the owner's task is untouched by the attempts."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+from plainmcp.http.app import MCPApp
+from plainmcp.http.auth import BearerAuth, StaticTokens
+from plainmcp_everything import Config, build_server
+
+from .http_server import ThreadedApp, app_in_thread, dumps, modern_body, modern_headers, sync_client
+
+ALICE = "alice-token-0123456789abcdef"
+BOB = "bob-token-0123456789abcdef01"
+TASKS = {"extensions": {"io.modelcontextprotocol/tasks": {}}}
+CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
+
+
+@pytest.fixture(scope="module")
+def served() -> Iterator[ThreadedApp]:
+    app = MCPApp(build_server(Config()), auth=BearerAuth([StaticTokens([ALICE, BOB])]))
+    with app_in_thread(app) as threaded:
+        yield threaded
+
+
+def post(app: ThreadedApp, token: str, method: str, params: dict[str, Any], **override: str | None) -> httpx.Response:
+    body = modern_body(1, method, params, meta={CAPABILITIES: TASKS})
+    if method.startswith("tasks/"):
+        override = {"Mcp_Name": params["taskId"], **override}  # tasks methods mirror their task id
+    headers = {**modern_headers(body, **override), "Authorization": f"Bearer {token}"}
+    with sync_client() as client:
+        return client.post(app.url, content=dumps(body), headers=headers)
+
+
+def start(app: ThreadedApp, token: str) -> str:
+    response = post(app, token, "tools/call", {"name": "slow_compute", "arguments": {"seconds": 60}})
+    assert response.status_code == 200, response.text
+    created = response.json()["result"]
+    assert created["resultType"] == "task"
+    return created["taskId"]
+
+
+@pytest.mark.parametrize(
+    ("method", "extra"),
+    [("tasks/get", {}), ("tasks/cancel", {}), ("tasks/update", {"inputResponses": {}})],
+)
+def test_another_principal_cannot_reach_a_task(served, method, extra):
+    task_id = start(served, ALICE)
+    try:
+        stranger = post(served, BOB, method, {"taskId": task_id, **extra})
+        unknown = post(served, BOB, method, {"taskId": "no-such-task", **extra})
+        assert stranger.status_code == unknown.status_code == 400
+        assert stranger.json()["error"]["code"] == unknown.json()["error"]["code"] == -32602
+        assert stranger.json()["error"]["message"] == unknown.json()["error"]["message"]
+        mine = post(served, ALICE, "tasks/get", {"taskId": task_id})
+        assert mine.status_code == 200 and mine.json()["result"]["status"] == "working"
+    finally:
+        post(served, ALICE, "tasks/cancel", {"taskId": task_id})
+
+
+def test_the_owner_cancels_and_reads_the_final_status(served):
+    task_id = start(served, ALICE)
+    ack = post(served, ALICE, "tasks/cancel", {"taskId": task_id})
+    assert ack.status_code == 200 and ack.json()["result"]["resultType"] == "complete"
+    final = post(served, ALICE, "tasks/get", {"taskId": task_id}).json()["result"]
+    assert final["status"] == "cancelled" and "result" not in final
+
+
+def test_a_task_method_mirrors_its_task_id_in_mcp_name(served):
+    task_id = start(served, ALICE)
+    try:
+        wrong = post(served, ALICE, "tasks/get", {"taskId": task_id}, Mcp_Name="someone-elses-task")
+        missing = post(served, ALICE, "tasks/get", {"taskId": task_id}, Mcp_Name=None)
+        for response in (wrong, missing):
+            assert response.status_code == 400 and response.json()["error"]["code"] == -32020
+    finally:
+        post(served, ALICE, "tasks/cancel", {"taskId": task_id})
