@@ -124,7 +124,8 @@ class ModernDispatcher:
     def _allow_task(self, ctx: Context, method: str, params: dict[str, Any]) -> None:
         """Let a task-supporting tool's handler become a task, if the client declared the
         extension; a tool that requires it refuses a client that did not (-32021)."""
-        tool = self.server.tools.get(params.get("name")) if method == protocol.TOOLS_CALL else None  # type: ignore[arg-type]
+        name = params.get("name")  # a peer's value: a list here would not even hash
+        tool = self.server.tools.get(name) if method == protocol.TOOLS_CALL and isinstance(name, str) else None
         if tool is None or tool.task_support == "forbidden":
             return
         if _declares_tasks(ctx):
