@@ -21,6 +21,7 @@ import functools
 import string
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 #: Longest pattern text, and most instructions it may compile to (``{n,m}`` copies its operand).
 MAX_PATTERN_CHARS = 200
@@ -57,7 +58,7 @@ class PatternError(ValueError):
 # ----------------------------------------------------------------------------------------- parsing
 
 # A parsed pattern: ("test", fn) | ("cat", [nodes]) | ("alt", [nodes]) | ("repeat", node, low, high|None)
-Node = tuple
+Node = tuple[Any, ...]
 
 
 class _Parser:
@@ -198,7 +199,7 @@ class _Parser:
 
 class _Compiler:
     def __init__(self) -> None:
-        self.program: list[list] = []
+        self.program: list[list[Any]] = []
 
     def emit(self, *instruction: object) -> int:
         if len(self.program) >= MAX_INSTRUCTIONS:
@@ -247,7 +248,7 @@ class Pattern:
     """A compiled pattern: :meth:`matches` is true when the whole value matches."""
 
     text: str
-    program: tuple[tuple, ...]
+    program: tuple[tuple[Any, ...], ...]
 
     def matches(self, value: str) -> bool:
         program = self.program
