@@ -214,7 +214,8 @@ async def completion_complete(ctx: Context, params: dict[str, Any]) -> dict[str,
 def _find_completer(ctx: Context, ref: dict[str, Any], argument: str) -> Completer | None:
     kind = ref.get("type")
     if kind == "ref/prompt":
-        prompt = ctx.server.prompts.get(ref.get("name"))  # type: ignore[arg-type]  # a missing name finds None
+        name = ref.get("name")  # a peer's value: a list or an object would not even hash
+        prompt = ctx.server.prompts.get(name) if isinstance(name, str) else None
         if prompt is None:
             raise invalid_params(f"Unknown prompt: {ref.get('name')}")
         found = prompt.argument(argument)
@@ -225,7 +226,7 @@ def _find_completer(ctx: Context, ref: dict[str, Any], argument: str) -> Complet
         uri = ref.get("uri")
         template = next((t for t in ctx.server.templates if t.uri_template == uri), None)
         if template is None:
-            if uri in ctx.server.resources:
+            if isinstance(uri, str) and uri in ctx.server.resources:
                 return None  # a static resource has nothing to complete
             raise invalid_params(f"Unknown resource template: {uri}")
         assert template.parsed is not None
