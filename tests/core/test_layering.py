@@ -109,6 +109,7 @@ LAYERS: dict[str, int] = {
     "plainmcp.handlers": 3,
     "plainmcp.inputs": 3,
     "plainmcp.legacy": 3,
+    "plainmcp.legacy_tasks": 3,
     "plainmcp.modern": 3,
     "plainmcp.peer": 3,
     "plainmcp.prompts": 3,

@@ -51,6 +51,7 @@ class Fixture:
         self.server.tool(task_support="optional")(self.big)
         self.server.tool(task_support="optional")(self.broken)
         self.server.tool()(self.plain)
+        self.server.tool("plain_optional", task_support="optional")(self.plain)
 
     async def work(self, ctx, args):
         """Works until released."""

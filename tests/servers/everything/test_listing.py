@@ -58,8 +58,11 @@ async def test_identity_and_capabilities(era):
         assert client.protocol_version == era
         assert client.server_info["name"] == "plainmcp-everything"
         assert client.server_info["version"] == "0.1.0"
-        # The tasks extension is a 2026-07-28 thing: server/discover names it, initialize does not.
-        tasks = {"extensions": {"io.modelcontextprotocol/tasks": {}}} if era == MODERN else {}
+        # Tasks: 2026-07-28 names the extension in server/discover, 2025-11-25 the v1 capability.
+        if era == MODERN:
+            tasks: dict = {"extensions": {"io.modelcontextprotocol/tasks": {}}}
+        else:
+            tasks = {"tasks": {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}} if era == "2025-11-25" else {}
         assert client.server_capabilities == {**CAPABILITIES, **tasks}
         assert "test_*" in client.instructions
 

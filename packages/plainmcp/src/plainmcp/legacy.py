@@ -17,8 +17,10 @@ from . import protocol
 from .context import Context
 from .errors import ErrorCode, MCPError, invalid_params, method_not_found
 from .handlers import FEATURE_METHODS, METHOD_CAPABILITY, subscription_uri
+from .legacy_tasks import CAPABILITY as TASKS_CAPABILITY
+from .legacy_tasks import LEGACY_TASK_METHODS, LegacyTasks
 from .subscriptions import any_covers
-from .versions import allows_batches, negotiate_legacy
+from .versions import V2025_11_25, allows_batches, at_least, negotiate_legacy
 
 if TYPE_CHECKING:
     from .jsonrpc import Notification, Request
@@ -50,6 +52,7 @@ class LegacyLifecycle:
         self.client_capabilities: dict[str, Any] = {}
         self.log_threshold = 0
         self.subscriptions: set[str] = set()
+        self.tasks = LegacyTasks(server)
 
     def accepts_batches(self) -> bool:
         return self.version is not None and allows_batches(self.version)
@@ -72,10 +75,27 @@ class LegacyLifecycle:
         own = _LEGACY_ONLY.get(method)
         if own is not None:
             return await own(self, self.context(call), params)
+        if self._has_tasks() and method in LEGACY_TASK_METHODS:
+            return await self.tasks.handle(method, params)
         handler = FEATURE_METHODS.get(method)
         if handler is None:
             raise method_not_found(method)
+        if method == protocol.TOOLS_CALL and self._has_tasks():
+            return await self.tasks.call_tool(self.context(call), params, handler, self._task_context)
         return await handler(self.context(call), params)
+
+    def _has_tasks(self) -> bool:
+        """Tasks v1 exist from 2025-11-25 on, on a server with a tool that supports them."""
+        return (
+            self.version is not None
+            and at_least(self.version, V2025_11_25)
+            and any(tool.task_support != "forbidden" for tool in self.server.tools.values())
+        )
+
+    def _task_context(self, task_id: str) -> Context:
+        context = self.context()
+        context.task_id = task_id
+        return context
 
     async def handle_notification(self, notification: Notification) -> None:
         if notification.method == protocol.INITIALIZED:
@@ -125,6 +145,8 @@ class LegacyLifecycle:
         }
         if self.server.instructions is not None:
             result["instructions"] = self.server.instructions
+        if self._has_tasks():
+            result["capabilities"]["tasks"] = TASKS_CAPABILITY
         logger.info(
             "initialized: client %s %s, protocol %s",
             client_info.get("name"), client_info.get("version"), self.version,

@@ -48,6 +48,9 @@ TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
 TASKS_GET = "tasks/get"
 TASKS_UPDATE = "tasks/update"
 TASKS_CANCEL = "tasks/cancel"
+# ... and the 2025-11-25 tasks (v1, the experimental ``tasks`` capability), which 2026-07-28 removed
+TASKS_RESULT = "tasks/result"
+TASKS_LIST = "tasks/list"
 
 # Method sets: which methods a rule applies to, kept here beside the names.
 
@@ -83,7 +86,7 @@ SERVER_REQUEST_METHODS = frozenset(
         RESOURCES_LIST, RESOURCES_TEMPLATES_LIST, RESOURCES_READ, RESOURCES_SUBSCRIBE, RESOURCES_UNSUBSCRIBE,
         PROMPTS_LIST, PROMPTS_GET, COMPLETION_COMPLETE, LOGGING_SET_LEVEL,
         SERVER_DISCOVER, SUBSCRIPTIONS_LISTEN,
-        TASKS_GET, TASKS_UPDATE, TASKS_CANCEL,
+        TASKS_GET, TASKS_UPDATE, TASKS_CANCEL, TASKS_RESULT, TASKS_LIST,
     }
 )
 
@@ -95,6 +98,7 @@ META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo"
 META_LOG_LEVEL = "io.modelcontextprotocol/logLevel"
 META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
 META_SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
+META_RELATED_TASK = "io.modelcontextprotocol/related-task"
 
 #: Syslog severities as MCP names them, lowest first.
 LOG_LEVELS: tuple[str, ...] = (

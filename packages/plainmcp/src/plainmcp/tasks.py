@@ -80,6 +80,7 @@ class Task:
     answers: dict[str, Any] = field(default_factory=dict)
     scope: anyio.CancelScope = field(default_factory=anyio.CancelScope)
     answered: anyio.Event = field(default_factory=anyio.Event)
+    finished: anyio.Event = field(default_factory=anyio.Event)  # set once the status is terminal
 
     def __post_init__(self) -> None:
         self.updated = self.created
@@ -145,8 +146,9 @@ class TaskStore:
 
     # ------------------------------------------------------------------------------- creating
 
-    def create(self, owner: str | None, run_round: Round, first: InputRound) -> Task:
-        """Make a task and start running it; returns once ``tasks/get`` finds it.
+    def create(self, owner: str | None, run_round: Round, first: InputRound, ttl_ms: int | None = None) -> Task:
+        """Make a task and start running it; returns once ``tasks/get`` finds it. ``ttl_ms`` (what
+        a client asked for) is capped at the store's.
 
         Raises:
             RuntimeError: every slot holds a running task (the caller answers with a tool error),
@@ -155,7 +157,8 @@ class TaskStore:
         if self._group is None:
             raise RuntimeError("the server is not running")
         self._make_room()
-        task = Task(secrets.token_urlsafe(16), owner, self.ttl_ms, self.poll_interval_ms)
+        ttl = self.ttl_ms if ttl_ms is None else max(1, min(ttl_ms, self.ttl_ms))
+        task = Task(secrets.token_urlsafe(16), owner, ttl, self.poll_interval_ms)
         self._tasks[task.id] = task
         self._group.start_soon(self._run, task, run_round, first)
         return task
@@ -221,6 +224,7 @@ class TaskStore:
             return  # cancelled meanwhile: that stays
         task.result, task.error, task.pending = result, error, {}
         task._set(status)
+        task.finished.set()
 
     # --------------------------------------------------------------------- the client's methods
 
@@ -231,6 +235,11 @@ class TaskStore:
         if task is None or task.owner != owner:
             raise invalid_params("Unknown taskId", {"taskId": task_id if isinstance(task_id, str) else None})
         return task
+
+    def owned_by(self, owner: str | None) -> list[Task]:
+        """The caller's tasks, oldest first."""
+        self._sweep()
+        return sorted((task for task in self._tasks.values() if task.owner == owner), key=lambda task: task.created)
 
     def update(self, task: Task, responses: Any) -> None:
         """Take answers to the task's pending input requests (others are ignored)."""
@@ -252,3 +261,4 @@ class TaskStore:
         task.scope.cancel()
         task.pending = {}
         task._set(CANCELLED)
+        task.finished.set()
