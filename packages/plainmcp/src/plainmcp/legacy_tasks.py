@@ -62,7 +62,8 @@ class LegacyTasks:
         Raises:
             MCPError: -32601 when the tool forbids the task asked for, or requires one not asked for.
         """
-        tool = self.server.tools.get(params.get("name"))  # type: ignore[arg-type]  # None for a non-string
+        name = params.get("name")  # a peer's value: a list or an object would not even hash
+        tool = self.server.tools.get(name) if isinstance(name, str) else None
         asked = params.get("task")
         support = tool.task_support if tool is not None else "forbidden"
         if asked is None:
