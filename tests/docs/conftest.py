@@ -46,7 +46,8 @@ def user(tmp_path_factory: pytest.TempPathFactory) -> Iterator[UserEnv]:
     root = tmp_path_factory.mktemp("user")
     base = user_env(root, installed_commands(root))
     with StandIn() as standin:
-        weather = {f"PLAINMCP_WEATHER_{api}_URL": standin.url for api in ("GEOCODING", "FORECAST", "NWS")}
+        apis = ("GEOCODING", "FORECAST", "NWS", "AIR_QUALITY", "MARINE", "ARCHIVE")
+        weather = {f"PLAINMCP_WEATHER_{api}_URL": standin.url for api in apis}
         base = dataclasses.replace(base, env={**base.env, **weather})
         with serving_http("plainmcp-everything --transport http --port 8000", base) as port:
             yield dataclasses.replace(base, http_port=port)
