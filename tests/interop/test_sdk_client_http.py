@@ -80,6 +80,7 @@ CAPABILITIES = {
     "resources": {"listChanged": True, "subscribe": True},
     "tools": {"listChanged": True},
 }
+TASKS_V1 = {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}
 INSTRUCTIONS = (
     "A conformance fixture: every tool, resource and prompt is named test_* or test://* after what it tests, "
     "and returns fixed content. Nothing here does real work."
@@ -452,7 +453,9 @@ async def test_connect_negotiates_the_era_and_describes_the_server(kind, server)
         client = conn.client
         assert client.protocol_version == (LEGACY if conn.legacy else MODERN)
         assert dump(client.server_info) == SERVER_INFO_VALUE
-        assert dump(client.server_capabilities) == CAPABILITIES
+        # Tasks: the v1 capability in a 2025-11-25 initialize, the extension in server/discover.
+        tasks = {"tasks": TASKS_V1} if conn.legacy else {"extensions": {"io.modelcontextprotocol/tasks": {}}}
+        assert dump(client.server_capabilities) == {**CAPABILITIES, **tasks}
         assert client.instructions == INSTRUCTIONS
         with anyio.fail_after(QUICK):
             assert only_text(await client.call_tool("test_simple_text", {})) == SIMPLE_TEXT
@@ -471,7 +474,7 @@ async def test_connect_negotiates_the_era_and_describes_the_server(kind, server)
             (response,) = conn.wire.responses_to(probe["id"])
             assert response["result"]["supportedVersions"][0] == MODERN
             assert LEGACY in response["result"]["supportedVersions"]
-            assert response["result"]["capabilities"] == CAPABILITIES
+            assert response["result"]["capabilities"] == {**CAPABILITIES, **tasks}
             assert response["result"]["_meta"] == {SERVER_INFO: SERVER_INFO_VALUE}
             # The probe is a plain POST answered with JSON.
             discover = conn.http.post_of(probe)
