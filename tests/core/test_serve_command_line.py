@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 
+import plainmcp
 import pytest
 from plainmcp.command_line import ServerArgumentParser, env_switch, port_number, server_arguments, switch_value
 
@@ -155,3 +156,36 @@ def test_startup_error_is_public_and_not_a_value_error() -> None:
 
     assert "StartupError" in plainmcp.__all__
     assert not issubclass(plainmcp.StartupError, ValueError)
+
+
+class _ToyConfig:
+    """A server configuration as the template has it, refusing what the test asks it to."""
+
+    ENV_PREFIX = "PLAINMCP_TOY"
+
+    @staticmethod
+    def add_arguments(parser: argparse.ArgumentParser) -> None:
+        parser.add_argument("--refuse", choices=["value", "world"])
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace) -> _ToyConfig:
+        if args.refuse == "value":
+            raise ValueError("--refuse: a wrong value")
+        if args.refuse == "world":
+            raise plainmcp.StartupError("the world does not fit")
+        return cls()
+
+
+@pytest.mark.parametrize(("argv", "code", "line"), [
+    (["--refuse", "value"], 2, "plainmcp-toy: error: --refuse: a wrong value"),
+    (["--refuse", "world"], 1, "plainmcp-toy: the world does not fit"),
+])
+def test_run_server_command_reports_a_refused_configuration_in_one_line(argv, code, line, capsys) -> None:
+    def never_built(config: _ToyConfig) -> plainmcp.Server:
+        raise AssertionError("a refused configuration must not build a server")
+
+    with pytest.raises(SystemExit) as exit_:
+        plainmcp.run_server_command("plainmcp-toy", env_prefix="PLAINMCP_TOY", description="toy", version="1",
+                                    config_type=_ToyConfig, build_server=never_built, argv=argv)
+    assert exit_.value.code == code
+    assert capsys.readouterr().err.strip().startswith(line)

@@ -45,6 +45,7 @@ _EXPORTS: dict[str, str] = {
     "env_switch": "command_line",
     "serve": "command_line",
     "server_arguments": "command_line",
+    "run_server_command": "command_line",
     "setup_logging": "command_line",
 }
 
@@ -80,6 +81,7 @@ __all__ = [
     "env_switch",
     "inputs",
     "open_client",
+    "run_server_command",
     "run_stdio",
     "serve",
     "server_arguments",
@@ -109,6 +111,7 @@ if TYPE_CHECKING:
         env_list_option,
         env_option,
         env_switch,
+        run_server_command,
         serve,
         server_arguments,
         setup_logging,

@@ -24,14 +24,16 @@ import argparse
 import logging
 import os
 import sys
-from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any, NoReturn, Protocol
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, NoReturn, Protocol, TypeVar
 
 from .logs import LEVELS, configure_logging
 
 if TYPE_CHECKING:
     from .server import Server
 
+ConfigT = TypeVar("ConfigT")
+ConfigT_co = TypeVar("ConfigT_co", covariant=True)
 logger = logging.getLogger(__name__)
 
 TRANSPORTS = ("stdio", "http", "sse")
@@ -334,6 +336,42 @@ def setup_logging(args: argparse.Namespace, own: Iterable[str] = ()) -> None:
     level = args.log_level
     configure_logging(level, args.log_format, dependencies=level if getattr(args, "log_dependencies", False) else "warning",
                       own=own)
+
+
+class ConfigType(Protocol[ConfigT_co]):
+    """What a server's ``Config`` class offers the command line (see the root README's template)."""
+
+    @staticmethod
+    def add_arguments(parser: argparse.ArgumentParser) -> None: ...
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace) -> ConfigT_co: ...
+
+
+def run_server_command(
+    name: str,
+    *,
+    env_prefix: str,
+    description: str,
+    version: str,
+    config_type: ConfigType[ConfigT],
+    build_server: Callable[[ConfigT], Server],
+    argv: Sequence[str] | None = None,
+) -> None:
+    """A server's whole ``__main__``: the shared options (:func:`server_arguments`) and the server's own
+    (``config_type.add_arguments``), the configuration (``config_type.from_args``: a ``ValueError`` is a usage
+    error, one line and exit 2; a :class:`StartupError` one line and exit 1), then :func:`serve` with the package
+    of ``build_server`` logging at ``--log-level``."""
+    parser = server_arguments(name, env_prefix=env_prefix, description=description, version=version)
+    config_type.add_arguments(parser)
+    args = parser.parse_args(argv)
+    try:
+        config = config_type.from_args(args)
+    except StartupError as problem:  # valid options, but the world does not fit them
+        parser.exit(1, f"{parser.prog}: {problem}\n")
+    except ValueError as problem:  # a wrong option value
+        parser.error(str(problem))
+    serve(build_server(config), args, own_loggers=[build_server.__module__.partition(".")[0]])
 
 
 def serve(server: Server, args: argparse.Namespace, *, own_loggers: Iterable[str] = ()) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from plainmcp import serve, server_arguments
+from plainmcp import run_server_command
 
 from . import __version__
 from .config import ENV_PREFIX, Config
@@ -10,14 +10,8 @@ from .server import DESCRIPTION, NAME, build_server
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = server_arguments(NAME, env_prefix=ENV_PREFIX, description=DESCRIPTION, version=__version__)
-    Config.add_arguments(parser)
-    args = parser.parse_args(argv)
-    try:
-        config = Config.from_args(args)
-    except ValueError as problem:
-        parser.error(str(problem))
-    serve(build_server(config), args)
+    run_server_command(NAME, env_prefix=ENV_PREFIX, description=DESCRIPTION, version=__version__,
+                       config_type=Config, build_server=build_server, argv=argv)
 
 
 if __name__ == "__main__":
