@@ -321,3 +321,30 @@ async def test_the_readme_example_runs_as_a_task():
     assert small["resultType"] == "complete" and small["content"][0]["text"] == "report of 10 rows"
     assert created["resultType"] == "task"
     assert done["result"]["content"][0]["text"] == "report of 20000 rows"
+
+
+async def test_one_caller_cannot_take_every_slot():
+    """With two slots per owner, a third running task of one caller is refused while another caller
+    still gets one; a finished task of the first caller makes room for it again."""
+    server = Fixture().server
+    server.tasks.max_tasks_per_owner = 2
+    release = anyio.Event()
+
+    async def slow(task_id: str, round_: InputRound) -> dict[str, Any]:
+        await release.wait()
+        return {"content": []}
+
+    async def quick(task_id: str, round_: InputRound) -> dict[str, Any]:
+        return {"content": []}
+
+    async with server.running():
+        server.tasks.create("alice", slow, InputRound({}, {}))
+        done = server.tasks.create("alice", quick, InputRound({}, {}))
+        await done.finished.wait()
+        server.tasks.create("alice", slow, InputRound({}, {}))  # takes the finished task's slot
+        with pytest.raises(RuntimeError, match="of this caller"):
+            server.tasks.create("alice", slow, InputRound({}, {}))
+        assert server.tasks.create("bob", slow, InputRound({}, {})).owner == "bob"
+        with pytest.raises(MCPError):
+            server.tasks.find(done.id, "alice")  # dropped to make room
+        release.set()

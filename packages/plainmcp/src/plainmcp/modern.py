@@ -133,7 +133,8 @@ class ModernDispatcher:
         elif tool.task_support == "required":
             raise _tasks_capability_missing()
 
-    def _start_task(self, ctx: Context, handler: Any, method: str, params: dict[str, Any]) -> Task:
+    def _start_task(self, ctx: Context, handler: Any, params: dict[str, Any]) -> Task:
+        """The task a handler asked to become: it runs again from the top, with this round's input."""
         extras = extras_of(ctx.call.extras) if ctx.call is not None else None
 
         async def run_round(task_id: str, inputs: InputRound) -> dict[str, Any]:
@@ -166,7 +167,7 @@ class ModernDispatcher:
             return self._complete(await handler(ctx, params), method)
         except StartTask:
             try:
-                task = self._start_task(ctx, handler, method, params)
+                task = self._start_task(ctx, handler, params)
             except RuntimeError:
                 logger.warning("no room for another task (%d tasks)", len(self.server.tasks))
                 busy = {"content": [{"type": "text", "text": "The server is running too many tasks; try again later"}]}

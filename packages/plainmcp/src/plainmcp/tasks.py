@@ -10,8 +10,9 @@ top in the background, where ``start_task`` returns at once. Input asked for ins
 ``input_required`` until ``tasks/update`` has answered every pending request; the handler then runs
 again from the top with the answers, as in a multi-round request.
 
-State is bounded: at most ``max_tasks`` tasks live at once (finished ones are dropped oldest first to
-make room; when every slot is running, new calls get a tool error), each is forgotten ``ttl_ms`` after
+State is bounded: at most ``max_tasks`` tasks live at once, and ``max_tasks_per_owner`` of one owner,
+so that one caller cannot take every slot (finished ones are dropped oldest first to make room; when
+every slot is running, new calls get a tool error), each is forgotten ``ttl_ms`` after
 it was created (a task still running then is cancelled), and a result larger than ``max_result_bytes``
 fails the task. A task belongs to the caller that created it: the authenticated principal over HTTP
 with authentication, else everyone who knows its id (ids are 128-bit random); another principal's
@@ -123,13 +124,15 @@ class TaskStore:
         self,
         *,
         max_tasks: int = 1000,
+        max_tasks_per_owner: int = 100,
         ttl_ms: int = 600_000,
         poll_interval_ms: int = 1000,
         max_result_bytes: int = 1 << 20,
     ) -> None:
-        if max_tasks < 1 or ttl_ms < 1 or poll_interval_ms < 1 or max_result_bytes < 1:
+        if max_tasks < 1 or max_tasks_per_owner < 1 or ttl_ms < 1 or poll_interval_ms < 1 or max_result_bytes < 1:
             raise ValueError("task limits must be positive")
         self.max_tasks = max_tasks
+        self.max_tasks_per_owner = max_tasks_per_owner
         self.ttl_ms = ttl_ms
         self.poll_interval_ms = poll_interval_ms
         self.max_result_bytes = max_result_bytes
@@ -156,22 +159,27 @@ class TaskStore:
         """
         if self._group is None:
             raise RuntimeError("the server is not running")
-        self._make_room()
+        self._make_room(owner)
         ttl = self.ttl_ms if ttl_ms is None else max(1, min(ttl_ms, self.ttl_ms))
         task = Task(secrets.token_urlsafe(16), owner, ttl, self.poll_interval_ms)
         self._tasks[task.id] = task
         self._group.start_soon(self._run, task, run_round, first)
         return task
 
-    def _make_room(self) -> None:
+    def _make_room(self, owner: str | None) -> None:
         self._sweep()
-        if len(self._tasks) < self.max_tasks:
-            return
-        for task in sorted(self._tasks.values(), key=lambda t: t.created):
+        mine = [task for task in self._tasks.values() if task.owner == owner]
+        if len(mine) >= self.max_tasks_per_owner:
+            self._drop_oldest_finished(mine, "too many running tasks of this caller")
+        if len(self._tasks) >= self.max_tasks:
+            self._drop_oldest_finished(list(self._tasks.values()), "too many running tasks")
+
+    def _drop_oldest_finished(self, tasks: list[Task], refusal: str) -> None:
+        for task in sorted(tasks, key=lambda t: t.created):
             if task.status in TERMINAL:
                 del self._tasks[task.id]
                 return
-        raise RuntimeError("too many running tasks")
+        raise RuntimeError(refusal)
 
     def _sweep(self) -> None:
         now = time.time()
