@@ -139,3 +139,18 @@ async def test_input_inside_a_legacy_task_is_a_request_to_the_client():
         result = await rpc(client, "tasks/result", {"taskId": task_id})
     assert sorted(asked) == ["A?", "B?"]
     assert result["content"][0]["text"] == "a=True b=True"
+
+
+async def test_a_connection_that_ends_takes_its_tasks_with_it():
+    fixture = Fixture()
+    server = fixture.server
+    async with server.running():
+        async with connect_in_memory(server, protocol_version=LEGACY) as client:
+            await rpc(client, "tools/call", {"name": "work", "arguments": {}, "task": {}})
+            assert len(server.tasks) == 1
+        for _ in range(POLLS):
+            if fixture.stopped:
+                break
+            await anyio.sleep(0.01)
+        assert len(server.tasks) == 0
+    assert fixture.stopped == 1  # the handler was cancelled, not left running for its TTL

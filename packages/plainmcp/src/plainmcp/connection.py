@@ -54,6 +54,7 @@ class ServerConnection:
             await self.session.run()
         finally:
             self.server.bus.detach(self)
+            self.legacy.tasks.end()  # a legacy task belongs to its connection
 
     @property
     def version(self) -> str | None:

@@ -52,6 +52,7 @@ class LegacyTasks:
     def __init__(self, server: Server) -> None:
         self.server = server
         self.owner = "session:" + secrets.token_hex(16)
+        self._created_any = False  # most connections never create one: no need to look at the store
 
     async def call_tool(
         self, ctx: Context, params: dict[str, Any], handler: Callable[[Context, dict[str, Any]], Awaitable[Any]],
@@ -101,9 +102,16 @@ class LegacyTasks:
 
     def _store_create(self, run_round: Any, ttl_ms: int | None) -> Task:
         try:
-            return self.server.tasks.create(self.owner, run_round, InputRound({}, {}), ttl_ms)
+            task = self.server.tasks.create(self.owner, run_round, InputRound({}, {}), ttl_ms)
         except RuntimeError:
             raise MCPError(ErrorCode.INVALID_REQUEST, "The server is running too many tasks; try again later") from None
+        self._created_any = True
+        return task
+
+    def end(self) -> None:
+        """The connection ended: its tasks are cancelled and forgotten (no one else may reach them)."""
+        if self._created_any:
+            self.server.tasks.forget_owner(self.owner)
 
     async def handle(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         """``tasks/get``, ``tasks/result``, ``tasks/list``, ``tasks/cancel``."""

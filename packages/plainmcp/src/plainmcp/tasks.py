@@ -244,6 +244,12 @@ class TaskStore:
             raise invalid_params("Unknown taskId", {"taskId": task_id if isinstance(task_id, str) else None})
         return task
 
+    def forget_owner(self, owner: str) -> None:
+        """Cancel and forget every task of ``owner`` (a connection that ended: nobody can reach them)."""
+        for task in [t for t in self._tasks.values() if t.owner == owner]:
+            self.cancel(task)
+            del self._tasks[task.id]
+
     def owned_by(self, owner: str | None) -> list[Task]:
         """The caller's tasks, oldest first."""
         self._sweep()
