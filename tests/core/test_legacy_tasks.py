@@ -154,3 +154,19 @@ async def test_a_connection_that_ends_takes_its_tasks_with_it():
             await anyio.sleep(0.01)
         assert len(server.tasks) == 0
     assert fixture.stopped == 1  # the handler was cancelled, not left running for its TTL
+
+
+async def test_status_changes_are_told_to_the_owning_connection():
+    fixture = Fixture()
+    seen: list[Any] = []
+    async with connect_in_memory(fixture.server, protocol_version=LEGACY, on_notification=seen.append) as client:
+        task_id = (await rpc(client, "tools/call", {"name": "work", "arguments": {}, "task": {}}))["task"]["taskId"]
+        fixture.release.set()
+        await rpc(client, "tasks/result", {"taskId": task_id})
+        for _ in range(POLLS):
+            if any(n.method == "notifications/tasks/status" for n in seen):
+                break
+            await anyio.sleep(0.01)
+    statuses = [n.params for n in seen if n.method == "notifications/tasks/status"]
+    assert [(p["taskId"], p["status"]) for p in statuses] == [(task_id, "completed")]
+    assert set(statuses[0]) == {"taskId", "status", "createdAt", "lastUpdatedAt", "ttl", "pollInterval"}

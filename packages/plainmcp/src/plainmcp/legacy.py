@@ -52,7 +52,7 @@ class LegacyLifecycle:
         self.client_capabilities: dict[str, Any] = {}
         self.log_threshold = 0
         self.subscriptions: set[str] = set()
-        self.tasks = LegacyTasks(server)
+        self.tasks = LegacyTasks(server, peer, spawn)
 
     def accepts_batches(self) -> bool:
         return self.version is not None and allows_batches(self.version)

@@ -26,6 +26,7 @@ from .tasks import CANCELLED, FAILED, TERMINAL, StartTask, Task
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
 
+    from .peer import Peer
     from .server import Server
 
 #: The methods of tasks v1 (2025-11-25).
@@ -49,8 +50,10 @@ def v1_task(task: Task) -> dict[str, Any]:
 class LegacyTasks:
     """The tasks of one legacy connection."""
 
-    def __init__(self, server: Server) -> None:
+    def __init__(self, server: Server, peer: Peer, spawn: Callable[..., None]) -> None:
         self.server = server
+        self.peer = peer
+        self._spawn = spawn
         self.owner = "session:" + secrets.token_hex(16)
         self._created_any = False  # most connections never create one: no need to look at the store
 
@@ -102,11 +105,16 @@ class LegacyTasks:
 
     def _store_create(self, run_round: Any, ttl_ms: int | None) -> Task:
         try:
-            task = self.server.tasks.create(self.owner, run_round, InputRound({}, {}), ttl_ms)
+            task = self.server.tasks.create(self.owner, run_round, InputRound({}, {}), ttl_ms, self._status_changed)
         except RuntimeError:
             raise MCPError(ErrorCode.INVALID_REQUEST, "The server is running too many tasks; try again later") from None
         self._created_any = True
         return task
+
+    def _status_changed(self, task: Task) -> None:
+        """notifications/tasks/status (optional in 2025-11-25; sent while the connection lasts)."""
+        if not self.peer.closed:
+            self._spawn(self.peer.notify, protocol.TASKS_STATUS, v1_task(task))
 
     def end(self) -> None:
         """The connection ended: its tasks are cancelled and forgotten (no one else may reach them)."""

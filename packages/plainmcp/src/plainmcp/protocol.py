@@ -51,6 +51,7 @@ TASKS_CANCEL = "tasks/cancel"
 # ... and the 2025-11-25 tasks (v1, the experimental ``tasks`` capability), which 2026-07-28 removed
 TASKS_RESULT = "tasks/result"
 TASKS_LIST = "tasks/list"
+TASKS_STATUS = "notifications/tasks/status"
 
 # Method sets: which methods a rule applies to, kept here beside the names.
 

@@ -82,6 +82,8 @@ class Task:
     scope: anyio.CancelScope = field(default_factory=anyio.CancelScope)
     answered: anyio.Event = field(default_factory=anyio.Event)
     finished: anyio.Event = field(default_factory=anyio.Event)  # set once the status is terminal
+    #: Called after each change of status (the legacy era tells the client with a notification).
+    on_change: Callable[[Task], None] | None = None
 
     def __post_init__(self) -> None:
         self.updated = self.created
@@ -115,6 +117,8 @@ class Task:
     def _set(self, status: str) -> None:
         self.status = status
         self.updated = time.time()
+        if self.on_change is not None:
+            self.on_change(self)
 
 
 class TaskStore:
@@ -149,9 +153,12 @@ class TaskStore:
 
     # ------------------------------------------------------------------------------- creating
 
-    def create(self, owner: str | None, run_round: Round, first: InputRound, ttl_ms: int | None = None) -> Task:
+    def create(
+        self, owner: str | None, run_round: Round, first: InputRound, ttl_ms: int | None = None,
+        on_change: Callable[[Task], None] | None = None,
+    ) -> Task:
         """Make a task and start running it; returns once ``tasks/get`` finds it. ``ttl_ms`` (what
-        a client asked for) is capped at the store's.
+        a client asked for) is capped at the store's; ``on_change`` is told of each status change.
 
         Raises:
             RuntimeError: every slot holds a running task (the caller answers with a tool error),
@@ -161,7 +168,7 @@ class TaskStore:
             raise RuntimeError("the server is not running")
         self._make_room(owner)
         ttl = self.ttl_ms if ttl_ms is None else max(1, min(ttl_ms, self.ttl_ms))
-        task = Task(secrets.token_urlsafe(16), owner, ttl, self.poll_interval_ms)
+        task = Task(secrets.token_urlsafe(16), owner, ttl, self.poll_interval_ms, on_change=on_change)
         self._tasks[task.id] = task
         self._group.start_soon(self._run, task, run_round, first)
         return task
