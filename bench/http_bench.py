@@ -214,7 +214,8 @@ def check_echo(target: Target, result: dict[str, Any]) -> None:
 
 
 class Client:
-    """One simulated MCP client: a keep-alive connection and, in the legacy era, a session."""
+    """The Python client (``http.client``): a keep-alive connection and, in the legacy era, a session. It opens
+    the sessions wrk's threads call in and checks one call before each wrk run."""
 
     def __init__(self, target: Target, port: int, modern: bool) -> None:
         self.target = target
@@ -427,7 +428,8 @@ def run_wrk(wrk: str, server: ServerProcess, scenario: Scenario, seconds: int) -
 
 def idle_session_kib(server: ServerProcess, count: int) -> float:
     """The RSS (KiB) each of ``count`` idle legacy sessions adds: VmRSS after opening them (initialize and
-    notifications/initialized over one keep-alive connection, none ended) minus before, over ``count``."""
+    notifications/initialized, each session on a connection of its own, closed after; no session ended)
+    minus before, over ``count``. The sessions are ended (DELETE) afterwards."""
     before = server.rss_mib("VmRSS")
     clients = []
     try:
