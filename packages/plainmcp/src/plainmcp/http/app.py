@@ -267,11 +267,7 @@ def run_http(
         raise ValueError("TLS needs both a certificate file and a key file")
     options.setdefault("gateway", transport == "http")
     app = MCPApp(server, streamable=transport == "http", **options)
-    if not _is_loopback_bind(host):
-        if app.auth is None:
-            logger.warning("listening on %s without authentication: anyone who can reach it can call every tool", host)
-        if certfile is None:
-            logger.warning("listening on %s without TLS: tokens and data cross the network in clear text", host)
+    _warn_if_exposed(host, app, certfile)
     config = uvicorn.Config(
         app,
         host=host,
@@ -308,6 +304,19 @@ def run_http(
     logger.info("listening on %s://%s:%d%s", scheme, host, listener.getsockname()[1], endpoint)
     logger.info("HTTP stack: uvicorn with the %s parser on the %s event loop",
                 "h11" if parser_protocol.__name__ == "H11Protocol" else "httptools", loop_name)
+    _serve(app, config, listener)
+
+
+def _warn_if_exposed(host: str, app: MCPApp, certfile: str | None) -> None:
+    if not _is_loopback_bind(host):
+        if app.auth is None:
+            logger.warning("listening on %s without authentication: anyone who can reach it can call every tool", host)
+        if certfile is None:
+            logger.warning("listening on %s without TLS: tokens and data cross the network in clear text", host)
+
+
+def _serve(app: MCPApp, config: Any, listener: Any) -> None:
+    import uvicorn
 
     class _Server(uvicorn.Server):
         async def shutdown(self, sockets: Any = None) -> None:
