@@ -1,9 +1,12 @@
-"""Tasks over real HTTP on 127.0.0.1, with bearer authentication: a task belongs to the principal that
-created it. Another principal, holding the task id, can neither read, feed nor cancel it (``-32602``,
-exactly as for an unknown id), and the owner's task is untouched by the attempts."""
+"""Tasks over real HTTP on 127.0.0.1. 2026-07-28 with bearer authentication: a task belongs to the
+principal that created it. Another principal, holding the task id, can neither read, feed nor cancel
+it (``-32602``, exactly as for an unknown id), and the owner's task is untouched by the attempts.
+2025-11-25: a task belongs to its Streamable HTTP session, and ends with it."""
 
 from __future__ import annotations
 
+import json
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -13,7 +16,17 @@ from plainmcp.http.app import MCPApp
 from plainmcp.http.auth import BearerAuth, StaticTokens
 from plainmcp_everything import Config, build_server
 
-from .http_server import ThreadedApp, app_in_thread, dumps, modern_body, modern_headers, sync_client
+from .http_server import (
+    ThreadedApp,
+    app_in_thread,
+    dumps,
+    legacy_headers,
+    legacy_session,
+    modern_body,
+    modern_headers,
+    rpc,
+    sync_client,
+)
 
 ALICE = "alice-token-0123456789abcdef"
 BOB = "bob-token-0123456789abcdef01"
@@ -80,3 +93,37 @@ def test_a_task_method_mirrors_its_task_id_in_mcp_name(served):
             assert response.status_code == 400 and response.json()["error"]["code"] == -32020
     finally:
         post(served, ALICE, "tasks/cancel", {"taskId": task_id})
+
+
+# ------------------------------------------------------------------------- 2025-11-25 (tasks v1)
+
+
+def legacy_rpc(client: httpx.Client, url: str, session: str, method: str, params: dict[str, Any]) -> dict[str, Any]:
+    response = client.post(url, content=dumps(rpc(7, method, params)), headers=legacy_headers(session))
+    assert response.status_code == 200, response.text
+    if response.headers["content-type"].startswith("text/event-stream"):
+        data = [line[5:].strip() for line in response.text.splitlines() if line.startswith("data:")]
+        return json.loads([d for d in data if d and '"id":7' in d.replace(" ", "")][-1])
+    return response.json()
+
+
+def test_a_legacy_task_belongs_to_its_http_session_and_ends_with_it():
+    server = build_server(Config())
+    with app_in_thread(MCPApp(server)) as app, sync_client() as client:
+        owner = legacy_session(client, app.url)
+        stranger = legacy_session(client, app.url)
+        created = legacy_rpc(client, app.url, owner, "tools/call", {"name": "slow_compute", "arguments": {"seconds": 60}, "task": {}})
+        task_id = created["result"]["task"]["taskId"]
+        refused = legacy_rpc(client, app.url, stranger, "tasks/get", {"taskId": task_id})
+        listed = legacy_rpc(client, app.url, stranger, "tasks/list", {})
+        mine = legacy_rpc(client, app.url, owner, "tasks/get", {"taskId": task_id})
+        assert refused["error"]["code"] == -32602 and listed["result"]["tasks"] == []
+        assert mine["result"]["status"] == "working"
+        assert len(server.tasks) == 1
+        ended = client.delete(app.url, headers=legacy_headers(owner))
+        assert ended.status_code in (200, 204)
+        for _ in range(300):
+            if len(server.tasks) == 0:
+                break
+            time.sleep(0.01)
+        assert len(server.tasks) == 0  # the session's task was cancelled and forgotten with it
