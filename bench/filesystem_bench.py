@@ -112,8 +112,18 @@ def install_peer(node: str) -> str | None:
     PEER_DIR.mkdir(parents=True, exist_ok=True)
     try:
         subprocess.run(
-            [*command, "install", "--no-audit", "--no-fund", "--prefix", str(PEER_DIR), f"{PEER_PACKAGE}@{PEER_VERSION}"],
-            check=True, capture_output=True, timeout=600,
+            [
+                *command,
+                "install",
+                "--no-audit",
+                "--no-fund",
+                "--prefix",
+                str(PEER_DIR),
+                f"{PEER_PACKAGE}@{PEER_VERSION}",
+            ],
+            check=True,
+            capture_output=True,
+            timeout=600,
         )
     except (OSError, subprocess.SubprocessError) as problem:
         return f"npm install failed: {problem}"
@@ -209,8 +219,14 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         peer_problem = "no Node binary (set PLAINMCP_NODE_BIN)" if node is None else install_peer(node)
         if peer_problem is None and node is not None:
             servers["official"] = [node, str(PEER_SCRIPT), str(tree)]
-    report: dict[str, Any] = {"files": files, "reps": reps, "tree": str(tree), "peer": peer_problem or PEER_VERSION,
-                              "operations": {}, "peak_rss_kib": {}}
+    report: dict[str, Any] = {
+        "files": files,
+        "reps": reps,
+        "tree": str(tree),
+        "peer": peer_problem or PEER_VERSION,
+        "operations": {},
+        "peak_rss_kib": {},
+    }
     large = make_large_file(tree)
     async with _clients(servers) as clients:
         report["large_file"] = {"path": str(large), "size": GIB, "peak_rss_kib": {}}
@@ -225,9 +241,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             rep = 0
             # The first round warms caches and is not counted; quick operations run more rounds
             # (until each server has spent MIN_SECONDS on them) so their medians are not noise.
-            while rep <= reps or (
-                min(sum(values) for values in times.values()) < MIN_SECONDS and rep < MAX_ROUNDS
-            ):
+            while rep <= reps or (min(sum(values) for values in times.values()) < MIN_SECONDS and rep < MAX_ROUNDS):
                 rep += 1
                 order = list(clients) if rep % 2 == 0 else list(reversed(clients))
                 for key in order:
@@ -247,8 +261,9 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     return report
 
 
-async def _measure(clients: dict[str, Any], arguments: dict[str, dict[str, Any]], name: str, tool: str,
-                   reps: int) -> dict[str, Any]:
+async def _measure(
+    clients: dict[str, Any], arguments: dict[str, dict[str, Any]], name: str, tool: str, reps: int
+) -> dict[str, Any]:
     """Median time of ``tool`` with each server's ``arguments`` (the first round not counted), as the tree operations."""
     times: dict[str, list[float]] = {key: [] for key in arguments}
     sizes: dict[str, int] = {}
@@ -263,8 +278,10 @@ async def _measure(clients: dict[str, Any], arguments: dict[str, dict[str, Any]]
             sizes[key] = result_size(name, result)
             if rep > 1:
                 times[key].append(elapsed)
-    return {key: {"median_ms": round(statistics.median(values) * 1000, 2), "items": sizes[key]}
-            for key, values in times.items()}
+    return {
+        key: {"median_ms": round(statistics.median(values) * 1000, 2), "items": sizes[key]}
+        for key, values in times.items()
+    }
 
 
 class _clients:
@@ -307,14 +324,18 @@ def print_report(report: dict[str, Any]) -> None:
         theirs = figures.get("official")
         if theirs:
             ratio = theirs["median_ms"] / ours["median_ms"] if ours["median_ms"] else float("inf")
-            print(f"{name:<16}{ours['median_ms']:>14.1f}{theirs['median_ms']:>14.1f}{ratio:>7.2f}x   "
-                  f"{ours['items']}/{theirs['items']}")
+            print(
+                f"{name:<16}{ours['median_ms']:>14.1f}{theirs['median_ms']:>14.1f}{ratio:>7.2f}x   "
+                f"{ours['items']}/{theirs['items']}"
+            )
         else:
             print(f"{name:<16}{ours['median_ms']:>14.1f}{'-':>14}{'-':>8}   {ours['items']}")
     large = report.get("large_file", {}).get("peak_rss_kib", {})
     if large:
-        print("peak RSS after the 1 GB file's pages: " + ", ".join(
-            f"{key} {value / 1024:.1f} MiB" for key, value in large.items() if value))
+        print(
+            "peak RSS after the 1 GB file's pages: "
+            + ", ".join(f"{key} {value / 1024:.1f} MiB" for key, value in large.items() if value)
+        )
     print("items of the 1GB rows: bytes of text returned")
     rss = report["peak_rss_kib"]
     ours_rss, theirs_rss = rss.get("plainmcp"), rss.get("official")

@@ -60,8 +60,15 @@ async def post(app: MCPApp, body: bytes, headers: list[tuple[bytes, bytes]]) -> 
         sent.append(message)
 
     scope = {
-        "type": "http", "method": "POST", "path": "/mcp", "headers": BASE_HEADERS + headers, "query_string": b"",
-        "client": ("127.0.0.1", 50000), "server": ("127.0.0.1", 8000), "scheme": "http", "http_version": "1.1",
+        "type": "http",
+        "method": "POST",
+        "path": "/mcp",
+        "headers": BASE_HEADERS + headers,
+        "query_string": b"",
+        "client": ("127.0.0.1", 50000),
+        "server": ("127.0.0.1", 8000),
+        "scheme": "http",
+        "http_version": "1.1",
         "root_path": "",
     }
     await app(scope, receive, send)
@@ -81,7 +88,9 @@ def call_body(request_id: int, modern: bool) -> bytes:
 async def legacy_headers(app: MCPApp) -> list[tuple[bytes, bytes]]:
     """Open a legacy session (initialize, initialized); the headers its calls carry."""
     init = {
-        "jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "jsonrpc": "2.0",
+        "id": 0,
+        "method": "initialize",
         "params": {"protocolVersion": LEGACY, "capabilities": {}, "clientInfo": {"name": "cost", "version": "1"}},
     }
     start = await post(app, json.dumps(init).encode(), [])
@@ -94,7 +103,11 @@ async def legacy_headers(app: MCPApp) -> list[tuple[bytes, bytes]]:
 async def measure(calls: int, profile: bool) -> None:
     app = MCPApp(server)
     async with app.running():
-        modern_headers = [(b"mcp-protocol-version", MODERN.encode()), (b"mcp-method", b"tools/call"), (b"mcp-name", b"echo")]
+        modern_headers = [
+            (b"mcp-protocol-version", MODERN.encode()),
+            (b"mcp-method", b"tools/call"),
+            (b"mcp-name", b"echo"),
+        ]
         eras: list[tuple[str, bool, list[tuple[bytes, bytes]]]] = [
             ("2026-07-28 stateless tools/call", True, modern_headers),
             ("2025-11-25 session tools/call", False, await legacy_headers(app)),
@@ -117,8 +130,11 @@ async def measure(calls: int, profile: bool) -> None:
 
             await round_of(300)  # warm-up
             samples = [await round_of(calls) for _ in range(ROUNDS)]
-            print(f"{label:<34} {statistics.median(samples):8.1f} us per call  (rounds: "
-                  + ", ".join(f"{s:.1f}" for s in samples) + ")")
+            print(
+                f"{label:<34} {statistics.median(samples):8.1f} us per call  (rounds: "
+                + ", ".join(f"{s:.1f}" for s in samples)
+                + ")"
+            )
             if profile:
                 await profiled(round_of, calls)
 

@@ -379,7 +379,12 @@ def wrk_arguments(scenario: Scenario, sessions: list[str]) -> list[str]:
     body = call_body(123456789, scenario.modern).decode()
     head, tail = body.split("123456789")
     if scenario.modern:
-        headers = {**BASE_HEADERS, "MCP-Protocol-Version": MODERN_VERSION, "Mcp-Method": "tools/call", "Mcp-Name": "echo"}
+        headers = {
+            **BASE_HEADERS,
+            "MCP-Protocol-Version": MODERN_VERSION,
+            "Mcp-Method": "tools/call",
+            "Mcp-Name": "echo",
+        }
     else:
         headers = {**BASE_HEADERS, "MCP-Protocol-Version": LEGACY_VERSION}
     return [ECHO_TEXT, head, tail, str(len(headers)), *(f"{k}: {v}" for k, v in headers.items()), *sessions]
@@ -398,9 +403,20 @@ def run_wrk(wrk: str, server: ServerProcess, scenario: Scenario, seconds: int) -
             client.calls(1, 1, None)  # one checked call by the Python client: the server answers right
         sessions = [c.session_id for c in clients if c.session_id is not None]
         command = [
-            wrk, "--threads", str(wrk_threads(scenario.connections)), "--connections", str(scenario.connections),
-            "--duration", f"{seconds}s", "--timeout", f"{IO_TIMEOUT:g}s", "--script", str(WRK_SCRIPT),
-            f"http://{HOST}:{server.port}/mcp", "--", *wrk_arguments(scenario, sessions),
+            wrk,
+            "--threads",
+            str(wrk_threads(scenario.connections)),
+            "--connections",
+            str(scenario.connections),
+            "--duration",
+            f"{seconds}s",
+            "--timeout",
+            f"{IO_TIMEOUT:g}s",
+            "--script",
+            str(WRK_SCRIPT),
+            f"http://{HOST}:{server.port}/mcp",
+            "--",
+            *wrk_arguments(scenario, sessions),
         ]
         try:
             done = subprocess.run(command, capture_output=True, text=True, timeout=seconds + IO_TIMEOUT * 3)
@@ -560,8 +576,11 @@ def print_report(samples: Samples, verdicts: list[dict[str, Any]], settings: Set
     print(header)
     print("-" * len(header))
     for scenario in SCENARIOS:
-        for metric, unit, name in (("calls_per_s", "calls/s", "throughput"), ("p50_ms", "ms", "p50"),
-                                   ("p99_ms", "ms", "p99")):
+        for metric, unit, name in (
+            ("calls_per_s", "calls/s", "throughput"),
+            ("p50_ms", "ms", "p50"),
+            ("p99_ms", "ms", "p99"),
+        ):
             cells = "".join(
                 f"{samples.value(t, scenario, metric):>{width},.{0 if unit == 'calls/s' else 2}f}"
                 for t in samples.targets
@@ -583,8 +602,10 @@ def print_report(samples: Samples, verdicts: list[dict[str, Any]], settings: Set
     for goal in GOALS:
         verdict = by_key[goal.key]
         unit = "x" if goal.against else ""
-        print(f"{goal.label:<52}{goal.describe():>10}{verdict['value']:>11.2f}{unit:1}  "
-              f"{'met' if verdict['met'] else 'MISSED'}")
+        print(
+            f"{goal.label:<52}{goal.describe():>10}{verdict['value']:>11.2f}{unit:1}  "
+            f"{'met' if verdict['met'] else 'MISSED'}"
+        )
     print_information(samples)
     missed = [v for v in verdicts if not v["met"]]
     print()

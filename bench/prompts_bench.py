@@ -37,9 +37,11 @@ TARGETS = {
     "plainmcp-prompts": [sys.executable, "-m", "plainmcp_prompts"],
     "SDK low-level Server": [sys.executable, str(HERE / "servers" / "prompts_sdk_peer.py"), str(LIBRARY)],
 }
-GET_ARGUMENTS = {"question": "Which customers ordered twice last month?",
-                 "schema": "CREATE TABLE orders (id INTEGER, customer TEXT, placed DATE);",
-                 "dialect": "sqlite"}
+GET_ARGUMENTS = {
+    "question": "Which customers ordered twice last month?",
+    "schema": "CREATE TABLE orders (id INTEGER, customer TEXT, placed DATE);",
+    "dialect": "sqlite",
+}
 
 
 def _line(message: dict[str, Any]) -> bytes:
@@ -75,8 +77,14 @@ class RawClient:
                 return answer["result"]
 
     def handshake(self) -> None:
-        self.request("initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
-                                    "clientInfo": {"name": "prompts-bench", "version": "1"}})
+        self.request(
+            "initialize",
+            {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "prompts-bench", "version": "1"},
+            },
+        )
         assert self.process.stdin
         self.process.stdin.write(_line({"jsonrpc": "2.0", "method": "notifications/initialized"}))
         self.process.stdin.flush()
@@ -111,7 +119,9 @@ def measure(command: list[str], calls: int) -> dict[str, float]:
         rate(client, max(10, calls // 10), "prompts/list", None)  # warm-up
         return {
             "prompts/list": rate(client, calls, "prompts/list", None),
-            "prompts/get": rate(client, calls, "prompts/get", {"name": "sql-from-question", "arguments": GET_ARGUMENTS}),
+            "prompts/get": rate(
+                client, calls, "prompts/get", {"name": "sql-from-question", "arguments": GET_ARGUMENTS}
+            ),
         }
     finally:
         client.close()
@@ -127,7 +137,7 @@ def main(argv: list[str]) -> None:
     samples: dict[str, dict[str, list[float]]] = {name: {} for name in TARGETS}
     names = list(TARGETS)
     for rep in range(reps):
-        for name in names[rep % len(names):] + names[: rep % len(names)]:
+        for name in names[rep % len(names) :] + names[: rep % len(names)]:
             for metric, value in measure(TARGETS[name], calls).items():
                 samples[name].setdefault(metric, []).append(value)
         print(f"repetition {rep + 1}/{reps} done", file=sys.stderr)

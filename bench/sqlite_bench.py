@@ -40,8 +40,17 @@ def peer_command(db: Path) -> list[str]:
 def our_command(db: Path) -> list[str]:
     # The result budget raised to the size limit: the 1,000-row SELECT must return all 1,000 rows, as the
     # peer does (the default budget, about 10k tokens, would cut it to about 550 rows and flatter us).
-    return [sys.executable, "-m", "plainmcp_sqlite", "--db", str(db), "--log-level", "warning",
-            "--result-budget", "1000000"]
+    return [
+        sys.executable,
+        "-m",
+        "plainmcp_sqlite",
+        "--db",
+        str(db),
+        "--log-level",
+        "warning",
+        "--result-budget",
+        "1000000",
+    ]
 
 
 def install_peer() -> None:
@@ -110,9 +119,12 @@ async def peak_memory(command: list[str], tool: str, arguments: dict) -> int:
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="short runs and a 100,000-row table")
-    parser.add_argument("--floor", action="store_true",
-                        help="also measure the least any server can do (bench/servers/sqlite_floor.py): "
-                        "its calls/s over the peer's is the highest ratio reachable")
+    parser.add_argument(
+        "--floor",
+        action="store_true",
+        help="also measure the least any server can do (bench/servers/sqlite_floor.py): "
+        "its calls/s over the peer's is the highest ratio reachable",
+    )
     options = parser.parse_args()
     install_peer()
     small = make_db(CACHE / "items-10k.db", 10_000)
@@ -122,17 +134,26 @@ async def main() -> None:
     select = "SELECT id, name, price FROM items ORDER BY id LIMIT 1000"
     results = {}
     for label, ours, peer in [
-        ("cold start (s, median)",
-         lambda: cold_start(our_command(small), runs), lambda: cold_start(peer_command(small), runs)),
-        ("list_tables per second",
-         lambda: rate(our_command(small), "list_tables", {}, seconds),
-         lambda: rate(peer_command(small), "list_tables", {}, seconds)),
-        ("1,000-row SELECT per second",
-         lambda: rate(our_command(small), "query", {"sql": select, "max_rows": 1000}, seconds),
-         lambda: rate(peer_command(small), "read_query", {"query": select}, seconds)),
-        (f"peak RSS after SELECT * on {big_rows:,} rows (MiB)",
-         lambda: peak_memory(our_command(big), "query", {"sql": "SELECT * FROM items"}),
-         lambda: peak_memory(peer_command(big), "read_query", {"query": "SELECT * FROM items"})),
+        (
+            "cold start (s, median)",
+            lambda: cold_start(our_command(small), runs),
+            lambda: cold_start(peer_command(small), runs),
+        ),
+        (
+            "list_tables per second",
+            lambda: rate(our_command(small), "list_tables", {}, seconds),
+            lambda: rate(peer_command(small), "list_tables", {}, seconds),
+        ),
+        (
+            "1,000-row SELECT per second",
+            lambda: rate(our_command(small), "query", {"sql": select, "max_rows": 1000}, seconds),
+            lambda: rate(peer_command(small), "read_query", {"query": select}, seconds),
+        ),
+        (
+            f"peak RSS after SELECT * on {big_rows:,} rows (MiB)",
+            lambda: peak_memory(our_command(big), "query", {"sql": "SELECT * FROM items"}),
+            lambda: peak_memory(peer_command(big), "read_query", {"query": "SELECT * FROM items"}),
+        ),
     ]:
         print(f"measuring {label} ...", file=sys.stderr, flush=True)
         mine, theirs = await ours(), await peer()

@@ -13,5 +13,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def test_ruff_finds_nothing() -> None:
     ruff = shutil.which("ruff", path=str(Path(sys.executable).parent)) or shutil.which("ruff")
     assert ruff is not None, "ruff is a dev dependency: run python3 dev.py setup"
-    result = subprocess.run([ruff, "check", "--output-format", "concise", str(ROOT)], capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [ruff, "check", "--output-format", "concise", str(ROOT)], capture_output=True, text=True, timeout=120
+    )
     assert result.returncode == 0, result.stdout[-4000:]

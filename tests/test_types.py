@@ -35,7 +35,10 @@ def test_mypy_checks_every_package() -> None:
 def test_mypy_finds_nothing() -> None:
     result = subprocess.run(
         [sys.executable, "-m", "mypy", "--no-error-summary", "--hide-error-context"],
-        cwd=ROOT, capture_output=True, text=True, timeout=300,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert result.returncode == 0, (result.stdout + result.stderr)[-6000:]
 
@@ -77,7 +80,10 @@ def test_the_wheel_ships_py_typed(package: Path, tmp_path: Path) -> None:
     assert (import_dir(package) / "py.typed").is_file()
     subprocess.run(
         [sys.executable, "-m", "hatchling", "build", "--target", "wheel", "--directory", str(tmp_path)],
-        cwd=package, check=True, capture_output=True, timeout=120,
+        cwd=package,
+        check=True,
+        capture_output=True,
+        timeout=120,
     )
     (wheel,) = tmp_path.glob("*.whl")
     assert f"{name}/py.typed" in zipfile.ZipFile(wheel).namelist()

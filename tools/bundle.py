@@ -89,11 +89,27 @@ def stage(name: str, out: Path, find_links: list[Path], env: dict[str, str] | No
     (directory / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
     module = manifest["name"].replace("-", "_")
     (directory / "server" / "main.py").write_text(
-        ENTRY.format(dist=manifest["name"], module=module, built_for=tuple(sys.version_info[:2])))
+        ENTRY.format(dist=manifest["name"], module=module, built_for=tuple(sys.version_info[:2]))
+    )
     links = [arg for path in find_links for arg in ("--find-links", str(path))]
-    _run([sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-compile",
-          "--only-binary=:all:", "--target", str(directory / "server" / "lib"), *links,
-          f"{manifest['name']}=={manifest['version']}"], env, f"installing {manifest['name']} into its bundle")
+    _run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            "--no-compile",
+            "--only-binary=:all:",
+            "--target",
+            str(directory / "server" / "lib"),
+            *links,
+            f"{manifest['name']}=={manifest['version']}",
+        ],
+        env,
+        f"installing {manifest['name']} into its bundle",
+    )
     # Console scripts with this machine's interpreter in their #! line: the bundle runs main.py instead.
     shutil.rmtree(directory / "server" / "lib" / "bin", ignore_errors=True)
     return directory
@@ -109,8 +125,9 @@ def pack(directory: Path, output: Path, mcpb: Path, env: dict[str, str] | None =
     return output
 
 
-def build(dist: Path, out: Path, find_links: list[Path] = (), env: dict[str, str] | None = None,
-          mcpb: Path | None = None) -> list[Path]:
+def build(
+    dist: Path, out: Path, find_links: list[Path] = (), env: dict[str, str] | None = None, mcpb: Path | None = None
+) -> list[Path]:
     """A .mcpb file for every server in ``out``, from the release wheels in ``dist`` (plus ``find_links``)."""
     mcpb = mcpb or Path(os.environ.get("PLAINMCP_MCPB") or node_tools.paths()["mcpb"])
     out.mkdir(parents=True, exist_ok=True)

@@ -77,12 +77,15 @@ def build(out: Path, env: dict[str, str] | None = None, python: str = sys.execut
         command = [python, "-m", "build", "--installer", "uv", "--outdir", str(out), str(project)]
         result = subprocess.run(command, env=build_env, capture_output=True, text=True)
         if result.returncode != 0:
-            raise DistError(f"{project.relative_to(ROOT)} did not build:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}")
+            raise DistError(
+                f"{project.relative_to(ROOT)} did not build:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
+            )
     files = sorted(out.glob("*.whl")) + sorted(out.glob("*.tar.gz"))
     if len(files) != 2 * len(projects()):
         raise DistError(f"expected a wheel and an sdist per package, found {[f.name for f in files]}")
-    check = subprocess.run([python, "-m", "twine", "check", "--strict", *map(str, files)], env=build_env,
-                           capture_output=True, text=True)
+    check = subprocess.run(
+        [python, "-m", "twine", "check", "--strict", *map(str, files)], env=build_env, capture_output=True, text=True
+    )
     if check.returncode != 0:
         raise DistError(f"twine check failed:\n{check.stdout}\n{check.stderr}")
     for path in files:

@@ -165,11 +165,17 @@ def test_named_path_option_makes_only_the_path_part_absolute(tmp_path, monkeypat
     """`--db [NAME=]PATH` (several databases, each with a name): `shop=shop.db` keeps its name, and a plain
     `shop.db` or a path holding `=` after a slash is one path."""
     monkeypatch.chdir(tmp_path)
-    usage = parse_usage(help_of((("--db",), {"metavar": "[NAME=]PATH", "action": "append"}),
-                                (("--metadata",), {"metavar": "FILE"})))
+    usage = parse_usage(
+        help_of((("--db",), {"metavar": "[NAME=]PATH", "action": "append"}), (("--metadata",), {"metavar": "FILE"}))
+    )
     assert usage.path_options == {"--db", "--metadata"} and usage.named_path_options == {"--db"}
     args = ["--db", "shop=shop.db", "--db", "plain.db", "--db=./a=b/c.db", "--metadata", "x=y.yml"]
     assert absolute_paths(args, usage) == [
-        "--db", f"shop={tmp_path}/shop.db", "--db", f"{tmp_path}/plain.db", f"--db={tmp_path}/a=b/c.db",
-        "--metadata", f"{tmp_path}/x=y.yml",
+        "--db",
+        f"shop={tmp_path}/shop.db",
+        "--db",
+        f"{tmp_path}/plain.db",
+        f"--db={tmp_path}/a=b/c.db",
+        "--metadata",
+        f"{tmp_path}/x=y.yml",
     ]

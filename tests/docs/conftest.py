@@ -21,8 +21,11 @@ from .http_servers import serving_http
 from .readme import ROOT
 from .user_env import UserEnv, user_env
 
-PACKAGES = [ROOT / "packages" / "plainmcp", ROOT / "packages" / "plainmcp-bridge",
-            *sorted(path.parent for path in ROOT.glob("servers/*/pyproject.toml"))]
+PACKAGES = [
+    ROOT / "packages" / "plainmcp",
+    ROOT / "packages" / "plainmcp-bridge",
+    *sorted(path.parent for path in ROOT.glob("servers/*/pyproject.toml")),
+]
 
 
 def installed_commands(root: Path) -> Path:
@@ -35,8 +38,13 @@ def installed_commands(root: Path) -> Path:
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     env = {**os.environ, "PIP_NO_INDEX": "1", "PIP_FIND_LINKS": wheelhouse, "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
     env.pop("PLAINMCP_RELEASE", None)
-    result = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", *map(str, PACKAGES)],
-                            env=env, capture_output=True, text=True, timeout=600)
+    result = subprocess.run(
+        [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", *map(str, PACKAGES)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert result.returncode == 0, f"installing the checkout's packages failed:\n{result.stderr[-4000:]}"
     return venv / "bin"
 

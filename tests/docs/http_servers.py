@@ -17,8 +17,14 @@ def serving_http(command: str, user: Any) -> Iterator[int]:
     """Run an HTTP server line (its ``--port`` swapped for a free one) until it answers ``/health``; yield the port."""
     port = _free_port()
     command = re.sub(r"--port[ =]\d+", f"--port {port}", command)
-    process = subprocess.Popen(["bash", "-c", f"exec {command}"], cwd=user.work, env=user.env,
-                               stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    process = subprocess.Popen(
+        ["bash", "-c", f"exec {command}"],
+        cwd=user.work,
+        env=user.env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     try:
         deadline = time.monotonic() + 20
         while True:
@@ -45,5 +51,3 @@ def _free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
-
-

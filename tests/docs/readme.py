@@ -79,7 +79,7 @@ def blocks(path: Path) -> list[Block]:
         while end < len(lines) and not lines[end].startswith(fence):
             end += 1
         kind, detail = _marker_above(lines, index)
-        found.append(Block(path, index + 1, language, "\n".join(lines[index + 1:end]) + "\n", kind, detail))
+        found.append(Block(path, index + 1, language, "\n".join(lines[index + 1 : end]) + "\n", kind, detail))
         index = end + 1
     return found
 

@@ -39,15 +39,25 @@ def test_tested_by_names_a_test_that_exists(block: Block) -> None:
     test_file = ROOT / path
     assert test_file.is_file(), f"{block.id}: {path} does not exist"
     assert re.search(rf"^(async )?def {re.escape(name)}\(", test_file.read_text(), re.M), (
-        f"{block.id}: {path} has no test {name}")
+        f"{block.id}: {path} has no test {name}"
+    )
 
 
 @pytest.mark.parametrize("block", _of("shell"), ids=_ids(_of("shell")))
 def test_shell_block_runs(block: Block, user: UserEnv) -> None:
     script = "set -euo pipefail\n" + "\n".join(user.as_in_test(command) for command in block.commands())
-    result = subprocess.run(["bash", "-c", script], cwd=user.work, env=user.env, stdin=subprocess.DEVNULL,
-                            capture_output=True, text=True, timeout=180)
-    assert result.returncode == 0, f"{block.id} failed ({result.returncode}):\n{result.stdout[-2000:]}\n{result.stderr[-3000:]}"
+    result = subprocess.run(
+        ["bash", "-c", script],
+        cwd=user.work,
+        env=user.env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert result.returncode == 0, (
+        f"{block.id} failed ({result.returncode}):\n{result.stdout[-2000:]}\n{result.stderr[-3000:]}"
+    )
 
 
 @pytest.mark.parametrize("block", _of("server"), ids=_ids(_of("server")))
@@ -71,15 +81,24 @@ def test_client_config_starts_each_server(block: Block, user: UserEnv) -> None:
         env = {**user.env, **{name: _client_expand(value, user) for name, value in entry.get("env", {}).items()}}
         answered = stdio_handshake(argv, env=env, cwd=user.work)
         assert answered["initialize"]["serverInfo"]["name"].startswith("plainmcp"), f"{block.id}: {key}"
-        assert answered["tools"] or "prompts" in answered["initialize"]["capabilities"], f"{block.id}: {key} offers nothing"
+        assert answered["tools"] or "prompts" in answered["initialize"]["capabilities"], (
+            f"{block.id}: {key} offers nothing"
+        )
 
 
 @pytest.mark.parametrize("block", _of("python"), ids=_ids(_of("python")))
 def test_python_block_runs(block: Block, user: UserEnv) -> None:
     script = user.work / "snippet.py"
     script.write_text(block.text)
-    result = subprocess.run([user.which("python"), str(script)], cwd=user.work, env=user.env,
-                            stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+    result = subprocess.run(
+        [user.which("python"), str(script)],
+        cwd=user.work,
+        env=user.env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.returncode == 0, f"{block.id}:\n{result.stdout[-2000:]}\n{result.stderr[-3000:]}"
 
 

@@ -58,8 +58,14 @@ def test_http_gateway_curl_example_answers_as_shown(user: UserEnv) -> None:
     assert expected, "the README shows the answer of the call"
     outputs = []
     for command in block.commands():
-        result = subprocess.run(["bash", "-c", user.as_in_test(command)], cwd=user.work, env=user.env,
-                                capture_output=True, text=True, timeout=30)
+        result = subprocess.run(
+            ["bash", "-c", user.as_in_test(command)],
+            cwd=user.work,
+            env=user.env,
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
         assert result.returncode == 0, result.stderr
         outputs.append(result.stdout.strip())
     assert '"tools"' in outputs[0]
@@ -84,8 +90,13 @@ async def test_input_example_asks_in_both_eras(user: UserEnv, era: str) -> None:
         return {"action": "accept", "content": {"people": 4}}
 
     with anyio.fail_after(30):
-        async with connect_stdio([user.which("python"), str(script)], env=user.env, cwd=str(user.work),
-                                 protocol_version=era, elicitation=elicitation) as client:
+        async with connect_stdio(
+            [user.which("python"), str(script)],
+            env=user.env,
+            cwd=str(user.work),
+            protocol_version=era,
+            elicitation=elicitation,
+        ) as client:
             result = await client.call_tool("book", {})
     assert result["content"][0]["text"] == "Booked for 4."
     assert asked == ["How many people?"]

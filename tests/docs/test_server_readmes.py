@@ -33,7 +33,9 @@ async def test_prompt_file_examples_are_served(user: UserEnv, tmp_path: Path) ->
             assert prompts["review"]["title"] == "Code review"
             assert [argument["name"] for argument in prompts["review"]["arguments"]] == ["code", "focus", "language"]
             review = await client.get_prompt("review", {"code": "x = 1", "language": "python"})
-            assert review["messages"][0]["content"]["text"] == "Review this python code, focusing on everything:\n\nx = 1"
+            assert (
+                review["messages"][0]["content"]["text"] == "Review this python code, focusing on everything:\n\nx = 1"
+            )
             turns = await client.get_prompt("schema-question", {"schema": "t(a)", "question": "how many?"})
             assert [message["role"] for message in turns["messages"]] == ["user", "assistant", "user"]
             assert turns["messages"][2]["content"]["text"].strip() == "how many?"
@@ -43,17 +45,27 @@ async def test_prompt_file_examples_are_served(user: UserEnv, tmp_path: Path) ->
 async def test_weather_standin_lines_serve_the_stand_ins_weather(user: UserEnv) -> None:
     """The stand-in's two lines: the first starts it in the background, the second starts the weather server on it
     (the test swaps the README's port 8765 for a free one), and a forecast comes from the stand-in."""
-    block = next(block for block in blocks(ROOT / "servers/weather/README.md") if "plainmcp-weather-standin" in block.text)
+    block = next(
+        block for block in blocks(ROOT / "servers/weather/README.md") if "plainmcp-weather-standin" in block.text
+    )
     start_standin, start_server = block.commands()
     port = _free_port()
     start_standin = start_standin.replace("8765", str(port)).rstrip(" &")
     start_server = start_server.replace("8765", str(port))
-    standin = subprocess.Popen(["bash", "-c", f"exec {start_standin}"], cwd=user.work, env=user.env,
-                               stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    standin = subprocess.Popen(
+        ["bash", "-c", f"exec {start_standin}"],
+        cwd=user.work,
+        env=user.env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         _wait_for_port(port)
         with anyio.fail_after(30):
-            async with connect_stdio(["bash", "-c", f"exec {start_server}"], env=user.env, cwd=str(user.work)) as client:
+            async with connect_stdio(
+                ["bash", "-c", f"exec {start_server}"], env=user.env, cwd=str(user.work)
+            ) as client:
                 result = await client.call_tool("get_forecast", {"location": "Tokyo", "days": 2})
         assert not result.get("isError"), result
         assert re.search(r"Tokyo", result["content"][0]["text"])
@@ -83,8 +95,11 @@ def test_tap_in_a_client_config_records_the_exchange(user: UserEnv) -> None:
     """The core README's Claude Desktop entry with `plainmcp tap` in front of the server: the test puts this user's
     absolute paths where the README shows /home/me's, starts it as Claude Desktop would, and reads the log."""
     block = next(block for block in blocks(ROOT / "packages/plainmcp/README.md") if '"tap", "--log"' in block.text)
-    text = (block.text.replace('"/tmp/', f'"{user.home}/tmp/').replace("/home/me/.local/bin/", f"{user.bin_dir}/")
-            .replace("/home/me/", f"{user.home}/"))
+    text = (
+        block.text.replace('"/tmp/', f'"{user.home}/tmp/')
+        .replace("/home/me/.local/bin/", f"{user.bin_dir}/")
+        .replace("/home/me/", f"{user.home}/")
+    )
     entry = json.loads(text)["mcpServers"]["sqlite"]
     answered = stdio_handshake([entry["command"], *entry["args"]], env=user.env, cwd=Path("/"))
     assert answered["initialize"]["serverInfo"]["name"] == "plainmcp-sqlite"

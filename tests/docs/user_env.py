@@ -49,8 +49,16 @@ class UserEnv:
 
 def make_home(home: Path) -> None:
     """The files and directories the READMEs' examples name, below ``home``."""
-    for directory in ("notes", "projects/site", "Documents", "tmp", "prompts", "data", "project/.claude/commands",
-                      "work/.github/prompts"):
+    for directory in (
+        "notes",
+        "projects/site",
+        "Documents",
+        "tmp",
+        "prompts",
+        "data",
+        "project/.claude/commands",
+        "work/.github/prompts",
+    ):
         (home / directory).mkdir(parents=True, exist_ok=True)
     (home / "notes" / "todo.md").write_text("# todo\n- ship it\n")
     (home / "projects" / "site" / "index.html").write_text("<h1>site</h1>\n")
@@ -85,8 +93,17 @@ def user_env(root: Path, bin_dir: Path) -> UserEnv:
         "TMPDIR": str(home / "tmp"),
         "GIT_CONFIG_NOSYSTEM": "1",
     }
-    subprocess.run(["bash", "-c", "git init -q . && git config user.email me@example.com && git config user.name me"
-                    " && printf 'print(1)\\n' > app.py && git add app.py"], cwd=work, env=env, check=True)
+    subprocess.run(
+        [
+            "bash",
+            "-c",
+            "git init -q . && git config user.email me@example.com && git config user.name me"
+            " && printf 'print(1)\\n' > app.py && git add app.py",
+        ],
+        cwd=work,
+        env=env,
+        check=True,
+    )
     return UserEnv(home=home, work=work, bin_dir=bin_dir, env=env)
 
 
@@ -98,9 +115,11 @@ def stdio_handshake(argv: list[str], *, env: dict[str, str], cwd: Path, timeout:
     """Start ``argv`` as a client starts a stdio server (no shell, our environment), send ``initialize`` and
     ``tools/list`` as raw JSON lines, and return ``{"initialize": ..., "tools": [...]}``; raises HandshakeError with
     the server's stderr when it does not answer."""
-    process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               env=env, cwd=cwd)
+    process = subprocess.Popen(
+        argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=cwd
+    )
     try:
+
         def send(message: dict[str, Any]) -> None:
             assert process.stdin is not None
             process.stdin.write((json.dumps(message) + "\n").encode())
@@ -123,8 +142,18 @@ def stdio_handshake(argv: list[str], *, env: dict[str, str], cwd: Path, timeout:
                     return message["result"]
             raise HandshakeError(f"{argv} did not answer request {request_id}; stderr:\n{_stderr(process)}")
 
-        send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "docs-test", "version": "1"}}})
+        send(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-11-25",
+                    "capabilities": {},
+                    "clientInfo": {"name": "docs-test", "version": "1"},
+                },
+            }
+        )
         initialized = answer(1)
         send({"jsonrpc": "2.0", "method": "notifications/initialized"})
         send({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})

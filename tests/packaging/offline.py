@@ -59,36 +59,42 @@ def offline_env(scratch: Path, wheels: Path) -> dict[str, str]:
     home = scratch / "home"
     home.mkdir(parents=True, exist_ok=True)
     tools = Path(sys.executable).parent  # pipx, uv and uvx of the dev environment
-    env.update({
-        "HOME": str(home),
-        "PATH": os.pathsep.join([str(scratch / "bin"), str(tools), env.get("PATH", os.defpath)]),
-        "PIP_CONFIG_FILE": os.devnull,  # no pip.conf of the machine (its index, find-links, constraints)
-        "PIP_NO_INDEX": "1",
-        "PIP_FIND_LINKS": str(wheels),
-        "PIP_DISABLE_PIP_VERSION_CHECK": "1",
-        "PIP_NO_INPUT": "1",
-        "UV_NO_CONFIG": "1",
-        "UV_OFFLINE": "1",
-        "UV_NO_INDEX": "1",
-        "UV_FIND_LINKS": str(wheels),
-        "UV_CACHE_DIR": str(scratch / "uv-cache"),
-        "UV_TOOL_DIR": str(scratch / "uv-tools"),
-        "UV_TOOL_BIN_DIR": str(scratch / "bin"),
-        "UV_PYTHON_DOWNLOADS": "never",
-        "UV_PYTHON": sys.executable,
-        "PIPX_HOME": str(scratch / "pipx"),
-        "PIPX_BIN_DIR": str(scratch / "bin"),
-        "PIPX_MAN_DIR": str(scratch / "man"),
-    })
+    env.update(
+        {
+            "HOME": str(home),
+            "PATH": os.pathsep.join([str(scratch / "bin"), str(tools), env.get("PATH", os.defpath)]),
+            "PIP_CONFIG_FILE": os.devnull,  # no pip.conf of the machine (its index, find-links, constraints)
+            "PIP_NO_INDEX": "1",
+            "PIP_FIND_LINKS": str(wheels),
+            "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+            "PIP_NO_INPUT": "1",
+            "UV_NO_CONFIG": "1",
+            "UV_OFFLINE": "1",
+            "UV_NO_INDEX": "1",
+            "UV_FIND_LINKS": str(wheels),
+            "UV_CACHE_DIR": str(scratch / "uv-cache"),
+            "UV_TOOL_DIR": str(scratch / "uv-tools"),
+            "UV_TOOL_BIN_DIR": str(scratch / "bin"),
+            "UV_PYTHON_DOWNLOADS": "never",
+            "UV_PYTHON": sys.executable,
+            "PIPX_HOME": str(scratch / "pipx"),
+            "PIPX_BIN_DIR": str(scratch / "bin"),
+            "PIPX_MAN_DIR": str(scratch / "man"),
+        }
+    )
     return env
 
 
-def run(command: list[str], *, env: dict[str, str], cwd: Path, timeout: float = 180) -> subprocess.CompletedProcess[str]:
+def run(
+    command: list[str], *, env: dict[str, str], cwd: Path, timeout: float = 180
+) -> subprocess.CompletedProcess[str]:
     """Run ``command``; a non-zero exit fails the test with the end of its output."""
-    result = subprocess.run(command, env=env, cwd=cwd, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                            timeout=timeout)
+    result = subprocess.run(
+        command, env=env, cwd=cwd, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=timeout
+    )
     assert result.returncode == 0, (
-        f"{command} exited {result.returncode}:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}")
+        f"{command} exited {result.returncode}:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
+    )
     return result
 
 
@@ -97,11 +103,19 @@ def initialize(command: list[str], *, env: dict[str, str] | None, cwd: Path, tim
 
     Raw JSON lines, as a client writes them: the server must answer, then end at the end of its input.
     """
-    request = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-               "params": {"protocolVersion": PROTOCOL, "capabilities": {},
-                          "clientInfo": {"name": "packaging-test", "version": "1"}}}
-    result = subprocess.run(command, env=env, cwd=cwd, input=json.dumps(request) + "\n", capture_output=True,
-                            text=True, timeout=timeout)
+    request = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": PROTOCOL,
+            "capabilities": {},
+            "clientInfo": {"name": "packaging-test", "version": "1"},
+        },
+    }
+    result = subprocess.run(
+        command, env=env, cwd=cwd, input=json.dumps(request) + "\n", capture_output=True, text=True, timeout=timeout
+    )
     for line in result.stdout.splitlines():
         message = json.loads(line)
         if message.get("id") == 1:

@@ -44,8 +44,12 @@ SERVER_JSON: dict[str, Any] = {
         "repository": {
             "type": "object",
             "required": ["url", "source"],
-            "properties": {"url": {"type": "string", "pattern": "^https://"}, "source": _TEXT,
-                           "id": {"type": "string"}, "subfolder": {"type": "string", "pattern": "^[^/.][^\\\\]*[^/]$"}},
+            "properties": {
+                "url": {"type": "string", "pattern": "^https://"},
+                "source": _TEXT,
+                "id": {"type": "string"},
+                "subfolder": {"type": "string", "pattern": "^[^/.][^\\\\]*[^/]$"},
+            },
             "additionalProperties": False,
         },
         "packages": {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/package"}},
@@ -61,8 +65,11 @@ SERVER_JSON: dict[str, Any] = {
                 "identifier": _TEXT,
                 "version": {**_TEXT, "not": {"const": "latest"}},
                 "runtimeHint": {"type": "string"},
-                "transport": {"type": "object", "required": ["type"],
-                              "properties": {"type": {"enum": ["stdio", "streamable-http", "sse"]}}},
+                "transport": {
+                    "type": "object",
+                    "required": ["type"],
+                    "properties": {"type": {"enum": ["stdio", "streamable-http", "sse"]}},
+                },
                 "packageArguments": {"type": "array", "items": {"$ref": "#/$defs/argument"}},
                 "environmentVariables": {"type": "array", "items": {"$ref": "#/$defs/variable"}},
             },
@@ -71,8 +78,12 @@ SERVER_JSON: dict[str, Any] = {
         "argument": {
             "type": "object",
             "required": ["type"],
-            "properties": {**_INPUT, "type": {"enum": ["named", "positional"]}, "name": {"type": "string"},
-                           "valueHint": {"type": "string"}},
+            "properties": {
+                **_INPUT,
+                "type": {"enum": ["named", "positional"]},
+                "name": {"type": "string"},
+                "valueHint": {"type": "string"},
+            },
             "additionalProperties": False,
             # A named argument needs its flag; a positional one a valueHint (or a fixed value).
             "if": {"properties": {"type": {"const": "named"}}},

@@ -63,7 +63,8 @@ def test_hook_points_the_core_at_the_checkout(monkeypatch: pytest.MonkeyPatch) -
 
 
 def test_hook_keeps_the_versioned_core_for_a_release_or_outside_a_checkout(
-        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     hook = _hook_module("weather")
     monkeypatch.setenv("PLAINMCP_RELEASE", "1")
     assert hook.checkout_core(ROOT / "servers" / "weather") is None
@@ -78,7 +79,8 @@ def test_hook_sets_the_dependencies_it_is_given(monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setenv("PLAINMCP_RELEASE", "1")
     metadata: dict = {}
     hook.CheckoutCoreHook(str(ROOT / "servers" / "prompts"), {"dependencies": ["plainmcp~=0.1.0", "a>=1"]}).update(
-        metadata)
+        metadata
+    )
     assert metadata["dependencies"] == ["plainmcp~=0.1.0", "a>=1"]
     with pytest.raises(TypeError, match="list of strings"):
         hook.CheckoutCoreHook(str(ROOT), {"dependencies": "plainmcp"}).update({})

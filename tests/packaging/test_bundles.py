@@ -26,8 +26,11 @@ PROMPT = "---\ndescription: Say hello\narguments: [who]\n---\nHello {{who}}!\n"
 def _mcpb() -> Path:
     path = Path(os.environ.get("PLAINMCP_MCPB") or node_tools.paths()["mcpb"])
     if not os.access(path, os.X_OK):
-        pytest.fail(f"no mcpb CLI at {path}: install it with `python3 tools/node_tools.py` (python3 dev.py test "
-                    "does it) or set PLAINMCP_MCPB", pytrace=False)
+        pytest.fail(
+            f"no mcpb CLI at {path}: install it with `python3 tools/node_tools.py` (python3 dev.py test "
+            "does it) or set PLAINMCP_MCPB",
+            pytrace=False,
+        )
     return path
 
 
@@ -59,8 +62,9 @@ def test_mcpb_validate_rejects_a_broken_manifest(tmp_path: Path) -> None:
     manifest = json.loads((ROOT / "servers" / "sqlite" / "manifest.json").read_text())
     del manifest["server"]
     (tmp_path / "manifest.json").write_text(json.dumps(manifest))
-    result = subprocess.run([str(_mcpb()), "validate", str(tmp_path / "manifest.json")], env=_node_env(),
-                            capture_output=True, text=True)
+    result = subprocess.run(
+        [str(_mcpb()), "validate", str(tmp_path / "manifest.json")], env=_node_env(), capture_output=True, text=True
+    )
     assert result.returncode != 0, result.stdout
 
 
@@ -75,8 +79,11 @@ def test_bundle_holds_its_manifest_entry_point_and_dependencies(name: str, bundl
     assert manifest["server"]["entry_point"] in names
     module = f"plainmcp_{name}"
     version = manifest["version"]
-    for expected in (f"server/lib/{module}/__main__.py", "server/lib/plainmcp/__init__.py",
-                     f"server/lib/{module}-{version}.dist-info/METADATA"):  # --version reads the metadata
+    for expected in (
+        f"server/lib/{module}/__main__.py",
+        "server/lib/plainmcp/__init__.py",
+        f"server/lib/{module}-{version}.dist-info/METADATA",
+    ):  # --version reads the metadata
         assert expected in names
     assert not [n for n in names if n.startswith("server/lib/bin/") or "__pycache__" in n]
 
@@ -112,9 +119,13 @@ def _desktop_config(extension: Path, user_config: dict) -> dict:
         "process.stdout.write(JSON.stringify(config));\n"
     )
     manifest = json.loads((extension / "manifest.json").read_text())
-    result = subprocess.run(["node", "--input-type=module", "-e", script,
-                             json.dumps([manifest, str(extension), user_config])],
-                            env=_node_env(), capture_output=True, text=True, timeout=60)
+    result = subprocess.run(
+        ["node", "--input-type=module", "-e", script, json.dumps([manifest, str(extension), user_config])],
+        env=_node_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout)
 
@@ -123,8 +134,9 @@ def _desktop_config(extension: Path, user_config: dict) -> dict:
 @pytest.mark.parametrize("name", SERVERS)
 async def test_bundle_runs_as_claude_desktop_starts_it(name: str, bundles: dict[str, Path], tmp_path: Path) -> None:
     extension = tmp_path / "extension"
-    subprocess.run([str(_mcpb()), "unpack", str(bundles[name]), str(extension)], env=_node_env(), check=True,
-                   capture_output=True)
+    subprocess.run(
+        [str(_mcpb()), "unpack", str(bundles[name]), str(extension)], env=_node_env(), check=True, capture_output=True
+    )
     home = tmp_path / "home"
     _user_files(home)
     config = _desktop_config(extension, USER_CONFIG[name](home))
@@ -167,4 +179,5 @@ def test_bundle_refuses_another_python_with_one_line(bundles: dict[str, Path], t
     assert result.returncode == 1
     assert result.stderr.strip().splitlines() == [
         f"plainmcp-everything: this bundle needs Python 2.7, but {sys.executable} is "
-        f"{sys.version_info[0]}.{sys.version_info[1]}"]
+        f"{sys.version_info[0]}.{sys.version_info[1]}"
+    ]

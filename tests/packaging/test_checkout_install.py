@@ -19,14 +19,23 @@ from .offline import ROOT, SERVERS, initialize, offline_env, project_version, ru
 
 BACKENDS = ("pip", "uv")
 # "any working directory inside the clone": each server's line runs from a different one.
-CWDS = {"everything": "tests", "filesystem": "servers", "prompts": "packages/plainmcp/src",
-        "sqlite": "servers/sqlite", "weather": "."}
+CWDS = {
+    "everything": "tests",
+    "filesystem": "servers",
+    "prompts": "packages/plainmcp/src",
+    "sqlite": "servers/sqlite",
+    "weather": ".",
+}
 
 
 def readme_commands(readme: Path, test: str) -> list[str]:
     """The command lines of the blocks of ``readme`` marked as run by ``test`` (a function of this module)."""
-    found = [command for block in blocks(readme) if block.kind == "tested by"
-             and block.detail == f"tests/packaging/test_checkout_install.py::{test}" for command in block.commands()]
+    found = [
+        command
+        for block in blocks(readme)
+        if block.kind == "tested by" and block.detail == f"tests/packaging/test_checkout_install.py::{test}"
+        for command in block.commands()
+    ]
     assert found, f"{readme.relative_to(ROOT)} has no block marked `tested by: ...::{test}`"
     return found
 
@@ -81,7 +90,8 @@ def test_readme_pipx_line_installs_each_server(name: str, backend: str, users: d
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_pipx_reinstall_upgrade_and_reinstall_all_keep_a_checkout_server(
-        backend: str, users: dict[str, dict[str, str]]) -> None:
+    backend: str, users: dict[str, dict[str, str]]
+) -> None:
     # A pipx home of its own holding this one app: reinstall-all redoes every venv of a home, and pipx 1.18 does
     # that in parallel threads, where its uv backend's lookup of the uv binary can race CPython 3.11's lazy
     # sysconfig set-up (TypeError: "uv" + None, seen once in CI with the six venvs of the shared home) -- a bug of
@@ -115,8 +125,9 @@ def test_readme_uvx_line_runs_each_server(name: str, users: dict[str, dict[str, 
 
 def test_readme_pipx_line_installs_the_core_command(users: dict[str, dict[str, str]]) -> None:
     env = users["pip"]
-    (line,) = readme_commands(ROOT / "packages" / "plainmcp" / "README.md",
-                              "test_readme_pipx_line_installs_the_core_command")
+    (line,) = readme_commands(
+        ROOT / "packages" / "plainmcp" / "README.md", "test_readme_pipx_line_installs_the_core_command"
+    )
     assert line == 'pipx install "$(git rev-parse --show-toplevel)/packages/plainmcp"'
     run(["bash", "-c", line], env=env, cwd=ROOT / "servers")
     version = run([str(Path(env["PIPX_BIN_DIR"]) / "plainmcp"), "--version"], env=env, cwd=Path(env["HOME"]))
@@ -125,10 +136,18 @@ def test_readme_pipx_line_installs_the_core_command(users: dict[str, dict[str, s
 
 def test_the_install_lines_leave_the_checkout_clean(users: dict[str, dict[str, str]]) -> None:
     """Building in place must not leave files in the clone (build/, *.egg-info, caches) for git to see."""
-    status = subprocess.run(["git", "status", "--porcelain", "--ignored", "--", "servers", "packages"], cwd=ROOT,
-                            capture_output=True, text=True, check=True).stdout
-    strays = [line for line in status.splitlines()
-              if line.startswith("!! ") and ("/build/" in line or line.rstrip("/").endswith(("build", ".egg-info")))]
+    status = subprocess.run(
+        ["git", "status", "--porcelain", "--ignored", "--", "servers", "packages"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    strays = [
+        line
+        for line in status.splitlines()
+        if line.startswith("!! ") and ("/build/" in line or line.rstrip("/").endswith(("build", ".egg-info")))
+    ]
     assert not strays, strays
 
 

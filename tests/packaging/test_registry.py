@@ -31,7 +31,9 @@ def _project(name: str) -> dict:
 @pytest.mark.parametrize("name", SERVERS)
 def test_server_json_follows_the_registry_schema(name: str) -> None:
     document = _server_json(name)
-    errors = [f"{'/'.join(map(str, error.absolute_path))}: {error.message}" for error in VALIDATOR.iter_errors(document)]
+    errors = [
+        f"{'/'.join(map(str, error.absolute_path))}: {error.message}" for error in VALIDATOR.iter_errors(document)
+    ]
     assert not errors, errors
     assert document["name"] == f"{OWNER}/{name}"
     (package,) = document["packages"]
@@ -64,8 +66,13 @@ def test_one_version_in_pyproject_server_json_and_the_running_server(name: str, 
 
 @pytest.mark.parametrize("name", SERVERS)
 def test_server_json_names_only_real_options(name: str) -> None:
-    help_text = subprocess.run([str(BIN / f"plainmcp-{name}"), "--help"], capture_output=True, text=True,
-                               check=True, env={"COLUMNS": "200", "PATH": str(BIN)}).stdout
+    help_text = subprocess.run(
+        [str(BIN / f"plainmcp-{name}"), "--help"],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={"COLUMNS": "200", "PATH": str(BIN)},
+    ).stdout
     (package,) = _server_json(name)["packages"]
     for argument in package.get("packageArguments", []):
         if argument["type"] == "named":
@@ -74,14 +81,17 @@ def test_server_json_names_only_real_options(name: str) -> None:
         assert variable["name"] in help_text, variable
 
 
-@pytest.mark.parametrize("breakage", [
-    ("description", "x" * 101),
-    ("name", "plainmcp-sqlite"),
-    ("version", "^0.1.0"),
-    ("packages/0/version", "latest"),
-    ("packages/0/transport", None),
-    ("packages/0/packageArguments", [{"type": "positional", "description": "no valueHint"}]),
-])
+@pytest.mark.parametrize(
+    "breakage",
+    [
+        ("description", "x" * 101),
+        ("name", "plainmcp-sqlite"),
+        ("version", "^0.1.0"),
+        ("packages/0/version", "latest"),
+        ("packages/0/transport", None),
+        ("packages/0/packageArguments", [{"type": "positional", "description": "no valueHint"}]),
+    ],
+)
 def test_the_schema_rejects_what_the_registry_rejects(breakage: tuple[str, object]) -> None:
     path, value = breakage
     document = copy.deepcopy(_server_json("sqlite"))

@@ -19,8 +19,11 @@ from .offline import ROOT, SERVERS, _load_script, initialize, project_version, r
 dist = _load_script("dist")
 
 PACKAGES = ["plainmcp", *(f"plainmcp-{name}" for name in SERVERS)]
-DIRECTORIES = {"plainmcp": ROOT / "packages" / "plainmcp", "plainmcp-bridge": ROOT / "packages" / "plainmcp-bridge",
-               **{f"plainmcp-{n}": ROOT / "servers" / n for n in SERVERS}}
+DIRECTORIES = {
+    "plainmcp": ROOT / "packages" / "plainmcp",
+    "plainmcp-bridge": ROOT / "packages" / "plainmcp-bridge",
+    **{f"plainmcp-{n}": ROOT / "servers" / n for n in SERVERS},
+}
 
 
 def _normal(name: str) -> str:
@@ -28,19 +31,23 @@ def _normal(name: str) -> str:
 
 
 def test_release_has_a_wheel_and_an_sdist_per_package_that_pass_twine_check(
-        release: tuple[Path, dict[str, str]]) -> None:
+    release: tuple[Path, dict[str, str]],
+) -> None:
     out, env = release
     names = sorted(path.name for path in out.iterdir())
     versions = {package: project_version(directory) for package, directory in DIRECTORIES.items()}
-    expected = sorted([f"{_normal(p)}-{v}-py3-none-any.whl" for p, v in versions.items()]
-                      + [f"{_normal(p)}-{v}.tar.gz" for p, v in versions.items()])
+    expected = sorted(
+        [f"{_normal(p)}-{v}-py3-none-any.whl" for p, v in versions.items()]
+        + [f"{_normal(p)}-{v}.tar.gz" for p, v in versions.items()]
+    )
     assert names == expected
     # dist.build ran it already; run it again here so that this test states the requirement itself.
     run([sys.executable, "-m", "twine", "check", "--strict", *map(str, out.iterdir())], env=env, cwd=out)
 
 
 def test_release_metadata_has_no_direct_reference_and_requires_the_core_by_version(
-        release: tuple[Path, dict[str, str]]) -> None:
+    release: tuple[Path, dict[str, str]],
+) -> None:
     out, _ = release
     core_version = project_version(ROOT / "packages" / "plainmcp")
     for path in out.iterdir():
@@ -63,20 +70,38 @@ def test_sdist_builds_on_its_own_and_ships_the_registry_files(name: str, release
 
 
 def test_release_installs_by_name_offline_with_pip_into_a_fresh_venv(
-        release: tuple[Path, dict[str, str]], tmp_path: Path) -> None:
+    release: tuple[Path, dict[str, str]], tmp_path: Path
+) -> None:
     out, env = release
     target = tmp_path / "venv"
     venv.EnvBuilder(with_pip=True).create(target)
     python = str(target / "bin" / "python")
-    run([python, "-m", "pip", "install", "--no-index", "--find-links", str(out), "--find-links",
-         os.environ.get("PLAINMCP_WHEELHOUSE", str(wheelhouse())), *PACKAGES[1:]], env=env, cwd=tmp_path)
+    run(
+        [
+            python,
+            "-m",
+            "pip",
+            "install",
+            "--no-index",
+            "--find-links",
+            str(out),
+            "--find-links",
+            os.environ.get("PLAINMCP_WHEELHOUSE", str(wheelhouse())),
+            *PACKAGES[1:],
+        ],
+        env=env,
+        cwd=tmp_path,
+    )
     # Installed by name from the files: no PEP 610 direct_url.json (that would mean a path or URL install).
-    code = ("import importlib.metadata as m, sys; "
-            "sys.exit(any(m.distribution(n).read_text('direct_url.json') for n in sys.argv[1:]))")
+    code = (
+        "import importlib.metadata as m, sys; "
+        "sys.exit(any(m.distribution(n).read_text('direct_url.json') for n in sys.argv[1:]))"
+    )
     run([python, "-c", code, *PACKAGES], env=env, cwd=tmp_path)
     for name in SERVERS:
-        answered = initialize([str(target / "bin" / f"plainmcp-{name}"), *server_args(name, tmp_path)],
-                              env=env, cwd=tmp_path)
+        answered = initialize(
+            [str(target / "bin" / f"plainmcp-{name}"), *server_args(name, tmp_path)], env=env, cwd=tmp_path
+        )
         assert answered["serverInfo"]["name"] == f"plainmcp-{name}"
         assert answered["serverInfo"]["version"] == project_version(ROOT / "servers" / name)
 

@@ -35,7 +35,9 @@ async def test_odd_ids_in_cancel_and_progress_are_ignored(bad: Any) -> None:
             task_group.start_soon(session.run)
             await client_write.send(Outbound(Request(1, "slow")))
             await client_write.send(Outbound(Notification("notifications/cancelled", {"requestId": bad})))
-            await client_write.send(Outbound(Notification("notifications/progress", {"progressToken": bad, "progress": 1})))
+            await client_write.send(
+                Outbound(Notification("notifications/progress", {"progressToken": bad, "progress": 1}))
+            )
             with anyio.fail_after(3):
                 assert await client_read.receive() == Response(1, {"id": 1})
             task_group.cancel_scope.cancel()

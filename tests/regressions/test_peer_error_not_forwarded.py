@@ -23,7 +23,9 @@ async def test_refused_sampling_is_a_tool_error_result_not_a_protocol_error() ->
     async with connect_in_memory(build_server(), sampling=_refuse) as client:
         result = await client.call_tool("ask_model", {"prompt": "x"})
     assert result == {
-        "content": [{"type": "text", "text": "The tool could not complete: the client answered 'User rejected sampling'"}],
+        "content": [
+            {"type": "text", "text": "The tool could not complete: the client answered 'User rejected sampling'"}
+        ],
         "isError": True,
     }
 

@@ -12,7 +12,9 @@ from pathlib import Path
 import pytest
 
 INIT = {
-    "jsonrpc": "2.0", "id": 0, "method": "initialize",
+    "jsonrpc": "2.0",
+    "id": 0,
+    "method": "initialize",
     "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}},
 }
 PINGS = 50
@@ -28,7 +30,10 @@ def serve(stdin: object, stdout: object, data: bytes | None) -> subprocess.Compl
     return subprocess.run(
         [sys.executable, "-m", "plainmcp_everything", "--log-level", "warning"],
         **({"input": data} if data is not None else {"stdin": stdin}),
-        stdout=stdout, stderr=subprocess.PIPE, timeout=30, check=False,
+        stdout=stdout,
+        stderr=subprocess.PIPE,
+        timeout=30,
+        check=False,
     )
 
 

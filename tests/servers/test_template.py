@@ -45,7 +45,11 @@ def _sources(name: str) -> list[Path]:
 @pytest.mark.parametrize("name", SERVERS)
 def test_server_has_the_template_modules(name: str) -> None:
     package = ROOT / "servers" / name / "src" / f"plainmcp_{name}"
-    missing = [module for module in ("__init__.py", "__main__.py", "config.py", "server.py") if not (package / module).is_file()]
+    missing = [
+        module
+        for module in ("__init__.py", "__main__.py", "config.py", "server.py")
+        if not (package / module).is_file()
+    ]
     assert not missing, f"plainmcp_{name} lacks {missing}"
 
 
@@ -54,7 +58,8 @@ def test_version_comes_from_the_distribution(name: str) -> None:
     assert _package(name).__version__ == importlib.metadata.version(f"plainmcp-{name}")
     source = (ROOT / "servers" / name / "src" / f"plainmcp_{name}" / "__init__.py").read_text()
     assert "importlib.metadata" in source or "from importlib import metadata" in source, (
-        f"plainmcp_{name}.__version__ must be read from the package metadata, not written twice")
+        f"plainmcp_{name}.__version__ must be read from the package metadata, not written twice"
+    )
 
 
 @pytest.mark.parametrize("name", SERVERS)
@@ -98,8 +103,13 @@ def test_tool_handlers_take_a_context(name: str, tmp_path: Path) -> None:
 @pytest.mark.parametrize("name", sorted(REFUSED))
 def test_a_refused_configuration_is_reported_by_the_parser(name: str, tmp_path: Path) -> None:
     argv = [arg.format(tmp=tmp_path) for arg in REFUSED[name]]
-    result = subprocess.run([sys.executable, "-m", f"plainmcp_{name}", *argv], capture_output=True, text=True,
-                            stdin=subprocess.DEVNULL, timeout=30)
+    result = subprocess.run(
+        [sys.executable, "-m", f"plainmcp_{name}", *argv],
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=30,
+    )
     assert result.returncode == 2, result.stderr
     assert f"plainmcp-{name}: error: " in result.stderr and "Traceback" not in result.stderr
 
@@ -114,7 +124,9 @@ def test_server_imports_only_the_public_api_of_the_core(name: str) -> None:
                     outside.append(f"{path.name}: from {node.module} import ...")
                 outside += [f"{path.name}: {alias.name}" for alias in node.names if alias.name not in plainmcp.__all__]
             elif isinstance(node, ast.Import):
-                outside += [f"{path.name}: import {alias.name}" for alias in node.names if alias.name.startswith("plainmcp.")]
+                outside += [
+                    f"{path.name}: import {alias.name}" for alias in node.names if alias.name.startswith("plainmcp.")
+                ]
     assert not outside, f"plainmcp_{name} uses names outside plainmcp.__all__: {outside}"
 
 
@@ -126,7 +138,11 @@ def test_no_attribute_is_stuck_onto_the_server(name: str) -> None:
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Assign):
                 for target in node.targets:
-                    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "server":
+                    if (
+                        isinstance(target, ast.Attribute)
+                        and isinstance(target.value, ast.Name)
+                        and target.value.id == "server"
+                    ):
                         stuck.append(f"{path.name}:{node.lineno} server.{target.attr}")
     assert not stuck, stuck
 

@@ -27,8 +27,11 @@ ARGS = {
 
 def model_visible(tool: dict) -> str:
     """The part of a tool every host puts in front of the model."""
-    return json.dumps({key: tool[key] for key in ("name", "description", "inputSchema") if key in tool},
-                      separators=(",", ":"), ensure_ascii=False)
+    return json.dumps(
+        {key: tool[key] for key in ("name", "description", "inputSchema") if key in tool},
+        separators=(",", ":"),
+        ensure_ascii=False,
+    )
 
 
 async def tool_list(name: str, tmp: Path) -> list[dict]:
@@ -49,6 +52,7 @@ async def test_tool_list_fits_the_context_budget(name: str, tmp_path: Path) -> N
     average = sum(per_tool.values()) / len(per_tool)
     heaviest = sorted(per_tool.items(), key=lambda item: -item[1])[:3]
     assert average <= TOKENS_PER_TOOL, (
-        f"plainmcp-{name}: {average:.0f} tokens per tool on average (budget {TOKENS_PER_TOOL}); heaviest: {heaviest}")
+        f"plainmcp-{name}: {average:.0f} tokens per tool on average (budget {TOKENS_PER_TOOL}); heaviest: {heaviest}"
+    )
     for tool in tools:
         assert tool.get("description"), f"{tool['name']} has no description: a model needs to know when to use it"

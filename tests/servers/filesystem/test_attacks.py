@@ -120,12 +120,20 @@ async def test_attacks_walks_never_list_or_search_outside(make_server: Callable[
         assert not [r for r in resources if "secret" in r["uri"]]
 
 
-async def test_attacks_resources_refuse_outside_uris_as_not_found(make_server: Callable[..., Server], tree: Tree) -> None:
+async def test_attacks_resources_refuse_outside_uris_as_not_found(
+    make_server: Callable[..., Server], tree: Tree
+) -> None:
     paths = attack_paths(tree)
-    uris = [(tree.outside / "secret.txt").as_uri(), (tree.root / "file_link").as_uri(),
-            (tree.root / "dir_link" / "secret.txt").as_uri(), "file://evil.example/etc/passwd",
-            "file:///etc/passwd", "file:" + str(tree.outside / "secret.txt"), "file:relative/hello.txt",
-            (tree.root / "hello.txt").as_uri() + "%00"]
+    uris = [
+        (tree.outside / "secret.txt").as_uri(),
+        (tree.root / "file_link").as_uri(),
+        (tree.root / "dir_link" / "secret.txt").as_uri(),
+        "file://evil.example/etc/passwd",
+        "file:///etc/passwd",
+        "file:" + str(tree.outside / "secret.txt"),
+        "file:relative/hello.txt",
+        (tree.root / "hello.txt").as_uri() + "%00",
+    ]
     assert paths
     async with connect_in_memory(make_server()) as client:
         for uri in uris:

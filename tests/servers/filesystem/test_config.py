@@ -17,7 +17,9 @@ def parsed(argv: list[str]) -> Config:
     return Config.from_args(parser.parse_args(argv))
 
 
-def test_config_search_timeout_from_the_flag_and_the_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_config_search_timeout_from_the_flag_and_the_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     assert parsed([str(tmp_path)]).search_timeout == 10.0
     assert parsed([str(tmp_path), "--search-timeout", "2.5"]).search_timeout == 2.5
     monkeypatch.setenv("PLAINMCP_FILESYSTEM_SEARCH_TIMEOUT", "0.75")
@@ -50,8 +52,13 @@ def test_config_directories_from_the_environment(tmp_path: Path, monkeypatch: py
 
 
 def test_config_a_bad_search_timeout_is_one_line_and_exit_2(tmp_path: Path) -> None:
-    done = subprocess.run([sys.executable, "-m", "plainmcp_filesystem", str(tmp_path), "--search-timeout", "0"],
-                          capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=30)
+    done = subprocess.run(
+        [sys.executable, "-m", "plainmcp_filesystem", str(tmp_path), "--search-timeout", "0"],
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=30,
+    )
     assert done.returncode == 2
     assert done.stderr.strip().splitlines()[-1].startswith("plainmcp-filesystem: error: --search-timeout must be")
     assert "Traceback" not in done.stderr
@@ -60,9 +67,11 @@ def test_config_a_bad_search_timeout_is_one_line_and_exit_2(tmp_path: Path) -> N
 def test_grep_worker_starts_without_the_server_plainmcp_or_metadata() -> None:
     """The search worker imports this package: its ``__init__`` must not pull the server in (the
     worker starts once per regular-expression search, in a few tens of milliseconds)."""
-    probe = ("import sys, plainmcp_filesystem.grep_worker, plainmcp_filesystem.search\n"
-             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('plainmcp', 'anyio') or m == 'importlib.metadata'"
-             " or m == 'plainmcp_filesystem.server'))")
+    probe = (
+        "import sys, plainmcp_filesystem.grep_worker, plainmcp_filesystem.search\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('plainmcp', 'anyio') or m == 'importlib.metadata'"
+        " or m == 'plainmcp_filesystem.server'))"
+    )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=30)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"

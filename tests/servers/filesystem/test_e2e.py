@@ -76,6 +76,7 @@ async def modern_roundtrip(client: Any, root: Path) -> None:
     methods: list[str] = []
 
     async with client.listen(resources=True, uris=[uri]) as subscription:
+
         async def drain() -> None:
             async for notification in subscription:
                 methods.append(notification.method)
@@ -146,7 +147,9 @@ async def test_e2e_sdk_stdio_legacy_subscription(root: Path) -> None:
             await conn.session.subscribe_resource(uri)
 
         def arrived() -> bool:
-            return any(m.get("params", {}).get("uri") == uri for m in conn.wire.inbound_with("notifications/resources/updated"))
+            return any(
+                m.get("params", {}).get("uri") == uri for m in conn.wire.inbound_with("notifications/resources/updated")
+            )
 
         await poke_until(root / "watched.txt", arrived)
         with anyio.fail_after(10):
@@ -211,7 +214,8 @@ async def test_e2e_benchmark_smoke_run(tmp_path: Path) -> None:
     """The benchmark runs (ours only, a tiny tree): it is not a test of speed, only that it works."""
     script = Path(__file__).resolve().parents[3] / "bench" / "filesystem_bench.py"
     result = await anyio.run_process(
-        [sys.executable, str(script), "--files", "300", "--reps", "1", "--no-peer", "--base", str(tmp_path)], check=False
+        [sys.executable, str(script), "--files", "300", "--reps", "1", "--no-peer", "--base", str(tmp_path)],
+        check=False,
     )
     assert result.returncode == 0, result.stderr.decode()[-2000:]
     output = result.stdout.decode()

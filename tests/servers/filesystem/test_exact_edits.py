@@ -107,31 +107,43 @@ async def test_edit_file_keeps_a_bom_and_utf16_byte_for_byte(make_server: Callab
     server = make_server(allow_write=True)
     bom8 = tree.root / "bom8.txt"
     bom8.write_bytes(codecs.BOM_UTF8 + b"first\r\nsecond\r\n")
-    assert not (await call(server, "edit_file", {"path": "bom8.txt", "edits": [{"oldText": "second", "newText": "2nd"}]})).get("isError")
+    assert not (
+        await call(server, "edit_file", {"path": "bom8.txt", "edits": [{"oldText": "second", "newText": "2nd"}]})
+    ).get("isError")
     assert bom8.read_bytes() == codecs.BOM_UTF8 + b"first\r\n2nd\r\n"
     for bom, codec in ((codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be")):
         wide = tree.root / f"{codec}.txt"
         wide.write_bytes(bom + "naïve\r\nline\r\n".encode(codec))
-        result = await call(server, "edit_file", {"path": wide.name, "edits": [{"oldText": "line", "newText": "ligne ✓"}]})
+        result = await call(
+            server, "edit_file", {"path": wide.name, "edits": [{"oldText": "line", "newText": "ligne ✓"}]}
+        )
         assert not result.get("isError"), text_of(result)
         assert wide.read_bytes() == bom + "naïve\r\nligne ✓\r\n".encode(codec)
 
 
 @pytest.mark.anyio
-async def test_edit_file_refuses_other_encodings_and_leaves_them_alone(make_server: Callable[..., Server], tree: Tree) -> None:
+async def test_edit_file_refuses_other_encodings_and_leaves_them_alone(
+    make_server: Callable[..., Server], tree: Tree
+) -> None:
     latin = tree.root / "latin.txt"
     latin.write_bytes("café\n".encode("latin-1"))
-    result = await call(make_server(allow_write=True), "edit_file",
-                        {"path": "latin.txt", "edits": [{"oldText": "caf", "newText": "tea"}]})
+    result = await call(
+        make_server(allow_write=True),
+        "edit_file",
+        {"path": "latin.txt", "edits": [{"oldText": "caf", "newText": "tea"}]},
+    )
     assert result["isError"] and "UTF-8 or UTF-16" in text_of(result)
     assert latin.read_bytes() == "café\n".encode("latin-1")
 
 
 @pytest.mark.anyio
-async def test_unknown_arguments_and_edit_keys_are_refused_by_name(make_server: Callable[..., Server], tree: Tree) -> None:
+async def test_unknown_arguments_and_edit_keys_are_refused_by_name(
+    make_server: Callable[..., Server], tree: Tree
+) -> None:
     server = make_server(allow_write=True)
-    misspelt = await call(server, "edit_file", {"path": "hello.txt", "edits": [
-        {"oldText": "line", "newText": "row", "replaceAll": True}]})
+    misspelt = await call(
+        server, "edit_file", {"path": "hello.txt", "edits": [{"oldText": "line", "newText": "row", "replaceAll": True}]}
+    )
     assert misspelt["isError"] and "'replaceAll'" in text_of(misspelt) and "replace_all" in text_of(misspelt)
     stray = await call(server, "read_text_file", {"path": "hello.txt", "lines": 3})
     assert stray["isError"] and "Unknown argument 'lines'" in text_of(stray)
@@ -141,8 +153,11 @@ async def test_unknown_arguments_and_edit_keys_are_refused_by_name(make_server: 
 @pytest.mark.anyio
 async def test_pattern_lists_are_bounded_in_code(make_server: Callable[..., Server], tree: Tree) -> None:
     """The schemas no longer carry maxItems on glob lists: the Excluder refuses long lists itself."""
-    result = await call(make_server(), "search_files", {"path": ".", "pattern": "*.txt",
-                                                        "excludePatterns": [f"x{i}" for i in range(101)]})
+    result = await call(
+        make_server(),
+        "search_files",
+        {"path": ".", "pattern": "*.txt", "excludePatterns": [f"x{i}" for i in range(101)]},
+    )
     assert result["isError"] and "at most 100 patterns" in text_of(result)
 
 
@@ -163,8 +178,9 @@ async def test_edit_file_dry_run_and_replace_all_through_a_real_process(tmp_path
             assert diff.startswith("--- a/") and diff.count("-key = old") == 2 and diff.count("+key = new") == 2
             done = await client.call_tool("edit_file", {"path": "config.ini", "edits": edits})
             assert done["structuredContent"]["applied"] is True
-            missing = await client.call_tool("edit_file", {"path": "config.ini", "edits": [
-                {"oldText": "other = 2", "newText": "x"}]})
+            missing = await client.call_tool(
+                "edit_file", {"path": "config.ini", "edits": [{"oldText": "other = 2", "newText": "x"}]}
+            )
             assert missing["isError"] and "line 3" in text_of(missing)
     assert target.read_bytes() == b"[a]\r\nkey = new\nother = 1\r\n[b]\r\nkey = new\n"
 

@@ -19,10 +19,17 @@ MODERN = "2026-07-28"
 def test_rules_follow_git() -> None:
     rules = GitIgnore((("", "# comment\n\n*.log\n!keep.log\n/build\ncache/\nsrc/**/gen\n\\#hash\n"),))
     cases = {
-        ("x.log", False): True, ("deep/er/x.log", False): True, ("keep.log", False): False,
-        ("build", True): True, ("sub/build", True): False,  # "/build" is anchored
-        ("cache", True): True, ("cache", False): False,  # "cache/" matches directories only
-        ("src/a/b/gen", True): True, ("gen", True): False, ("#hash", False): True, (".git", True): True,
+        ("x.log", False): True,
+        ("deep/er/x.log", False): True,
+        ("keep.log", False): False,
+        ("build", True): True,
+        ("sub/build", True): False,  # "/build" is anchored
+        ("cache", True): True,
+        ("cache", False): False,  # "cache/" matches directories only
+        ("src/a/b/gen", True): True,
+        ("gen", True): False,
+        ("#hash", False): True,
+        (".git", True): True,
         ("main.py", False): False,
     }
     for (relative, is_directory), expected in cases.items():
@@ -80,8 +87,9 @@ async def test_search_content_honours_gitignore_unless_turned_off(repo: Path, re
     server = make(repo)
     found = await call(server, "search_content", {"path": str(repo), "query": "needle", "regex": regex})
     assert relative(repo, [m["path"] for m in found["structuredContent"]["matches"]]) == SEEN
-    everything = await call(server, "search_content", {"path": str(repo), "query": "needle", "regex": regex,
-                                                      "gitignore": False})
+    everything = await call(
+        server, "search_content", {"path": str(repo), "query": "needle", "regex": regex, "gitignore": False}
+    )
     assert relative(repo, [m["path"] for m in everything["structuredContent"]["matches"]]) == SEEN | HIDDEN
 
 
@@ -95,7 +103,12 @@ async def test_search_files_and_tree_honour_gitignore(repo: Path) -> None:
     top = {node["name"] for node in tree["structuredContent"]["tree"]}
     assert top == {".gitignore", "docs", "src"}
     full = await call(server, "directory_tree", {"path": str(repo), "gitignore": False})
-    assert {node["name"] for node in full["structuredContent"]["tree"]} >= {"node_modules", "build", ".git", "debug.log"}
+    assert {node["name"] for node in full["structuredContent"]["tree"]} >= {
+        "node_modules",
+        "build",
+        ".git",
+        "debug.log",
+    }
 
 
 @pytest.mark.anyio

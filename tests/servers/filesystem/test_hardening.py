@@ -115,8 +115,20 @@ async def test_encoding_only_text_encodings_and_memory_stays_bounded(tmp_path: P
     async with connect_stdio(command(tmp_path)) as client:
         pid = client.process.pid
         for name in ("bomb.txt", "zbomb.txt"):
-            for encoding in ("bz2", "bz2_codec", "zlib", "zip", "base64", "hex", "rot13", "uu", "quopri",
-                             "punycode", "idna", "unicode_escape"):
+            for encoding in (
+                "bz2",
+                "bz2_codec",
+                "zlib",
+                "zip",
+                "base64",
+                "hex",
+                "rot13",
+                "uu",
+                "quopri",
+                "punycode",
+                "idna",
+                "unicode_escape",
+            ):
                 with anyio.fail_after(WAIT):
                     refused = await client.call_tool("read_text_file", {"path": name, "encoding": encoding})
                 assert refused.get("isError") is True, encoding
@@ -151,6 +163,7 @@ async def test_glob_crafted_patterns_do_not_backtrack(tmp_path: Path) -> None:
     ]
     async with connect_stdio(command(tmp_path)) as client:
         for name, arguments in calls:
+
             async def run(name: str = name, arguments: dict[str, Any] = arguments) -> Any:
                 with anyio.fail_after(WAIT):
                     return await client.call_tool(name, arguments)
@@ -207,6 +220,7 @@ async def test_regex_searches_at_once_share_two_workers(make_server: Callable[..
     results: list[dict[str, Any]] = []
     peak = 0
     async with connect_in_memory(make_server(search_timeout=1.0)) as client:
+
         async def search() -> None:
             results.append(await client.call_tool("search_content", {"path": ".", "query": "(a+)+$", "regex": True}))
 
@@ -262,9 +276,12 @@ async def test_binary_text_and_huge_listings_are_cut_not_internal_errors(tmp_pat
         several = await client.call_tool("read_multiple_files", {"paths": [f"large{i}.txt" for i in range(8)]})
         assert not several.get("isError")
         assert any(file["truncated"] for file in several["structuredContent"]["files"])
-        for name, arguments in [("list_directory", {"path": "crowd"}),
- ("list_directory", {"path": "crowd", "sizes": True}),
-                                ("directory_tree", {"path": "crowd"}), ("search_files", {"path": "crowd", "pattern": "*"})]:
+        for name, arguments in [
+            ("list_directory", {"path": "crowd"}),
+            ("list_directory", {"path": "crowd", "sizes": True}),
+            ("directory_tree", {"path": "crowd"}),
+            ("search_files", {"path": "crowd", "pattern": "*"}),
+        ]:
             listed = await client.call_tool(name, arguments)
             assert not listed.get("isError"), name
             assert listed["structuredContent"]["truncated"] is True, name
@@ -318,7 +335,10 @@ KILLED_AT_FSYNC = (
 async def test_write_killed_mid_write_leaves_no_temporary_file(tmp_path: Path) -> None:
     (tmp_path / "kept.txt").write_text("old content\n")
     before = sorted(os.listdir(tmp_path))
-    for arguments in ({"path": "kept.txt", "content": "y" * 3_000_000}, {"path": "new.txt", "content": "z" * 3_000_000}):
+    for arguments in (
+        {"path": "kept.txt", "content": "y" * 3_000_000},
+        {"path": "new.txt", "content": "z" * 3_000_000},
+    ):
         killed = [sys.executable, "-c", KILLED_AT_FSYNC, str(tmp_path), "--no-watch", "--allow-write"]
         with pytest.raises(Exception):  # noqa: B017 - the connection ends however the client reports it
             async with connect_stdio(killed) as client:
@@ -373,7 +393,9 @@ async def test_root_replaced_while_serving_keeps_serving_the_directory_opened(
     assert not (tree.outside / "written.txt").exists()
 
 
-async def test_a_deadline_during_the_worker_spawn_leaves_no_worker(make_server: Callable[..., Server], crafted: Tree) -> None:
+async def test_a_deadline_during_the_worker_spawn_leaves_no_worker(
+    make_server: Callable[..., Server], crafted: Tree
+) -> None:
     """A deadline so short it lands while the worker process is being started: the spawn is shielded,
     so the process is still killed and reaped (it used to be lost, running, with nothing to kill it)."""
     async with connect_in_memory(make_server(search_timeout=0.001)) as client:

@@ -29,8 +29,15 @@ async def test_a_cut_read_links_the_file_and_the_link_reads_it_whole(tmp_path: P
             read = await client.call_tool("read_text_file", {"path": "rows.txt"})
             assert read["structuredContent"]["truncated"] is True
             links = [block for block in read["content"] if block["type"] == "resource_link"]
-            assert links == [{"type": "resource_link", "uri": (tmp_path / "rows.txt").as_uri(), "name": "rows.txt",
-                              "mimeType": "text/plain", "size": len(TEXT)}]
+            assert links == [
+                {
+                    "type": "resource_link",
+                    "uri": (tmp_path / "rows.txt").as_uri(),
+                    "name": "rows.txt",
+                    "mimeType": "text/plain",
+                    "size": len(TEXT),
+                }
+            ]
             whole = await client.read_resource(links[0]["uri"])
             assert whole["contents"][0]["text"] == TEXT
             several = await client.call_tool("read_multiple_files", {"paths": ["rows.txt", "rows.txt"]})
@@ -86,9 +93,11 @@ async def test_the_official_sdk_reads_a_page_follows_the_cursor_and_the_link(tmp
             assert not first.is_error and first.structured_content["truncated"] is True
             link = next(block for block in first.content if block.type == "resource_link")
             assert str(link.uri) == (tmp_path / "rows.txt").as_uri() and link.size == len(TEXT)
-            second = await conn.session.call_tool("read_text_file", {"path": "rows.txt",
-                                                                     "cursor": first.structured_content["nextCursor"]})
+            second = await conn.session.call_tool(
+                "read_text_file", {"path": "rows.txt", "cursor": first.structured_content["nextCursor"]}
+            )
             assert (first.structured_content["content"] + second.structured_content["content"]) == TEXT[
-                : len(first.structured_content["content"]) + len(second.structured_content["content"])]
+                : len(first.structured_content["content"]) + len(second.structured_content["content"])
+            ]
             whole = await conn.session.read_resource(link.uri)
             assert whole.contents[0].text == TEXT

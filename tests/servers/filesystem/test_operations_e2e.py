@@ -25,8 +25,9 @@ async def test_append_binary_write_and_directory_sizes(tmp_path: Path, version: 
             tools = {tool["name"]: tool for tool in await client.list_all_tools()}
             assert tools["append_file"]["annotations"]["destructiveHint"] is False
             assert tools["append_file"]["annotations"]["idempotentHint"] is False
-            written = await client.call_tool("write_file", {"path": "data/blob.bin",
-                                                            "content_base64": base64.b64encode(payload).decode()})
+            written = await client.call_tool(
+                "write_file", {"path": "data/blob.bin", "content_base64": base64.b64encode(payload).decode()}
+            )
             assert written["structuredContent"]["bytes"] == 1024
             for line in ("first\n", "second\n"):
                 await client.call_tool("append_file", {"path": "data/log.txt", "content": line})

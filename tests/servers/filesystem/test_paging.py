@@ -128,14 +128,18 @@ async def test_read_text_file_head_and_tail_in_one_call(make_server: Callable[..
     assert data["omittedBytes"] == len(TEXT.encode()) - len("".join(lines[:2] + lines[-2:]).encode())
     assert f"[... {data['omittedBytes']} bytes not shown ...]" in text_of(result)
     # Fewer lines than head + tail: nothing is shown twice.
-    short = (await call(make_server(), "read_text_file", {"path": "hello.txt", "head": 2, "tail": 5}))["structuredContent"]
+    short = (await call(make_server(), "read_text_file", {"path": "hello.txt", "head": 2, "tail": 5}))[
+        "structuredContent"
+    ]
     assert short["content"] + short["tailContent"] == "line 1\nline 2\nline 3\n" and short["omittedBytes"] == 0
 
 
 @pytest.mark.anyio
 async def test_read_text_file_byte_range_and_refusals(make_server: Callable[..., Server], tree: Tree) -> None:
     server = make_server()
-    ranged = (await call(server, "read_text_file", {"path": "hello.txt", "offset": 7, "length": 6}))["structuredContent"]
+    ranged = (await call(server, "read_text_file", {"path": "hello.txt", "offset": 7, "length": 6}))[
+        "structuredContent"
+    ]
     assert ranged["content"] == "line 2" and ranged["offset"] == 7
     for arguments in ({"offset": 3, "head": 1}, {"cursor": "0:1", "startLine": 2}, {"cursor": "nonsense"}):
         result = await call(server, "read_text_file", {"path": "hello.txt", **arguments})
@@ -144,7 +148,8 @@ async def test_read_text_file_byte_range_and_refusals(make_server: Callable[...,
 
 @pytest.mark.anyio
 async def test_read_text_file_keeps_to_the_default_budget_and_says_how_to_go_on(
-        make_server: Callable[..., Server], tree: Tree) -> None:
+    make_server: Callable[..., Server], tree: Tree
+) -> None:
     (tree.root / "big.txt").write_text("".join(f"row {index:07d}\n" for index in range(100_000)))
     result = await call(make_server(), "read_text_file", {"path": "big.txt"})
     data = result["structuredContent"]
@@ -163,7 +168,7 @@ async def test_read_multiple_files_head_tail_and_one_budget(make_server: Callabl
     assert sum(len(entry["content"].encode()) for entry in files) <= 3000
     assert files[0]["truncated"] is True
     rest = await call(server, "read_text_file", {"path": "f0.txt", "cursor": files[0]["nextCursor"]})
-    assert rest["structuredContent"]["content"].startswith(TEXT[len(files[0]["content"]):][:50])
+    assert rest["structuredContent"]["content"].startswith(TEXT[len(files[0]["content"]) :][:50])
     heads = await call(make_server(), "read_multiple_files", {"paths": ["f0.txt", "hello.txt"], "head": 1, "tail": 1})
     first, second = heads["structuredContent"]["files"]
     assert first["content"] == TEXT.splitlines(keepends=True)[0]
@@ -204,14 +209,17 @@ async def test_pages_of_a_gigabyte_file_cost_a_page_in_both_eras(tmp_path: Path,
             before = peak_rss_kib(pid)
             first = (await client.call_tool("read_text_file", {"path": "huge.log", "head": 3}))["structuredContent"]
             assert first["content"] == "start line 0\nstart line 1\nstart line 2\n" and first["size"] == GIB
-            middle = (await client.call_tool("read_text_file", {"path": "huge.log", "offset": GIB // 2}))
+            middle = await client.call_tool("read_text_file", {"path": "huge.log", "offset": GIB // 2})
             assert middle["structuredContent"]["content"].startswith("middle line 0\nmiddle line 1\n")
             last = (await client.call_tool("read_text_file", {"path": "huge.log", "tail": 2}))["structuredContent"]
             assert last["content"] == "end line 98\nend line 99\n"
-            both = (await client.call_tool("read_text_file", {"path": "huge.log", "head": 1, "tail": 1}))
+            both = await client.call_tool("read_text_file", {"path": "huge.log", "head": 1, "tail": 1})
             assert both["structuredContent"]["omittedBytes"] > GIB - 100_000
-            exact = (await client.call_tool("read_text_file", {"path": "huge.log", "offset": GIB // 2, "length": 14}))
-            assert exact["structuredContent"]["content"] == "middle line 0\n" and not exact["structuredContent"]["truncated"]
+            exact = await client.call_tool("read_text_file", {"path": "huge.log", "offset": GIB // 2, "length": 14})
+            assert (
+                exact["structuredContent"]["content"] == "middle line 0\n"
+                and not exact["structuredContent"]["truncated"]
+            )
             cursor = middle["structuredContent"]["nextCursor"]
             on = (await client.call_tool("read_text_file", {"path": "huge.log", "cursor": cursor}))["structuredContent"]
             assert on["offset"] == int(cursor.split(":")[0]) and len(on["content"].encode()) <= 40_000
@@ -260,11 +268,19 @@ async def test_read_text_file_pages_a_utf16_file(make_server: Callable[..., Serv
 
 @pytest.mark.anyio
 async def test_hostile_offsets_and_counts_are_answers_not_internal_errors(
-        make_server: Callable[..., Server], tree: Tree) -> None:
+    make_server: Callable[..., Server], tree: Tree
+) -> None:
     """Offsets past 2**63 (seek refuses them) and counts far past the file: an empty page or the file."""
     server = make_server()
-    for arguments in ({"cursor": "9999999999999999999:0"}, {"offset": 2**63}, {"offset": 10**30, "length": 10**30},
-                      {"head": 10**30}, {"tail": 10**30}, {"startLine": 10**20}, {"length": 10**30}):
+    for arguments in (
+        {"cursor": "9999999999999999999:0"},
+        {"offset": 2**63},
+        {"offset": 10**30, "length": 10**30},
+        {"head": 10**30},
+        {"tail": 10**30},
+        {"startLine": 10**20},
+        {"length": 10**30},
+    ):
         result = await call(server, "read_text_file", {"path": "hello.txt", **arguments})
         assert not result.get("isError"), arguments
         content = result["structuredContent"]["content"]

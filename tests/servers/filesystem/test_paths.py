@@ -38,17 +38,20 @@ def test_policy_resolves_relative_paths_against_the_allowed_directory_not_cwd(
         policy.resolve("secret.txt")  # exists in the cwd, but relative paths never mean the cwd
 
 
-@pytest.mark.parametrize("template", [
-    "{root}/../outside/secret.txt",
-    "{root}/sub/../../outside/secret.txt",
-    "{root}/sub/deep/../../../outside/secret.txt",
-    "{root}/./../outside/secret.txt",
-    "../outside/secret.txt",
-    "sub/../../outside/secret.txt",
-    "{root}/..",
-    "..",
-    "{root}/sub/..//..//outside",
-])
+@pytest.mark.parametrize(
+    "template",
+    [
+        "{root}/../outside/secret.txt",
+        "{root}/sub/../../outside/secret.txt",
+        "{root}/sub/deep/../../../outside/secret.txt",
+        "{root}/./../outside/secret.txt",
+        "../outside/secret.txt",
+        "sub/../../outside/secret.txt",
+        "{root}/..",
+        "..",
+        "{root}/sub/..//..//outside",
+    ],
+)
 def test_policy_refuses_dot_dot_in_every_position(policy: AccessPolicy, tree: Tree, template: str) -> None:
     assert_denied_quietly(policy, tree, template.format(root=tree.root))
     assert_denied_quietly(policy, tree, template.format(root=tree.root), for_write=True, must_exist=False)
@@ -118,13 +121,16 @@ def test_policy_refuses_what_is_not_a_path(policy: AccessPolicy, tree: Tree, pat
         policy.resolve(path)
 
 
-@pytest.mark.parametrize("name", [
-    "\uff0e\uff0e/\uff0e\uff0e/outside/secret.txt",   # fullwidth full stops
-    "\u2024\u2024/outside/secret.txt",                # one dot leader
-    "..\u2215outside\u2215secret.txt",                 # division slash
-    "..\u2044outside",                                 # fraction slash
-    "\u0430llowed",                                    # Cyrillic a
-])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "\uff0e\uff0e/\uff0e\uff0e/outside/secret.txt",  # fullwidth full stops
+        "\u2024\u2024/outside/secret.txt",  # one dot leader
+        "..\u2215outside\u2215secret.txt",  # division slash
+        "..\u2044outside",  # fraction slash
+        "\u0430llowed",  # Cyrillic a
+    ],
+)
 def test_policy_treats_unicode_lookalikes_as_plain_names(policy: AccessPolicy, tree: Tree, name: str) -> None:
     # Never normalized: these are names inside the allowed directory, which do not exist.
     with pytest.raises(PathNotFound) as missing:

@@ -101,8 +101,9 @@ async def test_race_a_directory_swapped_for_a_link_never_leads_outside(
 ) -> None:
     make_tree(tree)
     before = snapshot(tree.outside)
-    swapper = subprocess.Popen([sys.executable, "-c", SWAPPER, str(tree.root), str(tree.outside)],
-                               stdout=subprocess.PIPE, text=True)
+    swapper = subprocess.Popen(
+        [sys.executable, "-c", SWAPPER, str(tree.root), str(tree.outside)], stdout=subprocess.PIPE, text=True
+    )
     results = 0
     try:
         assert swapper.stdout is not None and swapper.stdout.readline() == "ready\n"

@@ -30,8 +30,15 @@ async def test_tools_read_only_by_default_lists_no_write_tool(make_server: Calla
     async with connect_in_memory(make_server()) as client:
         tools = {tool["name"]: tool for tool in await client.list_all_tools()}
     assert set(tools) == {
-        "read_text_file", "read_multiple_files", "read_media_file", "list_directory", "directory_tree",
-        "search_files", "search_content", "get_file_info", "list_allowed_directories",
+        "read_text_file",
+        "read_multiple_files",
+        "read_media_file",
+        "list_directory",
+        "directory_tree",
+        "search_files",
+        "search_content",
+        "get_file_info",
+        "list_allowed_directories",
     }
     for tool in tools.values():
         assert tool["annotations"]["readOnlyHint"] is True
@@ -43,8 +50,12 @@ async def test_read_text_file_whole_head_tail_and_range(make_server: Callable[..
     server = make_server()
     whole = await call(server, "read_text_file", {"path": "hello.txt"})
     assert whole["structuredContent"]["content"] == "line 1\nline 2\nline 3\n"
-    assert (await call(server, "read_text_file", {"path": "hello.txt", "head": 2}))["structuredContent"]["content"] == "line 1\nline 2\n"
-    assert (await call(server, "read_text_file", {"path": "hello.txt", "tail": 2}))["structuredContent"]["content"] == "line 2\nline 3\n"
+    assert (await call(server, "read_text_file", {"path": "hello.txt", "head": 2}))["structuredContent"][
+        "content"
+    ] == "line 1\nline 2\n"
+    assert (await call(server, "read_text_file", {"path": "hello.txt", "tail": 2}))["structuredContent"][
+        "content"
+    ] == "line 2\nline 3\n"
     ranged = await call(server, "read_text_file", {"path": "hello.txt", "startLine": 2, "endLine": 2})
     assert ranged["structuredContent"]["content"] == "line 2\n"
     assert ranged["structuredContent"]["startLine"] == 2 and ranged["structuredContent"]["endLine"] == 2
@@ -54,13 +65,17 @@ async def test_read_text_file_whole_head_tail_and_range(make_server: Callable[..
     assert mixed["isError"] and "only one of" in text_of(mixed)
 
 
-async def test_read_text_file_tail_of_a_large_file_reads_its_end(make_server: Callable[..., Server], tree: Tree) -> None:
+async def test_read_text_file_tail_of_a_large_file_reads_its_end(
+    make_server: Callable[..., Server], tree: Tree
+) -> None:
     (tree.root / "big.log").write_text("".join(f"row {i}\n" for i in range(200_000)))
     result = await call(make_server(), "read_text_file", {"path": "big.log", "tail": 3})
     assert result["structuredContent"]["content"] == "row 199997\nrow 199998\nrow 199999\n"
 
 
-async def test_read_text_file_truncates_at_the_cap_with_a_notice(make_server: Callable[..., Server], tree: Tree) -> None:
+async def test_read_text_file_truncates_at_the_cap_with_a_notice(
+    make_server: Callable[..., Server], tree: Tree
+) -> None:
     (tree.root / "big.txt").write_text("x" * 5000)
     result = await call(make_server(max_read_bytes=1000), "read_text_file", {"path": "big.txt"})
     assert result["structuredContent"]["truncated"] is True
@@ -68,7 +83,9 @@ async def test_read_text_file_truncates_at_the_cap_with_a_notice(make_server: Ca
     assert "[truncated" in text_of(result) and "5000-byte" in text_of(result)
 
 
-async def test_read_text_file_replaces_invalid_bytes_and_says_so(make_server: Callable[..., Server], tree: Tree) -> None:
+async def test_read_text_file_replaces_invalid_bytes_and_says_so(
+    make_server: Callable[..., Server], tree: Tree
+) -> None:
     (tree.root / "latin.txt").write_bytes(b"caf\xe9\n")
     result = await call(make_server(), "read_text_file", {"path": "latin.txt"})
     assert result["structuredContent"]["content"] == "caf\ufffd\n"
@@ -106,8 +123,11 @@ async def test_read_media_file_refuses_files_over_the_cap(make_server: Callable[
 
 
 async def test_read_multiple_files_reports_failures_per_file(make_server: Callable[..., Server], tree: Tree) -> None:
-    result = await call(make_server(), "read_multiple_files",
-                        {"paths": ["hello.txt", "missing.txt", str(tree.outside / "secret.txt"), "sub/notes.md"]})
+    result = await call(
+        make_server(),
+        "read_multiple_files",
+        {"paths": ["hello.txt", "missing.txt", str(tree.outside / "secret.txt"), "sub/notes.md"]},
+    )
     files = result["structuredContent"]["files"]
     assert "content" in files[0] and "content" in files[3]
     assert "No such file" in files[1]["error"]
@@ -140,7 +160,9 @@ async def test_directory_tree_depth_excludes_and_cap(make_server: Callable[..., 
     assert sub["children"][0]["children"] == [{"name": "code.py", "type": "file"}]
     shallow = (await call(server, "directory_tree", {"path": ".", "maxDepth": 1}))["structuredContent"]
     assert next(n for n in shallow["tree"] if n["name"] == "sub")["children"] == []
-    excluded = (await call(server, "directory_tree", {"path": ".", "excludePatterns": ["deep", ".*"]}))["structuredContent"]
+    excluded = (await call(server, "directory_tree", {"path": ".", "excludePatterns": ["deep", ".*"]}))[
+        "structuredContent"
+    ]
     assert [n["name"] for n in excluded["tree"]] == ["hello.txt", "sub"]
     capped = (await call(server, "directory_tree", {"path": ".", "maxEntries": 2}))["structuredContent"]
     assert capped["truncated"] is True and capped["entries"] == 2
@@ -156,16 +178,24 @@ async def test_search_files_matches_names_and_paths(make_server: Callable[..., S
     assert capped["truncated"] is True
 
 
-async def test_search_content_finds_lines_with_context_and_skips_binary(make_server: Callable[..., Server], tree: Tree) -> None:
+async def test_search_content_finds_lines_with_context_and_skips_binary(
+    make_server: Callable[..., Server], tree: Tree
+) -> None:
     (tree.root / "blob.bin").write_bytes(b"find me\x00\x01")
     server = make_server()
-    found = (await call(server, "search_content", {"path": ".", "query": "FIND ME", "contextLines": 1}))["structuredContent"]
+    found = (await call(server, "search_content", {"path": ".", "query": "FIND ME", "contextLines": 1}))[
+        "structuredContent"
+    ]
     assert [(m["path"], m["line"]) for m in found["matches"]] == [(str(tree.root / "sub" / "notes.md"), 2)]
     assert found["matches"][0]["before"] == ["# Notes"]
     assert found["skippedBinary"] == 1
-    exact = (await call(server, "search_content", {"path": ".", "query": "FIND ME", "caseSensitive": True}))["structuredContent"]
+    exact = (await call(server, "search_content", {"path": ".", "query": "FIND ME", "caseSensitive": True}))[
+        "structuredContent"
+    ]
     assert exact["matches"] == []
-    regex = (await call(server, "search_content", {"path": ".", "query": r"return \d", "regex": True, "include": ["*.py"]}))
+    regex = await call(
+        server, "search_content", {"path": ".", "query": r"return \d", "regex": True, "include": ["*.py"]}
+    )
     assert regex["structuredContent"]["matches"][0]["text"] == "    return 1"
     bad = await call(server, "search_content", {"path": ".", "query": "(", "regex": True})
     assert bad["isError"] and "Invalid regular expression" in text_of(bad)
@@ -173,7 +203,7 @@ async def test_search_content_finds_lines_with_context_and_skips_binary(make_ser
 
 async def test_search_content_skips_files_over_the_size_cap(make_server: Callable[..., Server], tree: Tree) -> None:
     (tree.root / "huge.txt").write_text("needle\n" + "x" * 5000)
-    found = (await call(make_server(max_search_file_bytes=1000), "search_content", {"path": ".", "query": "needle"}))
+    found = await call(make_server(max_search_file_bytes=1000), "search_content", {"path": ".", "query": "needle"})
     assert found["structuredContent"]["skippedLarge"] == 1 and found["structuredContent"]["matches"] == []
 
 
@@ -182,8 +212,11 @@ async def test_search_content_reports_progress(make_server: Callable[..., Server
         (tree.root / "sub" / f"f{index}.txt").write_text("nothing\n")
     seen: list[float] = []
     async with connect_in_memory(make_server()) as client:
-        await client.call_tool("search_content", {"path": ".", "query": "needle"},
-                               on_progress=lambda progress, total, message: seen.append(progress))
+        await client.call_tool(
+            "search_content",
+            {"path": ".", "query": "needle"},
+            on_progress=lambda progress, total, message: seen.append(progress),
+        )
     assert seen and seen == sorted(seen)
 
 
@@ -217,7 +250,9 @@ async def test_client_roots_are_ignored_without_use_roots(make_server: Callable[
 
 
 async def test_tools_work_in_the_modern_era(make_server: Callable[..., Server], tree: Tree) -> None:
-    result = await call(make_server(), "read_text_file", {"path": "hello.txt", "head": 1}, protocol_version="2026-07-28")
+    result = await call(
+        make_server(), "read_text_file", {"path": "hello.txt", "head": 1}, protocol_version="2026-07-28"
+    )
     assert result["structuredContent"]["content"] == "line 1\n"
 
 
@@ -272,6 +307,8 @@ async def test_list_directory_dir_sizes_total_every_file_below(make_server: Call
     notes, code = len("# Notes\nfind me here\n"), len("def f():\n    return 1\n")
     assert data["directorySizes"] == {"sub": notes + code + 1000} and data["partialSizes"] == []
     assert f"sub/  ({notes + code + 1000} bytes)" in text_of(result)
-    capped = await call(make_server(max_entries_limit=3, max_entries=3), "list_directory", {"path": ".", "dirSizes": True})
+    capped = await call(
+        make_server(max_entries_limit=3, max_entries=3), "list_directory", {"path": ".", "dirSizes": True}
+    )
     assert capped["structuredContent"]["partialSizes"] == ["sub"]
     assert "+ bytes)" in text_of(capped)

@@ -49,8 +49,11 @@ def test_the_readme_has_examples() -> None:
     from plainmcp_filesystem import server
 
     names = {call["name"] for call in examples()}
-    tools = {spec_name.lower() for spec_name in dir(server) if spec_name.isupper() and spec_name not in (
-        "NAME", "DESCRIPTION", "INSTRUCTIONS", "STALE_SECONDS")}
+    tools = {
+        spec_name.lower()
+        for spec_name in dir(server)
+        if spec_name.isupper() and spec_name not in ("NAME", "DESCRIPTION", "INSTRUCTIONS", "STALE_SECONDS")
+    }
     assert tools <= names, tools - names
 
 

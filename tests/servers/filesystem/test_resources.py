@@ -47,13 +47,19 @@ async def test_resources_read_text_blob_and_directory(make_server: Callable[...,
         blob = (await client.read_resource((tree.root / "data.bin").as_uri()))["contents"][0]
         latin = (await client.read_resource((tree.root / "latin.txt").as_uri()))["contents"][0]
         listing = (await client.read_resource((tree.root / "sub").as_uri()))["contents"][0]
-    assert text == {"uri": (tree.root / "hello.txt").as_uri(), "text": "line 1\nline 2\nline 3\n", "mimeType": "text/plain"}
+    assert text == {
+        "uri": (tree.root / "hello.txt").as_uri(),
+        "text": "line 1\nline 2\nline 3\n",
+        "mimeType": "text/plain",
+    }
     assert base64.b64decode(blob["blob"]) == b"\x00\xff" and blob["mimeType"] == "application/octet-stream"
     assert base64.b64decode(latin["blob"]) == b"caf\xe9"
     assert listing["text"] == "deep/\nnotes.md"
 
 
-async def test_resources_read_of_a_missing_file_is_not_found_in_both_eras(make_server: Callable[..., Server], tree: Tree) -> None:
+async def test_resources_read_of_a_missing_file_is_not_found_in_both_eras(
+    make_server: Callable[..., Server], tree: Tree
+) -> None:
     uri = (tree.root / "missing.txt").as_uri()
     async with connect_in_memory(make_server()) as client:
         with pytest.raises(MCPError) as legacy:

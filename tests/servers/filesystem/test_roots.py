@@ -35,10 +35,15 @@ def text(result: dict) -> str:
 
 @VERSIONS
 async def test_without_directories_the_client_roots_are_the_allowed_directories(
-        places: dict[str, Path], version: str | None) -> None:
+    places: dict[str, Path], version: str | None
+) -> None:
     options = {"protocol_version": version} if version else {}
-    roots = [{"uri": places["project"].as_uri()}, {"uri": places["other"].as_uri()},
-             {"uri": (places["project"] / "missing").as_uri()}, {"uri": "https://example.com/not-a-file"}]
+    roots = [
+        {"uri": places["project"].as_uri()},
+        {"uri": places["other"].as_uri()},
+        {"uri": (places["project"] / "missing").as_uri()},
+        {"uri": "https://example.com/not-a-file"},
+    ]
     with anyio.fail_after(30):
         async with connect_stdio(argv(), stderr="discard", roots=roots, **options) as client:
             allowed = await client.call_tool("list_allowed_directories", {})
@@ -51,7 +56,9 @@ async def test_without_directories_the_client_roots_are_the_allowed_directories(
 
 
 @VERSIONS
-async def test_without_directories_a_client_without_roots_is_told_why(places: dict[str, Path], version: str | None) -> None:
+async def test_without_directories_a_client_without_roots_is_told_why(
+    places: dict[str, Path], version: str | None
+) -> None:
     options = {"protocol_version": version} if version else {}
     with anyio.fail_after(30):
         async with connect_stdio(argv(), stderr="discard", **options) as client:
@@ -70,7 +77,9 @@ async def test_without_directories_changed_roots_apply_to_the_next_call(places: 
                     if allowed["structuredContent"]["directories"] == [str(places["other"])]:
                         break
                     await anyio.sleep(0.05)
-            assert (await client.call_tool("read_text_file", {"path": str(places["project"] / "project.txt")}))["isError"]
+            assert (await client.call_tool("read_text_file", {"path": str(places["project"] / "project.txt")}))[
+                "isError"
+            ]
 
 
 @VERSIONS
@@ -79,8 +88,9 @@ async def test_with_directories_roots_only_narrow_them(places: dict[str, Path], 
     options = {"protocol_version": version} if version else {}
     roots = [{"uri": (places["project"]).as_uri()}, {"uri": places["secret"].as_uri()}]
     with anyio.fail_after(30):
-        async with connect_stdio(argv(places["project"], places["other"], extra=("--use-roots",)), stderr="discard",
-                                 roots=roots, **options) as client:
+        async with connect_stdio(
+            argv(places["project"], places["other"], extra=("--use-roots",)), stderr="discard", roots=roots, **options
+        ) as client:
             secret = await client.call_tool("read_text_file", {"path": str(places["secret"] / "secret.txt")})
             assert secret["isError"] and "in secret" not in text(secret)
             allowed = (await client.call_tool("list_allowed_directories", {}))["structuredContent"]["directories"]

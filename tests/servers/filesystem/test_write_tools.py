@@ -44,7 +44,9 @@ async def call(server: Server, name: str, arguments: dict[str, Any]) -> dict[str
         return await client.call_tool(name, arguments)
 
 
-async def test_read_only_mode_no_write_succeeds_through_any_tool(make_server: Callable[..., Server], tree: Tree) -> None:
+async def test_read_only_mode_no_write_succeeds_through_any_tool(
+    make_server: Callable[..., Server], tree: Tree
+) -> None:
     before = snapshot(tree)
     async with connect_in_memory(make_server()) as client:
         for name, arguments in WRITE_CALLS:
@@ -66,16 +68,27 @@ async def test_delete_needs_its_own_flag(make_server: Callable[..., Server], tre
 async def test_write_tools_carry_correct_annotations(make_server: Callable[..., Server]) -> None:
     async with connect_in_memory(make_server(allow_write=True, allow_delete=True)) as client:
         hints = {tool["name"]: tool["annotations"] for tool in await client.list_all_tools()}
-    assert hints["write_file"] == {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": True, "openWorldHint": False}
+    assert hints["write_file"] == {
+        "readOnlyHint": False,
+        "destructiveHint": True,
+        "idempotentHint": True,
+        "openWorldHint": False,
+    }
     assert hints["edit_file"]["destructiveHint"] is True and hints["edit_file"]["idempotentHint"] is False
-    assert hints["append_file"] == {"readOnlyHint": False, "destructiveHint": False, "idempotentHint": False,
-                                    "openWorldHint": False}
+    assert hints["append_file"] == {
+        "readOnlyHint": False,
+        "destructiveHint": False,
+        "idempotentHint": False,
+        "openWorldHint": False,
+    }
     assert hints["delete_file"]["destructiveHint"] is True
     assert hints["create_directory"]["destructiveHint"] is False and hints["create_directory"]["idempotentHint"] is True
     assert hints["copy_file"]["destructiveHint"] is False and hints["move_file"]["readOnlyHint"] is False
 
 
-async def test_write_file_creates_and_replaces_atomically_keeping_the_mode(make_server: Callable[..., Server], tree: Tree) -> None:
+async def test_write_file_creates_and_replaces_atomically_keeping_the_mode(
+    make_server: Callable[..., Server], tree: Tree
+) -> None:
     server = make_server(allow_write=True)
     created = await call(server, "write_file", {"path": "new.txt", "content": "héllo"})
     assert created["structuredContent"] == {"path": str(tree.root / "new.txt"), "created": True, "bytes": 6}
@@ -92,14 +105,18 @@ async def test_write_file_needs_an_existing_parent(make_server: Callable[..., Se
     assert result["isError"] and "parent directory does not exist" in text_of(result)
 
 
-async def test_write_file_replaces_a_link_inside_by_writing_its_target(make_server: Callable[..., Server], tree: Tree) -> None:
+async def test_write_file_replaces_a_link_inside_by_writing_its_target(
+    make_server: Callable[..., Server], tree: Tree
+) -> None:
     tree.link("alias.txt", tree.root / "hello.txt")
     await call(make_server(allow_write=True), "write_file", {"path": "alias.txt", "content": "through"})
     assert (tree.root / "hello.txt").read_text() == "through"
     assert os.path.islink(tree.root / "alias.txt")
 
 
-async def test_edit_file_dry_run_writes_nothing_and_returns_a_diff(make_server: Callable[..., Server], tree: Tree) -> None:
+async def test_edit_file_dry_run_writes_nothing_and_returns_a_diff(
+    make_server: Callable[..., Server], tree: Tree
+) -> None:
     server = make_server(allow_write=True)
     edits = [{"oldText": "line 2", "newText": "LINE TWO"}]
     dry = await call(server, "edit_file", {"path": "hello.txt", "edits": edits, "dryRun": True})
@@ -110,9 +127,14 @@ async def test_edit_file_dry_run_writes_nothing_and_returns_a_diff(make_server: 
     assert (tree.root / "hello.txt").read_text() == "line 1\nLINE TWO\nline 3\n"
 
 
-async def test_edit_file_reports_ambiguous_matches_and_writes_nothing(make_server: Callable[..., Server], tree: Tree) -> None:
-    result = await call(make_server(allow_write=True), "edit_file",
-                        {"path": "hello.txt", "edits": [{"oldText": "line", "newText": "row"}]})
+async def test_edit_file_reports_ambiguous_matches_and_writes_nothing(
+    make_server: Callable[..., Server], tree: Tree
+) -> None:
+    result = await call(
+        make_server(allow_write=True),
+        "edit_file",
+        {"path": "hello.txt", "edits": [{"oldText": "line", "newText": "row"}]},
+    )
     assert result["isError"] and "matches 3 places (lines 1, 2, 3)" in text_of(result)
     assert (tree.root / "hello.txt").read_text() == "line 1\nline 2\nline 3\n"
 
@@ -139,7 +161,9 @@ async def test_copy_file_copies_files_and_trees_but_not_links(make_server: Calla
     tree.link("sub/out", tree.outside)
     server = make_server(allow_write=True)
     single = await call(server, "copy_file", {"source": "hello.txt", "destination": "copy.txt"})
-    assert single["structuredContent"]["files"] == 1 and (tree.root / "copy.txt").read_text() == "line 1\nline 2\nline 3\n"
+    assert (
+        single["structuredContent"]["files"] == 1 and (tree.root / "copy.txt").read_text() == "line 1\nline 2\nline 3\n"
+    )
     again = await call(server, "copy_file", {"source": "hello.txt", "destination": "copy.txt"})
     assert again["isError"]
     whole = await call(server, "copy_file", {"source": "sub", "destination": "sub2"})
@@ -150,14 +174,18 @@ async def test_copy_file_copies_files_and_trees_but_not_links(make_server: Calla
     assert into_itself["isError"]
 
 
-async def test_delete_file_removes_files_links_and_trees_when_asked(make_server: Callable[..., Server], tree: Tree) -> None:
+async def test_delete_file_removes_files_links_and_trees_when_asked(
+    make_server: Callable[..., Server], tree: Tree
+) -> None:
     link = tree.link("out", tree.outside / "secret.txt")
     server = make_server(allow_write=True, allow_delete=True)
     assert (await call(server, "delete_file", {"path": "out"}))["structuredContent"]["deleted"] == "symlink"
     assert not os.path.lexists(link) and (tree.outside / "secret.txt").exists()
     refused = await call(server, "delete_file", {"path": "sub"})
     assert refused["isError"] and "not empty" in text_of(refused)
-    assert (await call(server, "delete_file", {"path": "sub", "recursive": True}))["structuredContent"]["deleted"] == "directory"
+    assert (await call(server, "delete_file", {"path": "sub", "recursive": True}))["structuredContent"][
+        "deleted"
+    ] == "directory"
     assert not (tree.root / "sub").exists()
     root = await call(server, "delete_file", {"path": str(tree.root), "recursive": True})
     assert root["isError"] and tree.root.exists()
@@ -208,16 +236,25 @@ async def test_a_server_that_may_write_removes_stale_temporary_files_at_start(
     assert fresh.exists() and other.exists()
 
 
-async def test_append_file_adds_at_the_end_and_creates_a_missing_file(make_server: Callable[..., Server], tree: Tree) -> None:
+async def test_append_file_adds_at_the_end_and_creates_a_missing_file(
+    make_server: Callable[..., Server], tree: Tree
+) -> None:
     server = make_server(allow_write=True)
     added = await call(server, "append_file", {"path": "hello.txt", "content": "line 4\n"})
-    assert added["structuredContent"] == {"path": str(tree.root / "hello.txt"), "created": False, "bytes": 7, "size": 28}
+    assert added["structuredContent"] == {
+        "path": str(tree.root / "hello.txt"),
+        "created": False,
+        "bytes": 7,
+        "size": 28,
+    }
     assert (tree.root / "hello.txt").read_text() == "line 1\nline 2\nline 3\nline 4\n"
     fresh = await call(server, "append_file", {"path": "log.txt", "content_base64": "AAEC/w=="})
     assert fresh["structuredContent"]["created"] is True and (tree.root / "log.txt").read_bytes() == b"\x00\x01\x02\xff"
 
 
-async def test_append_file_refuses_outward_links_directories_and_fifos(make_server: Callable[..., Server], tree: Tree) -> None:
+async def test_append_file_refuses_outward_links_directories_and_fifos(
+    make_server: Callable[..., Server], tree: Tree
+) -> None:
     server = make_server(allow_write=True)
     outward = tree.link("outward.txt", tree.outside / "secret.txt")
     os.mkfifo(tree.root / "pipe")

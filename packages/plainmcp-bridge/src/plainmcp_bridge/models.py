@@ -208,7 +208,10 @@ def _json(data: bytes) -> Any:
 
 
 def _network_words(error: Exception) -> str:
-    kinds: dict[type[Exception], str] = {httpx.ConnectError: "cannot connect", httpx.ConnectTimeout: "connecting timed out"}
+    kinds: dict[type[Exception], str] = {
+        httpx.ConnectError: "cannot connect",
+        httpx.ConnectTimeout: "connecting timed out",
+    }
     kind = kinds.get(type(error))
     return kind or "the connection broke"
 

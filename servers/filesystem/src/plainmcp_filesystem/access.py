@@ -94,8 +94,10 @@ class Access:
     async def _roots_only(self, ctx: Context, connection: Any) -> AccessPolicy:
         """The client's roots as the allowed directories (the server was started without any)."""
         if not ctx.client_supports("roots"):
-            raise PathDenied("Access denied: this server was started without directories and the client offers no "
-                             "roots; start it with a directory, or use a client that declares roots")
+            raise PathDenied(
+                "Access denied: this server was started without directories and the client offers no "
+                "roots; start it with a directory, or use a client that declares roots"
+            )
         modern = ctx.version in MODERN_VERSIONS
         cached = None if modern or connection is None else self._narrowed.get(connection)
         if cached is not None:

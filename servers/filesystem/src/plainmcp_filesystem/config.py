@@ -76,8 +76,17 @@ class Config:
     def __post_init__(self) -> None:
         if self.allow_delete and not self.allow_write:
             raise ValueError("--allow-delete needs --allow-write")
-        for name in ("max_read_bytes", "max_media_bytes", "max_entries", "max_entries_limit", "max_depth",
-                     "max_search_file_bytes", "max_resources", "debounce_ms", "max_result_bytes"):
+        for name in (
+            "max_read_bytes",
+            "max_media_bytes",
+            "max_entries",
+            "max_entries_limit",
+            "max_depth",
+            "max_search_file_bytes",
+            "max_resources",
+            "debounce_ms",
+            "max_result_bytes",
+        ):
             if getattr(self, name) <= 0:
                 raise ValueError(f"{_option(name)} must be positive")
         # Not `<= 0` alone: NaN compares false with everything, and an infinite deadline is none.
@@ -87,8 +96,12 @@ class Config:
     @staticmethod
     def add_arguments(parser: argparse.ArgumentParser) -> None:
         """Add the server's own options to ``parser`` (each also read from a ``PLAINMCP_FILESYSTEM_*`` variable)."""
-        parser.add_argument("directories", nargs="*", metavar="DIR",
-                            help=f"allowed directory (repeatable) [env: {DIRECTORIES_ENV}, separated by {os.pathsep!r}]")
+        parser.add_argument(
+            "directories",
+            nargs="*",
+            metavar="DIR",
+            help=f"allowed directory (repeatable) [env: {DIRECTORIES_ENV}, separated by {os.pathsep!r}]",
+        )
         # On/off only: `--allow-write DIR` is the switch and a directory (env_switch never takes the next word).
         for flag, help in (
             ("--allow-write", "enable write_file, append_file, edit_file, create_directory, move_file, copy_file"),
@@ -106,8 +119,15 @@ class Config:
             ("--search-timeout", float, "seconds a regular-expression search_content may run before it is stopped"),
         ):
             name = flag[2:].replace("-", "_")
-            env_option(parser, flag, _env(flag), type=convert, default=getattr(DEFAULTS, name),
-                       metavar="SECONDS" if convert is float else "N", help=help)
+            env_option(
+                parser,
+                flag,
+                _env(flag),
+                type=convert,
+                default=getattr(DEFAULTS, name),
+                metavar="SECONDS" if convert is float else "N",
+                help=help,
+            )
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> Config:
@@ -150,7 +170,9 @@ class Config:
 
 
 #: The fields set by a command-line option (the others are set in code only).
-OPTIONS = frozenset({"max_read_bytes", "max_media_bytes", "max_entries", "max_resources", "debounce_ms", "search_timeout"})
+OPTIONS = frozenset(
+    {"max_read_bytes", "max_media_bytes", "max_entries", "max_resources", "debounce_ms", "search_timeout"}
+)
 
 
 def _option(field: str) -> str:

@@ -24,45 +24,65 @@ from .walk import Pacer, walk
 
 LIST_DIRECTORY = ToolSpec(
     title="List a directory",
-    input_schema=obj({
-        "path": PATH,
-        # Both said in the description.
-        "sizes": {"type": "boolean"},
-        "dirSizes": {"type": "boolean"},
-        "sortBy": {"type": "string", "enum": ["name", "size", "modified"], "default": "name"},
-        "includeHidden": {"type": "boolean", "default": True},
-        "gitignore": GITIGNORE,
-        "maxEntries": count(),
-    }, ("path",)),
-    output_schema=out({
-        "path": {"type": "string"},
-        "directories": big_array("names of subdirectories"),
-        "files": big_array("names of regular files"),
-        "others": {"type": "array", "description": "items: {name, type}: links, FIFOs, sockets, devices"},
-        "sizes": {"type": "object", "description": "with sizes: file name -> size in bytes"},
-        "modified": {"type": "object", "description": "with sizes: name -> modification time (UTC, ISO 8601)"},
-        "totalSize": {"type": "integer", "description": "with sizes: bytes in the files listed"},
-        "directorySizes": {"type": "object", "description": "with dirSizes: directory name -> bytes of every file below"},
-        "partialSizes": {"type": "array", "items": {"type": "string"},
-                         "description": "with dirSizes: directories too large to count whole (their size is a lower bound)"},
-        "truncated": {"type": "boolean"},
-    }, ("path", "directories", "files", "others", "truncated")),
+    input_schema=obj(
+        {
+            "path": PATH,
+            # Both said in the description.
+            "sizes": {"type": "boolean"},
+            "dirSizes": {"type": "boolean"},
+            "sortBy": {"type": "string", "enum": ["name", "size", "modified"], "default": "name"},
+            "includeHidden": {"type": "boolean", "default": True},
+            "gitignore": GITIGNORE,
+            "maxEntries": count(),
+        },
+        ("path",),
+    ),
+    output_schema=out(
+        {
+            "path": {"type": "string"},
+            "directories": big_array("names of subdirectories"),
+            "files": big_array("names of regular files"),
+            "others": {"type": "array", "description": "items: {name, type}: links, FIFOs, sockets, devices"},
+            "sizes": {"type": "object", "description": "with sizes: file name -> size in bytes"},
+            "modified": {"type": "object", "description": "with sizes: name -> modification time (UTC, ISO 8601)"},
+            "totalSize": {"type": "integer", "description": "with sizes: bytes in the files listed"},
+            "directorySizes": {
+                "type": "object",
+                "description": "with dirSizes: directory name -> bytes of every file below",
+            },
+            "partialSizes": {
+                "type": "array",
+                "items": {"type": "string"},
+                "description": "with dirSizes: directories too large to count whole (their size is a lower bound)",
+            },
+            "truncated": {"type": "boolean"},
+        },
+        ("path", "directories", "files", "others", "truncated"),
+    ),
     annotations=READ,
 )
 
 DIRECTORY_TREE = ToolSpec(
     title="Directory tree",
-    input_schema=obj({
-        "path": PATH,
-        "maxDepth": count("1 = only its own entries"),
-        "excludePatterns": EXCLUDES,
-        "gitignore": GITIGNORE,
-        "maxEntries": count(),
-    }, ("path",)),
-    output_schema=out({
-        "path": {"type": "string"}, "tree": big_array("{name, type, children?}, nested"), "entries": {"type": "integer"},
-        "truncated": {"type": "boolean"},
-    }, ("path", "tree", "entries", "truncated")),
+    input_schema=obj(
+        {
+            "path": PATH,
+            "maxDepth": count("1 = only its own entries"),
+            "excludePatterns": EXCLUDES,
+            "gitignore": GITIGNORE,
+            "maxEntries": count(),
+        },
+        ("path",),
+    ),
+    output_schema=out(
+        {
+            "path": {"type": "string"},
+            "tree": big_array("{name, type, children?}, nested"),
+            "entries": {"type": "integer"},
+            "truncated": {"type": "boolean"},
+        },
+        ("path", "tree", "entries", "truncated"),
+    ),
     annotations=READ,
 )
 
@@ -156,7 +176,10 @@ def _fitting(listing: Listing, cap: int, *, detailed: bool, max_bytes: int) -> i
     total = len(listing)
     # Names are at most 255 bytes (6 * 255 as JSON escapes): below that bound nothing can be over
     # budget, so don't count.
-    if total * (copies * 6 * 255 + extra) <= max_bytes or sum(map(weight, listing.names())) * copies + extra * total <= max_bytes:
+    if (
+        total * (copies * 6 * 255 + extra) <= max_bytes
+        or sum(map(weight, listing.names())) * copies + extra * total <= max_bytes
+    ):
         return cap
     budget = Budget(max_bytes)
     return min(cap, next(i for i, name in enumerate(listing.names()) if not budget.take(copies * weight(name) + extra)))
@@ -173,8 +196,9 @@ class DirectoryTools(ToolFamily):
         cap = self.limit(args, "maxEntries", config.max_entries)
         sort_by = args.get("sortBy", "name")
         detailed = bool(args.get("sizes")) or sort_by != "name"
-        listing = await read_listing(place, hidden=args.get("includeHidden", True), detailed=detailed,
-                                     max_read=config.max_entries_limit)
+        listing = await read_listing(
+            place, hidden=args.get("includeHidden", True), detailed=detailed, max_read=config.max_entries_limit
+        )
         ignore = self.ignore(args, place)
         if ignore is not None:
             with anchored.directory(place) as fd:
@@ -187,20 +211,34 @@ class DirectoryTools(ToolFamily):
         if total > cap:
             listing.keep(cap)
         data: dict[str, Any] = {
-            "path": policy.display(place.real), "directories": listing.directories, "files": listing.files,
-            "others": [{"name": name, "type": kind} for name, kind in listing.others], "truncated": truncated,
+            "path": policy.display(place.real),
+            "directories": listing.directories,
+            "files": listing.files,
+            "others": [{"name": name, "type": kind} for name, kind in listing.others],
+            "truncated": truncated,
         }
         # The text is `ls -F` style: "name/" for a directory, "name@" for a link, plain for a file.
         lines = [name + "/" for name in listing.directories]
         if args.get("dirSizes"):
             # Many thousand files below: a worker thread keeps the event loop serving, and a
             # cancelled call stops between entries.
-            counted = await anyio.to_thread.run_sync(functools.partial(
-                directory_sizes, place, listing.directories, max_entries=config.max_entries_limit,
-                max_depth=config.max_depth, check=anyio.from_thread.check_cancelled))
+            counted = await anyio.to_thread.run_sync(
+                functools.partial(
+                    directory_sizes,
+                    place,
+                    listing.directories,
+                    max_entries=config.max_entries_limit,
+                    max_depth=config.max_depth,
+                    check=anyio.from_thread.check_cancelled,
+                )
+            )
             data["directorySizes"], data["partialSizes"] = counted.totals, counted.partial
-            lines = [f"{name}/  ({counted.totals[name]}{'+' if name in counted.partial else ''} bytes)"
-                     if name in counted.totals else name + "/" for name in listing.directories]
+            lines = [
+                f"{name}/  ({counted.totals[name]}{'+' if name in counted.partial else ''} bytes)"
+                if name in counted.totals
+                else name + "/"
+                for name in listing.directories
+            ]
         summary = f"\n{len(listing.files)} files, {len(listing.directories)} directories, {len(listing.others)} others"
         if detailed:
             sizes = {name: listing.status_of[name].st_size for name in listing.files}
@@ -213,8 +251,10 @@ class DirectoryTools(ToolFamily):
             lines += listing.files
         lines += [name + ("@" if kind == "symlink" else "?") for name, kind in listing.others]
         if listing.incomplete:
-            summary += (f" (the first {min(cap, total)} of the first {total} entries read; the directory holds more "
-                        f"than {config.max_entries_limit}: list it with search_files and a pattern)")
+            summary += (
+                f" (the first {min(cap, total)} of the first {total} entries read; the directory holds more "
+                f"than {config.max_entries_limit}: list it with search_files and a pattern)"
+            )
         elif truncated:
             summary += f" (the first {cap} of {total} entries)"
         lines.append(summary)
@@ -239,7 +279,7 @@ class DirectoryTools(ToolFamily):
                 if pacer.count > cap or not budget.take(2 * weight(entry.name) + 2 * entry.depth + 36):
                     truncated = True
                     break
-                del stack[entry.depth:]
+                del stack[entry.depth :]
                 node: dict[str, Any] = {"name": entry.name, "type": entry.kind}
                 stack[-1].append(node)
                 if entry.kind == "directory":
@@ -250,7 +290,11 @@ class DirectoryTools(ToolFamily):
                     lines.append("  " * (entry.depth - 1) + entry.name + ("@" if entry.kind == "symlink" else ""))
         entries = pacer.count - 1 if truncated else pacer.count
         if truncated:
-            lines.append(f"[truncated after {entries} entries (entry or size cap); lower maxDepth, add "
-                         "excludePatterns or list a subdirectory]")
-        return result("\n".join(lines) or "(empty)",
-                      {"path": policy.display(place), "tree": tree, "entries": entries, "truncated": truncated})
+            lines.append(
+                f"[truncated after {entries} entries (entry or size cap); lower maxDepth, add "
+                "excludePatterns or list a subdirectory]"
+            )
+        return result(
+            "\n".join(lines) or "(empty)",
+            {"path": policy.display(place), "tree": tree, "entries": entries, "truncated": truncated},
+        )

@@ -28,8 +28,9 @@ class Sizes:
     partial: list[str] = field(default_factory=list)
 
 
-def directory_sizes(place: Place, names: Iterable[str], *, max_entries: int, max_depth: int,
-                    check: Callable[[], None]) -> Sizes:
+def directory_sizes(
+    place: Place, names: Iterable[str], *, max_entries: int, max_depth: int, check: Callable[[], None]
+) -> Sizes:
     """The total bytes of the regular files below each directory ``names`` holds in ``place``.
 
     At most ``max_entries`` entries are visited over all of them; a directory whose walk stops there

@@ -65,7 +65,7 @@ class _View:
 
     def line_ending(self, start: int, end: int) -> str:
         """The line ending a replacement of view span [start, end) takes."""
-        segment = self.original[self.to_original(start): self.to_original(end)]
+        segment = self.original[self.to_original(start) : self.to_original(end)]
         if "\n" in segment:
             return "\r\n" if "\r\n" in segment else "\n"
         if self._dominant is None:  # counted once per text: a replace-all asks for every place
@@ -177,7 +177,9 @@ def _tolerant(text: str, old: str, new: str, number: int) -> tuple[int, int, str
             f"is ignored (lines {_lines_list([s + 1 for s in starts])}); include more surrounding text"
         )
     if not starts:
-        raise EditFailed(f"Edit {number}: oldText was not found, not even ignoring whitespace.{_nearest(lines, old_lines)}")
+        raise EditFailed(
+            f"Edit {number}: oldText was not found, not even ignoring whitespace.{_nearest(lines, old_lines)}"
+        )
     first = starts[0]
     # Re-indent the new text by the difference between the file's and oldText's first non-blank line.
     pivot = next((k for k, line in enumerate(old_lines) if line.strip()), 0)
@@ -185,7 +187,7 @@ def _tolerant(text: str, old: str, new: str, number: int) -> tuple[int, int, str
     new_lines = new.split("\n")
     if new.endswith("\n") and len(new_lines) > 1:
         new_lines.pop()
-    adjusted = [have + line[len(had):] if line.startswith(had) and line.strip() else line for line in new_lines]
+    adjusted = [have + line[len(had) :] if line.startswith(had) and line.strip() else line for line in new_lines]
     start = sum(len(line) + 1 for line in lines[:first])
     end = start + sum(len(line) + 1 for line in lines[first : first + size]) - 1
     note = f"Edit {number}: no exact match; matched lines {first + 1}-{first + size} ignoring whitespace"
@@ -226,8 +228,11 @@ def _nearest(lines: list[str], old_lines: list[str]) -> str:
     for _, index in sorted(scored, key=lambda item: (-item[0], item[1]))[:MAX_CANDIDATES]:
         begin = max(0, index - pivot)
         window = [line[:MAX_DIFF_CHARS] for line in lines[begin : begin + len(compared)]]
-        difference = [line.rstrip("\n") for line in difflib.ndiff([line[:MAX_DIFF_CHARS] for line in compared], window)
-                      if line[:1] in "-+?"][:12]
+        difference = [
+            line.rstrip("\n")
+            for line in difflib.ndiff([line[:MAX_DIFF_CHARS] for line in compared], window)
+            if line[:1] in "-+?"
+        ][:12]
         shown = "\n".join("  " + line[:200] for line in difference)
         where = f"line {begin + 1}" if len(window) == 1 else f"lines {begin + 1}-{begin + len(window)}"
         parts.append(f"{where} ('-' oldText, '+' the file):\n{shown}")

@@ -99,7 +99,7 @@ class GitIgnore:
         for below, prefix, rules in self._sets:
             if below and not relative.startswith(below):
                 continue
-            path = prefix + relative[len(below):]
+            path = prefix + relative[len(below) :]
             parts: list[str] | None = None
             for rule in rules:
                 if rule.directories_only and not is_directory:

@@ -205,5 +205,6 @@ class Excluder:
 
     def excluded(self, relative: str, name: str) -> bool:
         names = relative.split("/") if self.by_path else []
-        return any(glob.groups[0][0].matches(name) if glob.by_name else glob.matches_parts(names)
-                   for glob in self.globs)
+        return any(
+            glob.groups[0][0].matches(name) if glob.by_name else glob.matches_parts(names) for glob in self.globs
+        )

@@ -119,12 +119,13 @@ class AccessPolicy:
         if best is None:
             return None
         root, base = best
-        return root, [name for name in path[len(base):].split(os.sep) if name]
+        return root, [name for name in path[len(base) :].split(os.sep) if name]
 
     def holds(self, place: Place) -> bool:
         """Whether ``place`` is inside one of this policy's directories."""
-        return any(root.anchor is place.anchor and place.parts[: len(root.prefix)] == root.prefix
-                   for root in self.roots)
+        return any(
+            root.anchor is place.anchor and place.parts[: len(root.prefix)] == root.prefix for root in self.roots
+        )
 
     def root_of(self, real_path: str) -> Root | None:
         """The innermost allowed directory holding a resolved path, or None."""
@@ -148,7 +149,7 @@ class AccessPolicy:
         root = self.root_of(real_path)
         if root is None:
             return "(outside the allowed directories)"
-        return root.shown + real_path[len(root.real):]
+        return root.shown + real_path[len(root.real) :]
 
     def echo(self, path: object) -> str:
         """A client's path, safe to repeat back: itself if relative or lexically inside, else a placeholder."""
@@ -229,8 +230,10 @@ class AccessPolicy:
                     mode = os.stat(name, dir_fd=fd, follow_symlinks=False).st_mode
                 except FileNotFoundError:
                     if must_exist:
-                        raise PathNotFound("No such file or directory: " + self.display(os.path.join(
-                            anchor.real, *done, name, *pending))) from None
+                        raise PathNotFound(
+                            "No such file or directory: "
+                            + self.display(os.path.join(anchor.real, *done, name, *pending))
+                        ) from None
                     done += [name, *pending]
                     mode = None
                     break

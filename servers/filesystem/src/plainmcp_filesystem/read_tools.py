@@ -38,57 +38,90 @@ _HEAD_TAIL = {"head": count(), "tail": count()}
 
 READ_TEXT_FILE = ToolSpec(
     title="Read a text file",
-    input_schema=obj({
-        "path": PATH,
-        **_HEAD_TAIL,
-        "startLine": count("1-based"),
-        "endLine": count(),
-        "offset": count(minimum=0),
-        "length": count(),
-        "cursor": {"type": "string"},
-        # Names longer than 64 characters are refused by check_encoding.
-        "encoding": {"type": "string", "default": "utf-8"},
-    }, ("path",)),
-    output_schema=out({
-        "path": {"type": "string"}, "content": {"type": "string"}, "size": {"type": "integer"},
-        "truncated": {"type": "boolean", "description": "more of what was asked is left: see nextCursor"},
-        "encodingErrors": {"type": "boolean"},
-        "startLine": {"type": "integer"}, "endLine": {"type": "integer"},
-        "offset": {"type": "integer", "description": "byte offset of the first byte shown"},
-        "nextCursor": {"type": "string", "description": "pass as cursor to read on"},
-        "tailContent": {"type": "string", "description": "with head and tail: the tail (content is the head)"},
-        "omittedBytes": {"type": "integer", "description": "with head and tail: bytes between them, not read"},
-    }, ("path", "content", "size", "truncated")),
+    input_schema=obj(
+        {
+            "path": PATH,
+            **_HEAD_TAIL,
+            "startLine": count("1-based"),
+            "endLine": count(),
+            "offset": count(minimum=0),
+            "length": count(),
+            "cursor": {"type": "string"},
+            # Names longer than 64 characters are refused by check_encoding.
+            "encoding": {"type": "string", "default": "utf-8"},
+        },
+        ("path",),
+    ),
+    output_schema=out(
+        {
+            "path": {"type": "string"},
+            "content": {"type": "string"},
+            "size": {"type": "integer"},
+            "truncated": {"type": "boolean", "description": "more of what was asked is left: see nextCursor"},
+            "encodingErrors": {"type": "boolean"},
+            "startLine": {"type": "integer"},
+            "endLine": {"type": "integer"},
+            "offset": {"type": "integer", "description": "byte offset of the first byte shown"},
+            "nextCursor": {"type": "string", "description": "pass as cursor to read on"},
+            "tailContent": {"type": "string", "description": "with head and tail: the tail (content is the head)"},
+            "omittedBytes": {"type": "integer", "description": "with head and tail: bytes between them, not read"},
+        },
+        ("path", "content", "size", "truncated"),
+    ),
     annotations=READ,
 )
 
 READ_MULTIPLE_FILES = ToolSpec(
     title="Read several files",
     input_schema=obj({"paths": {**string_list(max_items=50), "minItems": 1}, **_HEAD_TAIL}, ("paths",)),
-    output_schema=out({"files": {"type": "array", "items": out({
-        "path": {"type": "string"}, "content": {"type": "string"}, "truncated": {"type": "boolean"},
-        "nextCursor": {"type": "string", "description": "read on with read_text_file's cursor"},
-        "tailContent": {"type": "string"}, "error": {"type": "string"},
-    }, ("path",))}}, ("files",)),
+    output_schema=out(
+        {
+            "files": {
+                "type": "array",
+                "items": out(
+                    {
+                        "path": {"type": "string"},
+                        "content": {"type": "string"},
+                        "truncated": {"type": "boolean"},
+                        "nextCursor": {"type": "string", "description": "read on with read_text_file's cursor"},
+                        "tailContent": {"type": "string"},
+                        "error": {"type": "string"},
+                    },
+                    ("path",),
+                ),
+            }
+        },
+        ("files",),
+    ),
     annotations=READ,
 )
 
 READ_MEDIA_FILE = ToolSpec(
     title="Read an image or audio file",
     input_schema=obj({"path": PATH}, ("path",)),
-    output_schema=out({"path": {"type": "string"}, "mimeType": {"type": "string"}, "size": {"type": "integer"}},
-                      ("path", "mimeType", "size")),
+    output_schema=out(
+        {"path": {"type": "string"}, "mimeType": {"type": "string"}, "size": {"type": "integer"}},
+        ("path", "mimeType", "size"),
+    ),
     annotations=READ,
 )
 
 GET_FILE_INFO = ToolSpec(
     title="File information",
     input_schema=obj({"path": PATH}, ("path",)),
-    output_schema=out({
-        "path": {"type": "string"}, "type": {"type": "string"}, "size": {"type": "integer"},
-        "created": {"type": "string"}, "modified": {"type": "string"}, "accessed": {"type": "string"},
-        "permissions": {"type": "string"}, "mimeType": {"type": "string"},
-    }, ("path", "type", "size", "modified", "permissions")),
+    output_schema=out(
+        {
+            "path": {"type": "string"},
+            "type": {"type": "string"},
+            "size": {"type": "integer"},
+            "created": {"type": "string"},
+            "modified": {"type": "string"},
+            "accessed": {"type": "string"},
+            "permissions": {"type": "string"},
+            "mimeType": {"type": "string"},
+        },
+        ("path", "type", "size", "modified", "permissions"),
+    ),
     annotations=READ,
 )
 
@@ -102,11 +135,20 @@ LIST_ALLOWED_DIRECTORIES = ToolSpec(
 
 def _one_range(args: dict[str, Any]) -> None:
     """Refuse parts that do not go together (head and tail do), and a range that ends before it starts."""
-    asked = [name for name, keys in (("head/tail", ("head", "tail")), ("startLine/endLine", ("startLine", "endLine")),
-                                     ("offset/length", ("offset", "length")), ("cursor", ("cursor",)))
-             if any(key in args for key in keys)]
+    asked = [
+        name
+        for name, keys in (
+            ("head/tail", ("head", "tail")),
+            ("startLine/endLine", ("startLine", "endLine")),
+            ("offset/length", ("offset", "length")),
+            ("cursor", ("cursor",)),
+        )
+        if any(key in args for key in keys)
+    ]
     if len(asked) > 1:
-        raise ToolError(f"Give only one of head/tail, startLine/endLine, offset/length or cursor (got {', '.join(asked)})")
+        raise ToolError(
+            f"Give only one of head/tail, startLine/endLine, offset/length or cursor (got {', '.join(asked)})"
+        )
     if args.get("startLine", 1) > args.get("endLine", float("inf")):
         raise ToolError("startLine is after endLine")
 
@@ -152,8 +194,11 @@ class FileTools(ToolFamily):
         shown_text, cut = fit_text(page.text, config.max_result_bytes // 2 - 4096)
         following = None if cut else page.next
         data: dict[str, Any] = {
-            "path": policy.display(place), "content": shown_text, "size": part.size,
-            "truncated": cut or following is not None or part.tail_cut, "encodingErrors": part.replaced,
+            "path": policy.display(place),
+            "content": shown_text,
+            "size": part.size,
+            "truncated": cut or following is not None or part.tail_cut,
+            "encodingErrors": part.replaced,
             "offset": page.offset,
         }
         if page.first_line is not None:
@@ -172,11 +217,15 @@ class FileTools(ToolFamily):
         if "\x00" in shown_text:
             text += "\n[note: this looks binary (NUL bytes): read_media_file returns it as it is]"
         if cut:
-            text += ("\n[truncated: this text is mostly characters that need escaping (a binary file?); "
-                     "read it with read_media_file, or in smaller parts with offset/length]")
+            text += (
+                "\n[truncated: this text is mostly characters that need escaping (a binary file?); "
+                "read it with read_media_file, or in smaller parts with offset/length]"
+            )
         elif following is not None:
-            text += (f"\n[truncated at {config.max_read_bytes} bytes: shown {_shown(page)} of a {part.size}-byte "
-                     f"file; read on with cursor \"{following}\"]")
+            text += (
+                f"\n[truncated at {config.max_read_bytes} bytes: shown {_shown(page)} of a {part.size}-byte "
+                f'file; read on with cursor "{following}"]'
+            )
         elif part.tail_cut:
             text += f"\n[truncated: the last lines are longer than {config.max_read_bytes} bytes; shown the last bytes]"
         answer = result(text, data)
@@ -194,9 +243,16 @@ class FileTools(ToolFamily):
         from .resources import path_uri
 
         cap = media_limit(self.config)
-        return [content.resource_link(path_uri(policy.display(place.real)), place.name, size=size,
-                                      mime_type=mime_type(place.name) or "text/plain")
-                for place, size in files if size <= cap]
+        return [
+            content.resource_link(
+                path_uri(policy.display(place.real)),
+                place.name,
+                size=size,
+                mime_type=mime_type(place.name) or "text/plain",
+            )
+            for place, size in files
+            if size <= cap
+        ]
 
     async def read_multiple_files(self, ctx: Context, args: dict[str, Any]) -> ToolResult:
         """Read several text files at once (head/tail lines of each); a failing file says why. One output
@@ -223,20 +279,28 @@ class FileTools(ToolFamily):
             text, cut = fit_text(page.text, max(room, 0))
             room -= json_weight(text) + 2 * len(shown) + 100
             left -= len(text.encode("utf-8", "surrogatepass"))
-            entry: dict[str, Any] = {"path": shown, "content": text,
-                                     "truncated": cut or page.next is not None or part.tail_cut}
+            entry: dict[str, Any] = {
+                "path": shown,
+                "content": text,
+                "truncated": cut or page.next is not None or part.tail_cut,
+            }
             body = text
             if part.tail is not None:
                 entry["tailContent"] = part.tail.text
                 left -= len(part.tail.text.encode("utf-8", "surrogatepass"))
                 room -= json_weight(part.tail.text)
-                body += ("" if not text or text.endswith("\n") else "\n") + (
-                    f"[... {part.omitted} bytes not shown ...]\n" if part.omitted else "") + part.tail.text
+                body += (
+                    ("" if not text or text.endswith("\n") else "\n")
+                    + (f"[... {part.omitted} bytes not shown ...]\n" if part.omitted else "")
+                    + part.tail.text
+                )
             notice = ""
             if page.next is not None and not cut:
                 entry["nextCursor"] = str(page.next)
-                notice = (f"\n[truncated: shown {_shown(page)} of a {part.size}-byte file; read on with "
-                          f"read_text_file and cursor \"{page.next}\"]")
+                notice = (
+                    f"\n[truncated: shown {_shown(page)} of a {part.size}-byte file; read on with "
+                    f'read_text_file and cursor "{page.next}"]'
+                )
             elif entry["truncated"]:
                 notice = "\n[truncated: read it with read_text_file]"
             files.append(entry)
@@ -255,8 +319,10 @@ class FileTools(ToolFamily):
         try:
             data = read_bytes(place, max_bytes=cap)
         except ValueError as problem:
-            raise ToolError(f"{problem}: read_media_file returns files up to {cap} bytes (their base64 must fit "
-                            "in one message); read text files with read_text_file") from None
+            raise ToolError(
+                f"{problem}: read_media_file returns files up to {cap} bytes (their base64 must fit "
+                "in one message); read text files with read_text_file"
+            ) from None
         mime = mime_type(place.name) or OCTET_STREAM
         real = place.real
         if mime.startswith("image/"):
@@ -267,7 +333,9 @@ class FileTools(ToolFamily):
             from .resources import path_uri
 
             block = content.embedded_resource(content.blob_contents(path_uri(policy.display(real)), data, mime))
-        return ToolResult(content=[block], structured={"path": policy.display(real), "mimeType": mime, "size": len(data)})
+        return ToolResult(
+            content=[block], structured={"path": policy.display(real), "mimeType": mime, "size": len(data)}
+        )
 
     async def get_file_info(self, ctx: Context, args: dict[str, Any]) -> ToolResult:
         """Metadata of a file or directory: type, size, times, permissions, MIME type."""
@@ -275,11 +343,23 @@ class FileTools(ToolFamily):
         place = policy.resolve(args["path"])
         status = anchored.lstat(place)
         mode = status.st_mode
-        kind = ("directory" if stat.S_ISDIR(mode) else "file" if stat.S_ISREG(mode)
-                else "fifo" if stat.S_ISFIFO(mode) else "socket" if stat.S_ISSOCK(mode) else "device")
+        kind = (
+            "directory"
+            if stat.S_ISDIR(mode)
+            else "file"
+            if stat.S_ISREG(mode)
+            else "fifo"
+            if stat.S_ISFIFO(mode)
+            else "socket"
+            if stat.S_ISSOCK(mode)
+            else "device"
+        )
         data: dict[str, Any] = {
-            "path": policy.display(place), "type": kind, "size": status.st_size,
-            "modified": iso(status.st_mtime), "accessed": iso(status.st_atime),
+            "path": policy.display(place),
+            "type": kind,
+            "size": status.st_size,
+            "modified": iso(status.st_mtime),
+            "accessed": iso(status.st_atime),
             "permissions": oct(stat.S_IMODE(mode))[2:].zfill(3),
         }
         birth = getattr(status, "st_birthtime", None)

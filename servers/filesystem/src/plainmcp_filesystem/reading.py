@@ -84,8 +84,9 @@ def _nothing() -> None:
     return None
 
 
-def read_part(place: Place, want: dict[str, Any], *, budget: int, encoding: str,
-              check: Callable[[], None] = _nothing) -> TextPart:
+def read_part(
+    place: Place, want: dict[str, Any], *, budget: int, encoding: str, check: Callable[[], None] = _nothing
+) -> TextPart:
     """Read the part of a text file ``want`` names, at most ``budget`` bytes of it.
 
     ``want`` holds a tool's arguments: ``cursor``; or ``offset``/``length`` (bytes); or
@@ -105,7 +106,9 @@ def read_part(place: Place, want: dict[str, Any], *, budget: int, encoding: str,
         if "offset" in want or "length" in want:
             offset = want.get("offset", 0)
             at = Cursor(offset, 1 if offset == 0 else 0)
-            return TextPart(read_page(file, size, at, budget=budget, encoding=encoding, length=want.get("length")), size)
+            return TextPart(
+                read_page(file, size, at, budget=budget, encoding=encoding, length=want.get("length")), size
+            )
         if "startLine" in want or "endLine" in want:
             start = want.get("startLine", 1)
             offset = skip_lines(file, start, check) if start > 1 else 0

@@ -84,10 +84,15 @@ class FileIndex:
                         size: int | None = entry.lstat().st_size
                     except OSError:
                         size = None
-                    listed.append(Resource(
-                        path_uri(shown), entry.relative, _unused_reader,
-                        mime_type=mime_type(entry.name), size=size,
-                    ))
+                    listed.append(
+                        Resource(
+                            path_uri(shown),
+                            entry.relative,
+                            _unused_reader,
+                            mime_type=mime_type(entry.name),
+                            size=size,
+                        )
+                    )
             finally:
                 os.close(fd)
         return listed
@@ -138,15 +143,20 @@ class FileResources:
         except (AccessError, OSError):
             return None  # "not found", whatever the reason: nothing is said about what is outside
         except ValueError as problem:
-            raise MCPError(ErrorCode.INVALID_PARAMS, f"{problem} (resources/read returns files up to {cap} bytes); "
-                           "read it in parts with the read_text_file tool", {"uri": uri}) from None
+            raise MCPError(
+                ErrorCode.INVALID_PARAMS,
+                f"{problem} (resources/read returns files up to {cap} bytes); "
+                "read it in parts with the read_text_file tool",
+                {"uri": uri},
+            ) from None
         return _contents(uri, place.name, data)
 
 
 def register(server: Server, resources: FileResources) -> None:
     server.resource_list(resources.list_files)
     server.resource_template(TEMPLATE, "file", title="A file or directory", description=READ_FILE_DESCRIPTION)(
-        resources.read_file)
+        resources.read_file
+    )
 
 
 def _listing(place: Place, max_bytes: int) -> tuple[str, bool]:

@@ -30,8 +30,16 @@ _SNIFF = 8192
 
 
 async def search_names(
-    start: Place, shown_length: int, glob: Glob, *, exclude: Excluder, max_depth: int, max_results: int,
-    max_bytes: int, pacer: Pacer, ignore: GitIgnore | None = None,
+    start: Place,
+    shown_length: int,
+    glob: Glob,
+    *,
+    exclude: Excluder,
+    max_depth: int,
+    max_results: int,
+    max_bytes: int,
+    pacer: Pacer,
+    ignore: GitIgnore | None = None,
 ) -> tuple[list[tuple[str, str]], bool]:
     """``(relative path, kind)`` of entries below ``start`` whose name (or relative path) matches;
     and truncated (``max_results`` reached, or the paths, each shown under a prefix of
@@ -135,8 +143,15 @@ class Grep:
         for number, line in enumerate(lines):
             if self.pattern.search(line) is None:
                 continue
-            self.weight += 2 * (weight(entry.relative) + request.shown_length
-                                + min(len(line), MAX_LINE_CHARS) * 6 * (1 + 2 * context)) + 64
+            self.weight += (
+                2
+                * (
+                    weight(entry.relative)
+                    + request.shown_length
+                    + min(len(line), MAX_LINE_CHARS) * 6 * (1 + 2 * context)
+                )
+                + 64
+            )
             if len(outcome.matches) >= request.max_results or self.weight > request.max_bytes:
                 outcome.truncated = True
                 return True
@@ -162,8 +177,9 @@ class SearchTimeout(Exception):
     """A search that ran past its deadline and was stopped."""
 
 
-async def search_contents(start: Place, request: GrepRequest, *, regex: bool, pacer: Pacer,
-                          timeout: float, workers: Any = None) -> ContentSearch:
+async def search_contents(
+    start: Place, request: GrepRequest, *, regex: bool, pacer: Pacer, timeout: float, workers: Any = None
+) -> ContentSearch:
     """Matching lines in the regular files below ``start``.
 
     A plain-text query runs here, on the event loop, yielding between entries (``re.escape`` makes
@@ -195,9 +211,11 @@ async def _in_worker(start: Place, request: GrepRequest, timeout: float, workers
             async with workers or contextlib.nullcontext():
                 return await _run_worker(start, request)
     except TimeoutError:
-        raise SearchTimeout(f"The regular expression search took longer than {timeout:g} s and was stopped; "
-                            "simplify the expression (nested repetition such as (a+)+ backtracks) or search "
-                            "a smaller directory") from None
+        raise SearchTimeout(
+            f"The regular expression search took longer than {timeout:g} s and was stopped; "
+            "simplify the expression (nested repetition such as (a+)+ backtracks) or search "
+            "a smaller directory"
+        ) from None
 
 
 async def _run_worker(start: Place, request: GrepRequest) -> ContentSearch:
@@ -211,7 +229,9 @@ async def _run_worker(start: Place, request: GrepRequest) -> ContentSearch:
     # Cancellation then lands at the first checkpoint below, whose cleanup kills the worker.
     with anchored.directory(start) as fd, anyio.CancelScope(shield=True):
         process = await anyio.open_process(
-            [sys.executable, "-m", "plainmcp_filesystem.grep_worker", str(fd)], pass_fds=(fd,), env=env,
+            [sys.executable, "-m", "plainmcp_filesystem.grep_worker", str(fd)],
+            pass_fds=(fd,),
+            env=env,
             stderr=subprocess.DEVNULL,
         )
     limit = 2 * request.max_bytes + 1024 * 1024

@@ -22,38 +22,50 @@ SEARCH_WORKERS = 2
 
 SEARCH_FILES = ToolSpec(
     title="Find files by name",
-    input_schema=obj({
-        "path": PATH,
-        "pattern": {"type": "string", "minLength": 1, "maxLength": MAX_PATTERN_CHARS},
-        "excludePatterns": EXCLUDES,
-        "gitignore": GITIGNORE,
-        "maxResults": count(),
-    }, ("path", "pattern")),
-    output_schema=out({"matches": big_array("absolute paths"), "truncated": {"type": "boolean"}},
-                      ("matches", "truncated")),
+    input_schema=obj(
+        {
+            "path": PATH,
+            "pattern": {"type": "string", "minLength": 1, "maxLength": MAX_PATTERN_CHARS},
+            "excludePatterns": EXCLUDES,
+            "gitignore": GITIGNORE,
+            "maxResults": count(),
+        },
+        ("path", "pattern"),
+    ),
+    output_schema=out(
+        {"matches": big_array("absolute paths"), "truncated": {"type": "boolean"}}, ("matches", "truncated")
+    ),
     annotations=READ,
 )
 
 SEARCH_CONTENT = ToolSpec(
     title="Search file contents",
-    input_schema=obj({
-        "path": PATH,
-        "query": {"type": "string", "minLength": 1, "maxLength": 1000},
-        "regex": {"type": "boolean", "description": "query is a Python regex"},
-        "caseSensitive": {"type": "boolean"},
-        "contextLines": count(minimum=0, maximum=10),
-        # Checked like excludePatterns, by the Excluder.
-        "include": {"type": "array", "items": {"type": "string"}, "description": "Only these globs ('*.py')"},
-        "excludePatterns": EXCLUDES,
-        "gitignore": GITIGNORE,
-        "maxResults": count("Matching lines"),
-    }, ("path", "query")),
-    output_schema=out({
-        "matches": big_array("{path, line, text, before?, after?}"),
-        "filesSearched": {"type": "integer"}, "filesMatched": {"type": "integer"},
-        "skippedBinary": {"type": "integer"}, "skippedLarge": {"type": "integer"},
-        "truncated": {"type": "boolean"},
-    }, ("matches", "truncated")),
+    input_schema=obj(
+        {
+            "path": PATH,
+            "query": {"type": "string", "minLength": 1, "maxLength": 1000},
+            "regex": {"type": "boolean", "description": "query is a Python regex"},
+            "caseSensitive": {"type": "boolean"},
+            "contextLines": count(minimum=0, maximum=10),
+            # Checked like excludePatterns, by the Excluder.
+            "include": {"type": "array", "items": {"type": "string"}, "description": "Only these globs ('*.py')"},
+            "excludePatterns": EXCLUDES,
+            "gitignore": GITIGNORE,
+            "maxResults": count("Matching lines"),
+        },
+        ("path", "query"),
+    ),
+    output_schema=out(
+        {
+            "matches": big_array("{path, line, text, before?, after?}"),
+            "filesSearched": {"type": "integer"},
+            "filesMatched": {"type": "integer"},
+            "skippedBinary": {"type": "integer"},
+            "skippedLarge": {"type": "integer"},
+            "truncated": {"type": "boolean"},
+        },
+        ("matches", "truncated"),
+    ),
     annotations=READ,
 )
 
@@ -71,8 +83,10 @@ def _grep_lines(found: ContentSearch) -> list[str]:
         lines.append(f"{match['path']}:{match['line']}:{match['text']}")
         for offset, after in enumerate(match.get("after", ())):
             lines.append(f"{match['path']}-{match['line'] + 1 + offset}-{after}")
-    summary = (f"{len(found.matches)} matching lines in {found.files_matched} of {found.files_searched} files searched"
-               f"; skipped {found.skipped_binary} binary and {found.skipped_large} large files")
+    summary = (
+        f"{len(found.matches)} matching lines in {found.files_matched} of {found.files_searched} files searched"
+        f"; skipped {found.skipped_binary} binary and {found.skipped_large} large files"
+    )
     if found.truncated:
         summary += "; stopped at maxResults"
     lines.append(summary)
@@ -92,9 +106,14 @@ class SearchTools(ToolFamily):
         policy, place = await self.directory(ctx, args)
         shown = policy.display(place)
         found, truncated = await search_names(
-            place, len(shown), compile_glob(args["pattern"]), exclude=Excluder(args.get("excludePatterns", ())),
-            max_depth=self.config.max_depth, max_results=self.limit(args, "maxResults", 1000),
-            max_bytes=self.config.max_result_bytes, pacer=Pacer(ctx, "entries searched"),
+            place,
+            len(shown),
+            compile_glob(args["pattern"]),
+            exclude=Excluder(args.get("excludePatterns", ())),
+            max_depth=self.config.max_depth,
+            max_results=self.limit(args, "maxResults", 1000),
+            max_bytes=self.config.max_result_bytes,
+            pacer=Pacer(ctx, "entries searched"),
             ignore=self.ignore(args, place),
         )
         matches = [_join(shown, relative) for relative, _ in found]
@@ -115,19 +134,39 @@ class SearchTools(ToolFamily):
         for patterns in (include, exclude):
             Excluder(patterns)  # a bad pattern is refused here (ValueError: a tool error), before any work
         request = GrepRequest(
-            pattern.pattern, pattern.flags, include, exclude, context=int(args.get("contextLines", 0)),
-            max_depth=config.max_depth, max_results=self.limit(args, "maxResults", 100),
-            max_file_bytes=config.max_search_file_bytes, max_bytes=config.max_result_bytes, shown_length=len(shown),
+            pattern.pattern,
+            pattern.flags,
+            include,
+            exclude,
+            context=int(args.get("contextLines", 0)),
+            max_depth=config.max_depth,
+            max_results=self.limit(args, "maxResults", 100),
+            max_file_bytes=config.max_search_file_bytes,
+            max_bytes=config.max_result_bytes,
+            shown_length=len(shown),
             gitignore=self.git_rules(args, place),
         )
         try:
-            found = await search_contents(place, request, regex=regex, pacer=Pacer(ctx, "entries searched"),
-                                          timeout=config.search_timeout, workers=self.workers)
+            found = await search_contents(
+                place,
+                request,
+                regex=regex,
+                pacer=Pacer(ctx, "entries searched"),
+                timeout=config.search_timeout,
+                workers=self.workers,
+            )
         except SearchTimeout as problem:
             raise ToolError(str(problem)) from None
         for match in found.matches:
             match["path"] = _join(shown, match["path"])
-        return result("\n".join(_grep_lines(found)), {
-            "matches": found.matches, "filesSearched": found.files_searched, "filesMatched": found.files_matched,
-            "skippedBinary": found.skipped_binary, "skippedLarge": found.skipped_large, "truncated": found.truncated,
-        })
+        return result(
+            "\n".join(_grep_lines(found)),
+            {
+                "matches": found.matches,
+                "filesSearched": found.files_searched,
+                "filesMatched": found.files_matched,
+                "skippedBinary": found.skipped_binary,
+                "skippedLarge": found.skipped_large,
+                "truncated": found.truncated,
+            },
+        )

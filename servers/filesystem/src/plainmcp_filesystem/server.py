@@ -149,8 +149,14 @@ def _register_write_tools(server: Server, config: Config, tools: WriteTools) -> 
 
 async def _sweep(policy: AccessPolicy, server: Server) -> None:
     """The background task that removes temporary files killed servers left behind, once, at start."""
-    removed = await anyio.to_thread.run_sync(functools.partial(
-        sweep_temporaries, [place for _, place in policy.places()], older_than=STALE_SECONDS,
-        now=time.time(), max_entries=100_000))
+    removed = await anyio.to_thread.run_sync(
+        functools.partial(
+            sweep_temporaries,
+            [place for _, place in policy.places()],
+            older_than=STALE_SECONDS,
+            now=time.time(),
+            max_entries=100_000,
+        )
+    )
     if removed:
         logger.info("removed %d temporary files left behind by an interrupted write", removed)

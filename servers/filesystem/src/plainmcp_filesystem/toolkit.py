@@ -55,7 +55,9 @@ def guarded(handler: Handler) -> Handler:
             raise ToolError(str(problem)) from None
         except OSError as problem:
             logger.info("tool %s: %s", handler.__name__, problem)
-            raise ToolError(f"The operation failed: {os.strerror(problem.errno) if problem.errno else 'I/O error'}") from None
+            raise ToolError(
+                f"The operation failed: {os.strerror(problem.errno) if problem.errno else 'I/O error'}"
+            ) from None
 
     return run
 
@@ -74,8 +76,13 @@ def add_tool(server: Server, spec: ToolSpec, handler: Handler, *, meta: dict[str
     """Register ``handler`` as the tool ``spec`` describes (with ``meta`` as its ``_meta``), its expected
     failures made tool errors (:func:`guarded`) and unknown arguments refused (:func:`known_arguments`)."""
     properties = (spec.input_schema or {}).get("properties", {})
-    server.tool(title=spec.title, input_schema=spec.input_schema, output_schema=spec.output_schema,
-                annotations=spec.annotations, meta=meta)(known_arguments(frozenset(properties), guarded(handler)))
+    server.tool(
+        title=spec.title,
+        input_schema=spec.input_schema,
+        output_schema=spec.output_schema,
+        annotations=spec.annotations,
+        meta=meta,
+    )(known_arguments(frozenset(properties), guarded(handler)))
 
 
 #: The ``_meta`` key by which a tool tells Claude Code how large its results may be (in characters):
@@ -100,7 +107,9 @@ def known_arguments(names: frozenset[str], handler: Handler) -> Handler:
     async def run(ctx: Context, args: dict[str, Any]) -> ToolResult:
         unknown = sorted(set(args) - names)
         if unknown:
-            raise ToolError(f"Unknown argument {', '.join(map(repr, unknown))}; this tool takes: {', '.join(sorted(names))}")
+            raise ToolError(
+                f"Unknown argument {', '.join(map(repr, unknown))}; this tool takes: {', '.join(sorted(names))}"
+            )
         return await handler(ctx, args)
 
     return run
@@ -189,8 +198,11 @@ PATH = {"type": "string"}
 
 def string_list(description: str = "", *, max_items: int = 100, max_length: int = 4096) -> dict[str, Any]:
     # Empty items are refused where they are used (an empty path or pattern is a tool error).
-    schema: dict[str, Any] = {"type": "array", "items": {"type": "string", "maxLength": max_length},
-                              "maxItems": max_items}
+    schema: dict[str, Any] = {
+        "type": "array",
+        "items": {"type": "string", "maxLength": max_length},
+        "maxItems": max_items,
+    }
     if description:
         schema["description"] = description
     return schema

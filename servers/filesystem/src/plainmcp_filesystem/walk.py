@@ -34,7 +34,6 @@ YIELD_SECONDS = 0.02
 MAX_DIRECTORY_ENTRIES = 100_000
 
 
-
 @dataclass(slots=True)
 class Entry:
     """One entry met by a walk.

@@ -142,7 +142,9 @@ class Watcher:
                 for entry in walk(fd, max_depth=10_000):
                     if entry.kind == "directory":
                         if len(found) >= MAX_WATCHED_DIRECTORIES:
-                            logger.warning("more than %d directories: only the first are watched", MAX_WATCHED_DIRECTORIES)
+                            logger.warning(
+                                "more than %d directories: only the first are watched", MAX_WATCHED_DIRECTORIES
+                            )
                             return found
                         found.append(os.path.join(root.real, *entry.relative.split("/")))
             finally:
@@ -164,8 +166,13 @@ class Watcher:
                     # Each directory on its own (recursive=False): watchfiles' recursive mode
                     # follows links, and a link to / would watch the whole disk.
                     async for changes in watchfiles.awatch(
-                        *directories, watch_filter=None, debounce=self.debounce_ms, step=STEP_MS,
-                        stop_event=stop, recursive=False, ignore_permission_denied=True,
+                        *directories,
+                        watch_filter=None,
+                        debounce=self.debounce_ms,
+                        step=STEP_MS,
+                        stop_event=stop,
+                        recursive=False,
+                        ignore_permission_denied=True,
                     ):
                         structural = any(kind != MODIFIED for kind, _ in changes)
                         await feed.publish([path for _, path in changes], structural)

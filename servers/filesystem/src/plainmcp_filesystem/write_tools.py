@@ -35,36 +35,60 @@ _CONTENT = {"content": {"type": "string"}, "content_base64": {"type": "string"}}
 WRITE_FILE = ToolSpec(
     title="Write a file",
     input_schema=obj({"path": PATH, **_CONTENT}, ("path",)),
-    output_schema=out({"path": {"type": "string"}, "created": {"type": "boolean"}, "bytes": {"type": "integer"}},
-                      ("path", "created", "bytes")),
+    output_schema=out(
+        {"path": {"type": "string"}, "created": {"type": "boolean"}, "bytes": {"type": "integer"}},
+        ("path", "created", "bytes"),
+    ),
     annotations=writes(destructive=True, idempotent=True),
 )
 
 APPEND_FILE = ToolSpec(
     title="Append to a file",
     input_schema=obj({"path": PATH, **_CONTENT}, ("path",)),
-    output_schema=out({"path": {"type": "string"}, "created": {"type": "boolean"}, "bytes": {"type": "integer"},
-                       "size": {"type": "integer", "description": "the file's size after"}},
-                      ("path", "created", "bytes", "size")),
+    output_schema=out(
+        {
+            "path": {"type": "string"},
+            "created": {"type": "boolean"},
+            "bytes": {"type": "integer"},
+            "size": {"type": "integer", "description": "the file's size after"},
+        },
+        ("path", "created", "bytes", "size"),
+    ),
     # Not destructive: nothing that was there is changed. Not idempotent: each call adds again.
     annotations=writes(destructive=False, idempotent=False),
 )
 
 EDIT_FILE = ToolSpec(
     title="Edit a file",
-    input_schema=obj({
-        "path": PATH,
-        "edits": {"type": "array", "minItems": 1, "maxItems": 100, "items": obj({
-            "oldText": {"type": "string", "minLength": 1},
-            "newText": {"type": "string"},
-            "replace_all": {"type": "boolean"},
-        }, ("oldText", "newText"))},
-        "dryRun": {"type": "boolean", "description": "Diff only, no write"},
-    }, ("path", "edits")),
-    output_schema=out({
-        "path": {"type": "string"}, "diff": {"type": "string"}, "applied": {"type": "boolean"},
-        "notes": {"type": "array", "items": {"type": "string"}},
-    }, ("path", "diff", "applied")),
+    input_schema=obj(
+        {
+            "path": PATH,
+            "edits": {
+                "type": "array",
+                "minItems": 1,
+                "maxItems": 100,
+                "items": obj(
+                    {
+                        "oldText": {"type": "string", "minLength": 1},
+                        "newText": {"type": "string"},
+                        "replace_all": {"type": "boolean"},
+                    },
+                    ("oldText", "newText"),
+                ),
+            },
+            "dryRun": {"type": "boolean", "description": "Diff only, no write"},
+        },
+        ("path", "edits"),
+    ),
+    output_schema=out(
+        {
+            "path": {"type": "string"},
+            "diff": {"type": "string"},
+            "applied": {"type": "boolean"},
+            "notes": {"type": "array", "items": {"type": "string"}},
+        },
+        ("path", "diff", "applied"),
+    ),
     annotations=writes(destructive=True, idempotent=False),
 )
 
@@ -88,19 +112,29 @@ MOVE_FILE = ToolSpec(
 COPY_FILE = ToolSpec(
     title="Copy",
     input_schema=obj({"source": PATH, "destination": PATH}, ("source", "destination")),
-    output_schema=out({
-        "source": {"type": "string"}, "destination": {"type": "string"}, "files": {"type": "integer"},
-        "directories": {"type": "integer"}, "bytes": {"type": "integer"}, "skipped": {"type": "integer"},
-    }, ("source", "destination", "files", "directories", "bytes", "skipped")),
+    output_schema=out(
+        {
+            "source": {"type": "string"},
+            "destination": {"type": "string"},
+            "files": {"type": "integer"},
+            "directories": {"type": "integer"},
+            "bytes": {"type": "integer"},
+            "skipped": {"type": "integer"},
+        },
+        ("source", "destination", "files", "directories", "bytes", "skipped"),
+    ),
     annotations=writes(destructive=False, idempotent=False),
 )
 
 DELETE_FILE = ToolSpec(
     title="Delete",
-    input_schema=obj({
-        "path": PATH,
-        "recursive": {"type": "boolean"},
-    }, ("path",)),
+    input_schema=obj(
+        {
+            "path": PATH,
+            "recursive": {"type": "boolean"},
+        },
+        ("path",),
+    ),
     output_schema=out({"path": {"type": "string"}, "deleted": {"type": "string"}}, ("path", "deleted")),
     annotations=writes(destructive=True, idempotent=True),
 )
@@ -137,15 +171,17 @@ def text_encoding(raw: bytes) -> tuple[bytes, str]:
     for bom, codec in ((codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be")):
         if raw.startswith(bom):
             try:
-                raw[len(bom):].decode(codec)
+                raw[len(bom) :].decode(codec)
             except UnicodeDecodeError:
                 break
             return bom, codec
     try:
         raw.decode("utf-8")
     except UnicodeDecodeError:
-        raise ToolError("The file is not valid UTF-8 or UTF-16 text; edit_file changes only those (rewrite "
-                        "others whole with write_file)") from None
+        raise ToolError(
+            "The file is not valid UTF-8 or UTF-16 text; edit_file changes only those (rewrite "
+            "others whole with write_file)"
+        ) from None
     return b"", "utf-8"
 
 
@@ -182,8 +218,10 @@ class WriteTools(ToolFamily):
         created, size = append(place, data)
         await self.changed([place.real], created)
         shown = policy.display(place)
-        return result(f"Appended {len(data)} bytes to {shown} (now {size} bytes)",
-                      {"path": shown, "created": created, "bytes": len(data), "size": size})
+        return result(
+            f"Appended {len(data)} bytes to {shown} (now {size} bytes)",
+            {"path": shown, "created": created, "bytes": len(data), "size": size},
+        )
 
     async def edit_file(self, ctx: Context, args: dict[str, Any]) -> ToolResult:
         """Replace text in a file: each oldText must match exactly one place (or set replace_all); else the
@@ -192,13 +230,15 @@ class WriteTools(ToolFamily):
         for number, edit in enumerate(args["edits"], start=1):
             unknown = sorted(set(edit) - EDIT_KEYS)
             if unknown:
-                raise ToolError(f"Edit {number}: unknown key {', '.join(map(repr, unknown))}; an edit takes "
-                                f"{', '.join(sorted(EDIT_KEYS))}")
+                raise ToolError(
+                    f"Edit {number}: unknown key {', '.join(map(repr, unknown))}; an edit takes "
+                    f"{', '.join(sorted(EDIT_KEYS))}"
+                )
         policy = await self.access.policy_for(ctx)
         place = policy.resolve(args["path"], for_write=True)
         raw = read_bytes(place, max_bytes=EDIT_MAX_BYTES)
         bom, codec = text_encoding(raw)
-        before = raw[len(bom):].decode(codec)
+        before = raw[len(bom) :].decode(codec)
         shown = policy.display(place)
         # Matching and diffing megabytes of text is pure Python that can take seconds: in a worker
         # thread, the interpreter switches back to the event loop every few milliseconds.
@@ -210,8 +250,9 @@ class WriteTools(ToolFamily):
         notes = "\n".join(outcome.notes)
         head = "Dry run: nothing written.\n" if dry else ""
         text = head + (notes + "\n" if notes else "") + (fenced(diff) if diff else "No changes.")
-        return result(text, {"path": shown, "diff": diff, "applied": not dry and outcome.text != before,
-                             "notes": outcome.notes})
+        return result(
+            text, {"path": shown, "diff": diff, "applied": not dry and outcome.text != before, "notes": outcome.notes}
+        )
 
     async def create_directory(self, ctx: Context, args: dict[str, Any]) -> ToolResult:
         """Create a directory and its parents; fine if it exists."""
@@ -240,13 +281,23 @@ class WriteTools(ToolFamily):
         destination = policy.resolve_entry(args["destination"], must_exist=False)
         # A tree of many thousand entries takes a while: a worker thread keeps the event loop
         # serving, and a cancelled call stops between entries.
-        counts = await anyio.to_thread.run_sync(functools.partial(
-            copy, source, destination, max_entries=self.config.max_entries_limit, check=anyio.from_thread.check_cancelled))
+        counts = await anyio.to_thread.run_sync(
+            functools.partial(
+                copy,
+                source,
+                destination,
+                max_entries=self.config.max_entries_limit,
+                check=anyio.from_thread.check_cancelled,
+            )
+        )
         await self.changed([destination.real], True)
         data = {"source": policy.display(source), "destination": policy.display(destination), **counts}
         skipped = f", skipped {counts['skipped']} links or special files" if counts["skipped"] else ""
-        return result(f"Copied {data['source']} to {data['destination']}: {counts['files']} files, "
-                      f"{counts['bytes']} bytes{skipped}", data)
+        return result(
+            f"Copied {data['source']} to {data['destination']}: {counts['files']} files, "
+            f"{counts['bytes']} bytes{skipped}",
+            data,
+        )
 
     async def delete_file(self, ctx: Context, args: dict[str, Any]) -> ToolResult:
         """Delete a file, a link (not its target) or an empty directory; recursive for a full one.

@@ -231,7 +231,7 @@ def append(place: Place, data: bytes) -> tuple[bool, int]:
                 raise WriteFailed("The path is a special file; only regular files are appended to")
             view = memoryview(data)
             while view:
-                view = view[os.write(out, view):]
+                view = view[os.write(out, view) :]
             return created, os.fstat(out).st_size
         finally:
             os.close(out)
@@ -282,8 +282,10 @@ def move(source: Place, destination: Place) -> None:
 
     Raises WriteFailed when the destination exists or is on another file system.
     """
-    with _parent(source, "The source does not exist") as (source_fd, source_name), \
-            _parent(destination, "The destination's parent directory does not exist") as (target_fd, target_name):
+    with (
+        _parent(source, "The source does not exist") as (source_fd, source_name),
+        _parent(destination, "The destination's parent directory does not exist") as (target_fd, target_name),
+    ):
         status = _status(source_fd, source_name)
         if status is None:
             raise PathNotFound("No such file or directory")
@@ -315,7 +317,9 @@ def _nothing() -> None:
     return None
 
 
-def copy(source: Place, destination: Place, *, max_entries: int, check: Callable[[], None] = _nothing) -> dict[str, int]:
+def copy(
+    source: Place, destination: Place, *, max_entries: int, check: Callable[[], None] = _nothing
+) -> dict[str, int]:
     """Copy a file, or a directory recursively, to a new name; never replaces what is there.
 
     Regular files and directories are copied; links and special files inside a directory are
@@ -336,8 +340,10 @@ def copy(source: Place, destination: Place, *, max_entries: int, check: Callable
         return counts
     if destination.anchor is source.anchor and destination.parts[: len(source.parts)] == source.parts:
         raise WriteFailed("A directory cannot be copied into itself")
-    with directory(source) as source_fd, \
-            _parent(destination, "The destination's parent directory does not exist") as (parent_fd, name):
+    with (
+        directory(source) as source_fd,
+        _parent(destination, "The destination's parent directory does not exist") as (parent_fd, name),
+    ):
         if _status(parent_fd, name) is not None:
             raise WriteFailed("The destination already exists")
         # Count first, so a tree over the limit is refused before anything is written.
@@ -406,7 +412,9 @@ def delete(place: Place, *, recursive: bool) -> str:
                     os.rmdir(name, dir_fd=fd)
                 except OSError as problem:
                     if problem.errno in (errno.ENOTEMPTY, errno.EEXIST):
-                        raise WriteFailed("The directory is not empty; pass recursive: true to delete it and its contents") from None
+                        raise WriteFailed(
+                            "The directory is not empty; pass recursive: true to delete it and its contents"
+                        ) from None
                     raise
             return "directory"
         os.unlink(name, dir_fd=fd)
