@@ -75,7 +75,7 @@ class LegacyLifecycle:
         own = _LEGACY_ONLY.get(method)
         if own is not None:
             return await own(self, self.context(call), params)
-        if self._has_tasks() and method in LEGACY_TASK_METHODS:
+        if method in LEGACY_TASK_METHODS and self._has_tasks():
             return await self.tasks.handle(method, params)
         handler = FEATURE_METHODS.get(method)
         if handler is None:
