@@ -170,3 +170,12 @@ async def test_status_changes_are_told_to_the_owning_connection():
     statuses = [n.params for n in seen if n.method == "notifications/tasks/status"]
     assert [(p["taskId"], p["status"]) for p in statuses] == [(task_id, "completed")]
     assert set(statuses[0]) == {"taskId", "status", "createdAt", "lastUpdatedAt", "ttl", "pollInterval"}
+
+
+@pytest.mark.parametrize(("asked", "kept"), [({"ttl": 10**12}, 600_000), ({"ttl": 5000}, 5000), ({"ttl": -1}, 600_000), ({}, 600_000)])
+async def test_a_requested_ttl_is_capped_at_the_servers(asked, kept):
+    fixture = Fixture()
+    fixture.release.set()
+    async with connect_in_memory(fixture.server, protocol_version=LEGACY) as client:
+        created = await rpc(client, "tools/call", {"name": "work", "arguments": {}, "task": asked})
+    assert created["task"]["ttl"] == kept
