@@ -112,7 +112,11 @@ async def test_auto_probe_falls_back_after_probe_timeout_when_discover_is_never_
             if isinstance(item, Request):
                 seen.append(item.method)
                 if item.method == "initialize":
-                    result = {"protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {"name": "old", "version": "1"}}
+                    result = {
+                        "protocolVersion": "2025-11-25",
+                        "capabilities": {},
+                        "serverInfo": {"name": "old", "version": "1"},
+                    }
                     await write.send(Outbound(Response(item.id, result)))
 
     async with memory_pair() as ((server_read, server_write), (client_read, client_write)):

@@ -44,13 +44,16 @@ async def test_an_unhashable_name_or_uri_is_invalid_params(ref: dict[str, Any]) 
     # (-32603 Internal error) instead of naming the unknown prompt or template. Found by mypy.
     async with connect_in_memory(server()) as client:
         with pytest.raises(MCPError) as raised:
-            await client.session.request("completion/complete", {"ref": ref, "argument": {"name": "colour", "value": ""}})
+            await client.session.request(
+                "completion/complete", {"ref": ref, "argument": {"name": "colour", "value": ""}}
+            )
     assert raised.value.code == ErrorCode.INVALID_PARAMS
 
 
 async def test_string_refs_still_complete() -> None:
     async with connect_in_memory(server()) as client:
         result = await client.session.request(
-            "completion/complete", {"ref": {"type": "ref/prompt", "name": "paint"}, "argument": {"name": "colour", "value": "r"}}
+            "completion/complete",
+            {"ref": {"type": "ref/prompt", "name": "paint"}, "argument": {"name": "colour", "value": "r"}},
         )
     assert result["completion"]["values"] == ["red"]

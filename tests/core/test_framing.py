@@ -113,7 +113,9 @@ def test_line_decoder_line_one_byte_over_the_limit_is_rejected():
 
 def test_line_decoder_oversized_line_in_one_chunk_then_next_line_served():
     decoder = LineDecoder(max_bytes=64)
-    out = decoder.feed(b'{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"' + b"a" * 100 + b'"}}\n' + ping(2) + b"\n")
+    out = decoder.feed(
+        b'{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"' + b"a" * 100 + b'"}}\n' + ping(2) + b"\n"
+    )
     assert out == [too_large(64), Request(2, "ping")]
 
 
@@ -279,7 +281,11 @@ def test_frame_batch_replaces_only_the_bad_member():
     assert json.loads(data) == [
         {"jsonrpc": "2.0", "id": 1, "result": {}},
         {"jsonrpc": "2.0", "id": 2, "error": {"code": -32603, "message": "Internal error"}},
-        {"jsonrpc": "2.0", "id": 3, "error": {"code": -32603, "message": "Response exceeds the 300-byte message limit"}},
+        {
+            "jsonrpc": "2.0",
+            "id": 3,
+            "error": {"code": -32603, "message": "Response exceeds the 300-byte message limit"},
+        },
     ]
 
 

@@ -79,7 +79,9 @@ def test_join_batch_under_the_limit_is_the_plain_array():
 # ----------------------------------------------------------------------------- Last-Event-ID
 
 
-@pytest.mark.parametrize("value", [None, "", "-1", "a--1", "abc-", "abc-\xb2", "abc-" + "9" * 5000, "x" * 10_000, "ABC-1"])
+@pytest.mark.parametrize(
+    "value", [None, "", "-1", "a--1", "abc-", "abc-\xb2", "abc-" + "9" * 5000, "x" * 10_000, "ABC-1"]
+)
 def test_last_event_ids_we_never_issue_parse_to_none(value):
     assert parse_event_id(value) is None
 

@@ -219,8 +219,16 @@ def test_decode_result_response_id_must_be_string_or_integer(raw_id):
 
 @pytest.mark.parametrize(
     "error",
-    ['"boom"', "null", "{}", '{"code":"1","message":"m"}', '{"code":true,"message":"m"}', '{"code":1.5,"message":"m"}',
-     '{"code":1}', '{"code":1,"message":2}'],
+    [
+        '"boom"',
+        "null",
+        "{}",
+        '{"code":"1","message":"m"}',
+        '{"code":true,"message":"m"}',
+        '{"code":1.5,"message":"m"}',
+        '{"code":1}',
+        '{"code":1,"message":2}',
+    ],
 )
 def test_decode_error_response_with_malformed_error_is_invalid_request(error):
     assert decode(f'{{"jsonrpc":"2.0","id":8,"error":{error}}}') == invalid_request(
@@ -309,7 +317,9 @@ def test_classify_bool_id_is_not_an_integer():
 
 def test_encode_response_is_compact_with_fixed_member_order():
     assert encode(Response(1, {})) == b'{"jsonrpc":"2.0","id":1,"result":{}}'
-    assert encode(Response("a", {"x": [1, 2], "y": None})) == b'{"jsonrpc":"2.0","id":"a","result":{"x":[1,2],"y":null}}'
+    assert (
+        encode(Response("a", {"x": [1, 2], "y": None})) == b'{"jsonrpc":"2.0","id":"a","result":{"x":[1,2],"y":null}}'
+    )
 
 
 def test_encode_request_omits_absent_params():
@@ -318,7 +328,9 @@ def test_encode_request_omits_absent_params():
 
 
 def test_encode_notification_has_no_id():
-    assert encode(Notification("notifications/initialized")) == b'{"jsonrpc":"2.0","method":"notifications/initialized"}'
+    assert (
+        encode(Notification("notifications/initialized")) == b'{"jsonrpc":"2.0","method":"notifications/initialized"}'
+    )
     assert (
         encode(Notification("notifications/progress", {"progressToken": "t", "progress": 1}))
         == b'{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1}}'

@@ -13,7 +13,6 @@ from pathlib import Path
 CORE = Path(__file__).resolve().parents[2] / "packages" / "plainmcp" / "src" / "plainmcp"
 
 
-
 def test_wire_modules_import_without_anyio() -> None:
     wire = sorted(name for name, layer in LAYERS.items() if layer == 1 and name != "plainmcp")
     assert {"plainmcp.framing", "plainmcp.sse", "plainmcp.envelope", "plainmcp.jsonrpc"} <= set(wire)
@@ -46,7 +45,6 @@ def test_public_all_matches_the_lazy_export_table() -> None:
     import plainmcp
 
     assert sorted(plainmcp._EXPORTS) == plainmcp.__all__
-
 
 
 def _literal_codes(source: str) -> list[int]:

@@ -172,7 +172,9 @@ async def test_status_changes_are_told_to_the_owning_connection():
     assert set(statuses[0]) == {"taskId", "status", "createdAt", "lastUpdatedAt", "ttl", "pollInterval"}
 
 
-@pytest.mark.parametrize(("asked", "kept"), [({"ttl": 10**12}, 600_000), ({"ttl": 5000}, 5000), ({"ttl": -1}, 600_000), ({}, 600_000)])
+@pytest.mark.parametrize(
+    ("asked", "kept"), [({"ttl": 10**12}, 600_000), ({"ttl": 5000}, 5000), ({"ttl": -1}, 600_000), ({}, 600_000)]
+)
 async def test_a_requested_ttl_is_capped_at_the_servers(asked, kept):
     fixture = Fixture()
     fixture.release.set()

@@ -15,16 +15,28 @@ import pytest
 SERVER = str(Path(sys.executable).parent / "plainmcp-everything")
 TOKEN = "0123456789abcdef0123456789abcdef"
 JWT = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJldmUifQ.c2lnbmF0dXJl"
-HOSTILE_NAME = (f"evil\n2026-01-01 00:00:00,000 ERROR plainmcp.command_line: disk full\r\x1b[31mred\u2028"
-                f"Authorization: Bearer {TOKEN} {JWT}")
+HOSTILE_NAME = (
+    f"evil\n2026-01-01 00:00:00,000 ERROR plainmcp.command_line: disk full\r\x1b[31mred\u2028"
+    f"Authorization: Bearer {TOKEN} {JWT}"
+)
 
 
 def initialize_as(name: str, log_format: str) -> list[str]:
     """The server's stderr lines after one initialize from a client called ``name``."""
-    request = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": name, "version": "1"}}}
-    done = subprocess.run([SERVER, "--log-format", log_format], input=json.dumps(request) + "\n",
-                          capture_output=True, text=True, timeout=30, env=os.environ.copy())
+    request = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": name, "version": "1"}},
+    }
+    done = subprocess.run(
+        [SERVER, "--log-format", log_format],
+        input=json.dumps(request) + "\n",
+        capture_output=True,
+        text=True,
+        timeout=30,
+        env=os.environ.copy(),
+    )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["result"]["serverInfo"]["name"] == "plainmcp-everything"
     return done.stderr.splitlines()
@@ -80,9 +92,15 @@ def test_a_servers_own_package_logs_at_the_level_asked_and_a_dependency_only_war
     modern = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
     request["params"]["_meta"] = modern  # type: ignore[index]
     for extra, dependency_debug in (([], False), (["--log-dependencies"], True)):
-        done = subprocess.run([sys.executable, "-m", "acme_weather", "--log-level", "debug", *extra],
-                              input=json.dumps(request) + "\n", capture_output=True, text=True, timeout=30,
-                              cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(tmp_path)})
+        done = subprocess.run(
+            [sys.executable, "-m", "acme_weather", "--log-level", "debug", *extra],
+            input=json.dumps(request) + "\n",
+            capture_output=True,
+            text=True,
+            timeout=30,
+            cwd=tmp_path,
+            env={**os.environ, "PYTHONPATH": str(tmp_path)},
+        )
         assert done.returncode == 0, done.stderr
         assert '"hi"' in done.stdout, done.stdout
         assert "DEBUG acme_weather.tools: handler debug line" in done.stderr

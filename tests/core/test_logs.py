@@ -15,8 +15,14 @@ from plainmcp.redaction import REDACTED, redact
 FORGED = "innocent\n2026-01-01 00:00:00,000 ERROR plainmcp.command_line: forged line\r\x1b[2J\u2028\x85end"
 
 
-def record(message: str, *args: object, name: str = "plainmcp.connection", level: int = logging.INFO,
-           exc_info: object = None, **extra: object) -> logging.LogRecord:
+def record(
+    message: str,
+    *args: object,
+    name: str = "plainmcp.connection",
+    level: int = logging.INFO,
+    exc_info: object = None,
+    **extra: object,
+) -> logging.LogRecord:
     made = logging.LogRecord(name, level, __file__, 1, message, args, exc_info)  # type: ignore[arg-type]
     for key, value in extra.items():
         setattr(made, key, value)
@@ -25,7 +31,9 @@ def record(message: str, *args: object, name: str = "plainmcp.connection", level
 
 def test_escape_controls_writes_every_line_breaking_or_terminal_character_as_an_escape() -> None:
     escaped = escape_controls(FORGED)
-    assert escaped == ("innocent\\n2026-01-01 00:00:00,000 ERROR plainmcp.command_line: forged line\\r\\x1b[2J\\u2028\\x85end")
+    assert escaped == (
+        "innocent\\n2026-01-01 00:00:00,000 ERROR plainmcp.command_line: forged line\\r\\x1b[2J\\u2028\\x85end"
+    )
     assert escaped.splitlines() == [escaped]  # str.splitlines breaks on \x85 and \u2028 too
     assert escape_controls("plain text, déjà vu, 東京") == "plain text, déjà vu, 東京"
 
@@ -61,15 +69,30 @@ def test_traceback_lines_are_indented_so_only_records_start_in_the_first_column(
         ("GET /v1/forecast?latitude=1&apikey=s3cr3tKEY123&x=2", "latitude=1&apikey=[redacted]&x=2", "s3cr3tKEY123"),
         ("https://a.example/v1?api_key=abcdef123456", "?api_key=[redacted]", "abcdef123456"),
         ("url=https://x/search?q=1&token=tok_9f8e7d6c", "&token=[redacted]", "tok_9f8e7d6c"),
-        ("headers: {'Authorization': 'Bearer abcd1234efgh5678'}", "'Authorization': 'Bearer [redacted]'", "abcd1234efgh5678"),
+        (
+            "headers: {'Authorization': 'Bearer abcd1234efgh5678'}",
+            "'Authorization': 'Bearer [redacted]'",
+            "abcd1234efgh5678",
+        ),
         ("Authorization: Basic dXNlcjpwYXNzd29yZA==", "Authorization: Basic [redacted]", "dXNlcjpwYXNzd29yZA"),
         ('{"authorization": "sk-live-0123456789"}', '"authorization": "[redacted]"', "sk-live-0123456789"),
-        ("refused Bearer 0123456789abcdef0123 from 10.0.0.1", "refused Bearer [redacted] from 10.0.0.1", "0123456789abcdef0123"),
-        ('{"client_secret": "hunter2hunter2", "user": "ann"}', '"client_secret": "[redacted]", "user": "ann"', "hunter2"),
+        (
+            "refused Bearer 0123456789abcdef0123 from 10.0.0.1",
+            "refused Bearer [redacted] from 10.0.0.1",
+            "0123456789abcdef0123",
+        ),
+        (
+            '{"client_secret": "hunter2hunter2", "user": "ann"}',
+            '"client_secret": "[redacted]", "user": "ann"',
+            "hunter2",
+        ),
         ("--open-meteo-api-key=ABCDEF0123 --port 1", "--open-meteo-api-key=[redacted] --port 1", "ABCDEF0123"),
         ("X-API-Key: 5f4dcc3b5aa765d61d8327deb882cf99", "X-API-Key: [redacted]", "5f4dcc3b5aa7"),
-        ("token eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhbm4ifQ.c2lnbmF0dXJlLXBhcnQ in a message",
-         f"token {REDACTED} in a message", "eyJzdWIiOiJhbm4ifQ"),
+        (
+            "token eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhbm4ifQ.c2lnbmF0dXJlLXBhcnQ in a message",
+            f"token {REDACTED} in a message",
+            "eyJzdWIiOiJhbm4ifQ",
+        ),
     ],
 )
 def test_redact_hides_credentials_and_keeps_the_words_around_them(text: str, kept: str, hidden: str) -> None:
@@ -123,8 +146,15 @@ def test_a_huge_message_is_cut_in_both_formats() -> None:
         assert f"... ({1_000_000 + len('initialized: client ') - MAX_MESSAGE_CHARS} more characters)" in line
 
 
-@pytest.mark.parametrize("text", ["Authorization: Bearer abcd1234efgh5678", "x?apikey=123456789&a=1",
-                                  "'authorization': 'Basic dXNlcjpwYXNz'", "eyJa.eyJb.c"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Authorization: Bearer abcd1234efgh5678",
+        "x?apikey=123456789&a=1",
+        "'authorization': 'Basic dXNlcjpwYXNz'",
+        "eyJa.eyJb.c",
+    ],
+)
 def test_redacting_twice_gives_the_same_line(text: str) -> None:
     once = redact(text)
     assert once != text and redact(once) == once

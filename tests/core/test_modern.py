@@ -39,9 +39,13 @@ def envelope(capabilities: dict[str, Any] | None = None, **extra: Any) -> dict[s
 
 
 @asynccontextmanager
-async def modern_client(server: Server | None = None, **options: Any) -> AsyncIterator[tuple[Client, list[Notification]]]:
+async def modern_client(
+    server: Server | None = None, **options: Any
+) -> AsyncIterator[tuple[Client, list[Notification]]]:
     seen: list[Notification] = []
-    async with connect_in_memory(server or build_server(), protocol_version=MODERN, on_notification=seen.append, **options) as client:
+    async with connect_in_memory(
+        server or build_server(), protocol_version=MODERN, on_notification=seen.append, **options
+    ) as client:
         yield client, seen
 
 
@@ -65,8 +69,18 @@ async def raw_error(client: Client, method: str, params: dict[str, Any] | None) 
         {"_meta": {}},
         {"_meta": {"io.modelcontextprotocol/clientCapabilities": {}}},
         {"_meta": {"io.modelcontextprotocol/protocolVersion": MODERN}},
-        {"_meta": {"io.modelcontextprotocol/protocolVersion": 20260728, "io.modelcontextprotocol/clientCapabilities": {}}},
-        {"_meta": {"io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientCapabilities": []}},
+        {
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": 20260728,
+                "io.modelcontextprotocol/clientCapabilities": {},
+            }
+        },
+        {
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": MODERN,
+                "io.modelcontextprotocol/clientCapabilities": [],
+            }
+        },
         envelope(**{"io.modelcontextprotocol/clientInfo": "me"}),
         envelope(**{"io.modelcontextprotocol/logLevel": "loud"}),
     ],
@@ -111,11 +125,22 @@ async def test_discover_result_fields() -> None:
     }
 
 
-@pytest.mark.parametrize("method", ["initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe", "unknown/method"])
+@pytest.mark.parametrize(
+    "method",
+    ["initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe", "unknown/method"],
+)
 async def test_removed_methods_are_not_found(method: str) -> None:
     async with modern_client() as (client, _):
         params = envelope()
-        params.update({"uri": "test://static", "level": "info", "protocolVersion": MODERN, "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}})
+        params.update(
+            {
+                "uri": "test://static",
+                "level": "info",
+                "protocolVersion": MODERN,
+                "capabilities": {},
+                "clientInfo": {"name": "c", "version": "1"},
+            }
+        )
         assert (await raw_error(client, method, params)).code == ErrorCode.METHOD_NOT_FOUND
 
 
@@ -135,7 +160,8 @@ async def test_every_result_is_stamped_and_lists_and_reads_carry_cache_hints() -
             "tools/call": await client.call_tool("echo", {"text": "x"}),
             "prompts/get": await client.get_prompt("simple"),
             "completion/complete": await client.request(
-                "completion/complete", {"ref": {"type": "ref/prompt", "name": "write"}, "argument": {"name": "topic", "value": "p"}}
+                "completion/complete",
+                {"ref": {"type": "ref/prompt", "name": "write"}, "argument": {"name": "topic", "value": "p"}},
             ),
         }
     for method, result in cacheable.items():
@@ -209,13 +235,19 @@ async def test_input_required_round_trip_by_hand() -> None:
                 "params": {
                     "mode": "form",
                     "message": "Your name?",
-                    "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]},
+                    "requestedSchema": {
+                        "type": "object",
+                        "properties": {"name": {"type": "string"}},
+                        "required": ["name"],
+                    },
                 },
             }
         }
         assert isinstance(first["requestState"], str) and "ttlMs" not in first
         answer = {"elicitation-1": {"action": "accept", "content": {"name": "Ada"}}}
-        second = await raw(client, "tools/call", {**params, "inputResponses": answer, "requestState": first["requestState"]})
+        second = await raw(
+            client, "tools/call", {**params, "inputResponses": answer, "requestState": first["requestState"]}
+        )
         assert second["resultType"] == "complete"
         assert second["content"] == [{"type": "text", "text": "accept: {'name': 'Ada'}"}]
 
@@ -242,7 +274,8 @@ async def test_answers_without_state_are_accepted_and_bad_answers_are_asked_agai
     async with modern_client() as (client, _):
         params = {"name": "ask_user", "arguments": {}, **envelope({"elicitation": {}})}
         direct = await raw(
-            client, "tools/call",
+            client,
+            "tools/call",
             {**params, "inputResponses": {"elicitation-1": {"action": "decline"}, "unrelated": {"x": 1}}},
         )
         assert direct["content"][0]["text"] == "decline: None"
@@ -270,11 +303,25 @@ async def test_multi_round_keeps_earlier_answers_and_handler_state() -> None:
         params = {"name": "two_questions", "arguments": {}, **envelope({"elicitation": {}})}
         r1 = await raw(client, "tools/call", params)
         assert list(r1["inputRequests"]) == ["name"]
-        r2 = await raw(client, "tools/call", {**params, "requestState": r1["requestState"],
-                                              "inputResponses": {"name": {"action": "accept", "content": {"v": "Ada"}}}})
+        r2 = await raw(
+            client,
+            "tools/call",
+            {
+                **params,
+                "requestState": r1["requestState"],
+                "inputResponses": {"name": {"action": "accept", "content": {"v": "Ada"}}},
+            },
+        )
         assert list(r2["inputRequests"]) == ["color"] and r2["requestState"] != r1["requestState"]
-        r3 = await raw(client, "tools/call", {**params, "requestState": r2["requestState"],
-                                              "inputResponses": {"color": {"action": "accept", "content": {"v": "teal"}}}})
+        r3 = await raw(
+            client,
+            "tools/call",
+            {
+                **params,
+                "requestState": r2["requestState"],
+                "inputResponses": {"color": {"action": "accept", "content": {"v": "teal"}}},
+            },
+        )
     assert r3["content"][0]["text"] == "Ada likes teal"
     assert runs == [1, 2, 3]  # the handler's own state travelled through both rounds
 

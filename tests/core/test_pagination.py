@@ -28,7 +28,14 @@ def test_paginate_empty_string_cursor_is_the_first_page() -> None:
 
 @pytest.mark.parametrize(
     "cursor",
-    [42, "not-base64!", encode_cursor("prompts", 1), encode_cursor("tools", -1), "dG9vbHM6MDE", encode_cursor("tools", 99)],
+    [
+        42,
+        "not-base64!",
+        encode_cursor("prompts", 1),
+        encode_cursor("tools", -1),
+        "dG9vbHM6MDE",
+        encode_cursor("tools", 99),
+    ],
 )
 def test_paginate_invalid_cursor_is_invalid_params(cursor: object) -> None:
     with pytest.raises(MCPError) as raised:

@@ -89,9 +89,9 @@ def test_a_tool_with_an_invalid_annotation_cannot_be_registered():
         return "x"
 
     with pytest.raises(ValueError, match="tool 'bad': x-mcp-header of value"):
-        server.tool("bad", input_schema={"type": "object", "properties": {"value": {"type": "number", "x-mcp-header": "V"}}})(
-            handler
-        )
+        server.tool(
+            "bad", input_schema={"type": "object", "properties": {"value": {"type": "number", "x-mcp-header": "V"}}}
+        )(handler)
     assert "bad" not in server.tools
 
 
@@ -136,7 +136,12 @@ def test_request_headers_mirror_present_arguments_only():
 
 def test_matching_headers_pass_whatever_their_case():
     arguments = {"region": "eu", "limit": 42.0, "dry": True, "target": {"zone": "Zürich"}}
-    sent = {"mcp-param-region": "eu", "MCP-PARAM-LIMIT": "42", "Mcp-Param-Dry-Run": "true", "Mcp-Param-Zone": "=?base64?WsO8cmljaA==?="}
+    sent = {
+        "mcp-param-region": "eu",
+        "MCP-PARAM-LIMIT": "42",
+        "Mcp-Param-Dry-Run": "true",
+        "Mcp-Param-Zone": "=?base64?WsO8cmljaA==?=",
+    }
     check_request_headers(BINDINGS, arguments, headers_of(sent))
 
 

@@ -10,23 +10,71 @@ import pytest
 from plainmcp.schema import SchemaValidator, fast_check
 
 SCHEMAS: list[dict[str, Any]] = [
-    {"type": "object", "properties": {"text": {"type": "string", "minLength": 1, "maxLength": 5}}, "required": ["text"]},
-    {"type": "object", "properties": {"n": {"type": "integer", "minimum": 0, "exclusiveMaximum": 10}}, "additionalProperties": False},
+    {
+        "type": "object",
+        "properties": {"text": {"type": "string", "minLength": 1, "maxLength": 5}},
+        "required": ["text"],
+    },
+    {
+        "type": "object",
+        "properties": {"n": {"type": "integer", "minimum": 0, "exclusiveMaximum": 10}},
+        "additionalProperties": False,
+    },
     {"type": "object", "properties": {"x": {"type": "number", "maximum": 1.5, "exclusiveMinimum": -1}}},
-    {"type": "object", "properties": {"tags": {"type": "array", "items": {"type": "string", "pattern": "^[a-z]+$"}, "maxItems": 2}}},
-    {"type": "object", "properties": {"mode": {"enum": ["fast", "slow"]}, "flag": {"type": "boolean"}, "none": {"type": "null"}}},
+    {
+        "type": "object",
+        "properties": {"tags": {"type": "array", "items": {"type": "string", "pattern": "^[a-z]+$"}, "maxItems": 2}},
+    },
+    {
+        "type": "object",
+        "properties": {"mode": {"enum": ["fast", "slow"]}, "flag": {"type": "boolean"}, "none": {"type": "null"}},
+    },
     {"type": "object", "properties": {"either": {"type": ["string", "integer"]}}, "required": ["either"]},
     {"type": "object", "properties": {"params": {"anyOf": [{"type": "array"}, {"type": "object"}]}}},
     {"type": "object", "properties": {"v": {"anyOf": [{"type": "string", "maxLength": 3}, {"type": "integer"}]}}},
-    {"type": "object", "properties": {"nested": {"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a"]}}},
-    {"type": "object", "properties": {"text": {"type": "string"}}, "additionalProperties": {"type": ["integer", "null"]}},
-    {"type": "object", "properties": {"text": {"type": "string"}, "n": {"type": "integer"}},
-     "dependentRequired": {"text": ["n"], "n": ["text"]}},
+    {
+        "type": "object",
+        "properties": {"nested": {"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a"]}},
+    },
+    {
+        "type": "object",
+        "properties": {"text": {"type": "string"}},
+        "additionalProperties": {"type": ["integer", "null"]},
+    },
+    {
+        "type": "object",
+        "properties": {"text": {"type": "string"}, "n": {"type": "integer"}},
+        "dependentRequired": {"text": ["n"], "n": ["text"]},
+    },
 ]
 
 VALUES: list[Any] = [
-    None, True, False, 0, 1, -1, 1.0, 1.5, 9, 10, 2**70, float("inf"), "", "a", "abcdef", "ABC", "fast",
-    [], ["a"], ["a", "b", "c"], ["A"], [1], {}, {"a": 1}, {"a": "1"}, {"a": 1.0},
+    None,
+    True,
+    False,
+    0,
+    1,
+    -1,
+    1.0,
+    1.5,
+    9,
+    10,
+    2**70,
+    float("inf"),
+    "",
+    "a",
+    "abcdef",
+    "ABC",
+    "fast",
+    [],
+    ["a"],
+    ["a", "b", "c"],
+    ["A"],
+    [1],
+    {},
+    {"a": 1},
+    {"a": "1"},
+    {"a": 1.0},
 ]
 KEYS = ["text", "n", "x", "tags", "mode", "flag", "none", "either", "nested", "extra"]
 
@@ -35,7 +83,9 @@ def instances() -> list[Any]:
     found: list[Any] = [None, [], "text", 3, {}]
     for key, value in itertools.product(KEYS, VALUES):
         found.append({key: value})
-    for (k1, v1), (k2, v2) in itertools.islice(itertools.product(zip(KEYS, VALUES, strict=False), repeat=2), 0, None, 7):
+    for (k1, v1), (k2, v2) in itertools.islice(
+        itertools.product(zip(KEYS, VALUES, strict=False), repeat=2), 0, None, 7
+    ):
         found.append({k1: v1, k2: v2})
     return found
 

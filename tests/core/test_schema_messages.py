@@ -33,15 +33,27 @@ pytestmark = pytest.mark.anyio
         ({"pattern": "^[a-z]+$"}, "Ab", '(root): "Ab" does not match "^[a-z]+$"'),
         ({"format": "email"}, "nope", '(root): "nope" is not a "email"'),
         ({"uniqueItems": True}, [1, 1], "(root): [1, 1] has non-unique elements"),
-        ({"type": "object", "properties": {"a": {}}, "additionalProperties": False}, {"a": 1, "b": None, "c": 2},
-         '(root): Additional properties are not allowed ("b", "c" were unexpected)'),
-        ({"type": "object", "patternProperties": {"^x": {}}, "additionalProperties": False}, {"xa": 1, "y": 2},
-         '(root): Additional properties are not allowed ("y" was unexpected)'),
-        ({"anyOf": [{"type": "string"}, {"type": "integer"}]}, None,
-         "(root): null is not valid under any of the given schemas"),
-        ({"not": {"type": "null"}}, None, "(root): null should not be valid under {\"type\": \"null\"}"),
-        ({"type": "object", "properties": {"days": {"type": "array", "items": {"type": "integer"}}}},
-         {"days": [1, None]}, 'days[1]: null is not of type "integer"'),
+        (
+            {"type": "object", "properties": {"a": {}}, "additionalProperties": False},
+            {"a": 1, "b": None, "c": 2},
+            '(root): Additional properties are not allowed ("b", "c" were unexpected)',
+        ),
+        (
+            {"type": "object", "patternProperties": {"^x": {}}, "additionalProperties": False},
+            {"xa": 1, "y": 2},
+            '(root): Additional properties are not allowed ("y" was unexpected)',
+        ),
+        (
+            {"anyOf": [{"type": "string"}, {"type": "integer"}]},
+            None,
+            "(root): null is not valid under any of the given schemas",
+        ),
+        ({"not": {"type": "null"}}, None, '(root): null should not be valid under {"type": "null"}'),
+        (
+            {"type": "object", "properties": {"days": {"type": "array", "items": {"type": "integer"}}}},
+            {"days": [1, None]},
+            'days[1]: null is not of type "integer"',
+        ),
     ],
 )
 def test_messages_quote_values_as_json(schema: dict[str, Any], instance: Any, message: str) -> None:

@@ -24,8 +24,14 @@ def parser() -> ServerArgumentParser:
 
 @pytest.fixture(autouse=True)
 def clean_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in (ENV, "PLAINMCP_DEMO_NO_WATCH", "PLAINMCP_DEMO_PORT", "PLAINMCP_DEMO_TRANSPORT", "PLAINMCP_DEMO_LOG_DEPENDENCIES",
-                 "PLAINMCP_DEMO_LOG_LEVEL"):
+    for name in (
+        ENV,
+        "PLAINMCP_DEMO_NO_WATCH",
+        "PLAINMCP_DEMO_PORT",
+        "PLAINMCP_DEMO_TRANSPORT",
+        "PLAINMCP_DEMO_LOG_DEPENDENCIES",
+        "PLAINMCP_DEMO_LOG_LEVEL",
+    ):
         monkeypatch.delenv(name, raising=False)
 
 
@@ -44,13 +50,16 @@ def clean_environment(monkeypatch: pytest.MonkeyPatch) -> None:
         (["A", "--", "--allow-write"], ["A", "--allow-write"], False, False),  # after --, words are positional
     ],
 )
-def test_switches_never_swallow_the_next_word(argv: list[str], directories: list[str], allow_write: bool,
-                                              no_watch: bool) -> None:
+def test_switches_never_swallow_the_next_word(
+    argv: list[str], directories: list[str], allow_write: bool, no_watch: bool
+) -> None:
     args = parser().parse_args(argv)
     assert (args.directories, args.allow_write, args.no_watch) == (directories, allow_write, no_watch)
 
 
-@pytest.mark.parametrize(("value", "expected"), [("1", True), ("yes", True), ("On", True), ("0", False), ("false", False)])
+@pytest.mark.parametrize(
+    ("value", "expected"), [("1", True), ("yes", True), ("On", True), ("0", False), ("false", False)]
+)
 def test_switch_default_comes_from_the_environment_and_a_flag_overrides_it(
     monkeypatch: pytest.MonkeyPatch, value: str, expected: bool
 ) -> None:
@@ -65,8 +74,10 @@ def test_a_switch_value_that_is_not_on_or_off_is_a_one_line_usage_error(capsys: 
         parser().parse_args(["--allow-write=maybe", "A"])
     assert exit_.value.code == 2
     err = capsys.readouterr().err
-    assert err == ("plainmcp-demo: error: argument --allow-write: expected true or false (1/0, yes/no, on/off), "
-                   "got 'maybe' (see plainmcp-demo --help)\n")
+    assert err == (
+        "plainmcp-demo: error: argument --allow-write: expected true or false (1/0, yes/no, on/off), "
+        "got 'maybe' (see plainmcp-demo --help)\n"
+    )
 
 
 def test_a_bad_switch_value_in_the_environment_is_a_usage_error_unless_the_flag_overrides_it(
@@ -82,7 +93,16 @@ def test_a_bad_switch_value_in_the_environment_is_a_usage_error_unless_the_flag_
 
 def test_switch_value_accepts_the_usual_words_only() -> None:
     assert [switch_value(word) for word in ("1", "true", "YES", "on", "0", "False", "no", "off", "")] == [
-        True, True, True, True, False, False, False, False, False]
+        True,
+        True,
+        True,
+        True,
+        False,
+        False,
+        False,
+        False,
+        False,
+    ]
     with pytest.raises(ValueError):
         switch_value("2")
 
@@ -92,8 +112,14 @@ def test_port_number_accepts_tcp_ports(text: str, port: int) -> None:
     assert port_number(text) == port
 
 
-@pytest.mark.parametrize(("text", "message"), [("99999", "99999 is not a port number (0 to 65535)"),
-                                               ("-1", "-1 is not a port number"), ("abc", "not a port number: 'abc'")])
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("99999", "99999 is not a port number (0 to 65535)"),
+        ("-1", "-1 is not a port number"),
+        ("abc", "not a port number: 'abc'"),
+    ],
+)
 def test_port_number_refuses_anything_else_in_words(text: str, message: str) -> None:
     with pytest.raises(argparse.ArgumentTypeError, match=message.replace("(", r"\(").replace(")", r"\)")):
         port_number(text)
@@ -103,7 +129,11 @@ def test_port_number_refuses_anything_else_in_words(text: str, message: str) -> 
     ("variable", "value", "problem"),
     [
         ("PLAINMCP_DEMO_PORT", "70000", "PLAINMCP_DEMO_PORT: 70000 is not a port number (0 to 65535)"),
-        ("PLAINMCP_DEMO_TRANSPORT", "carrier-pigeon", "PLAINMCP_DEMO_TRANSPORT: 'carrier-pigeon' is not one of stdio, http, sse"),
+        (
+            "PLAINMCP_DEMO_TRANSPORT",
+            "carrier-pigeon",
+            "PLAINMCP_DEMO_TRANSPORT: 'carrier-pigeon' is not one of stdio, http, sse",
+        ),
         ("PLAINMCP_DEMO_MAX_SESSIONS", "many", "PLAINMCP_DEMO_MAX_SESSIONS: invalid value 'many'"),
     ],
 )
@@ -176,16 +206,26 @@ class _ToyConfig:
         return cls()
 
 
-@pytest.mark.parametrize(("argv", "code", "line"), [
-    (["--refuse", "value"], 2, "plainmcp-toy: error: --refuse: a wrong value"),
-    (["--refuse", "world"], 1, "plainmcp-toy: the world does not fit"),
-])
+@pytest.mark.parametrize(
+    ("argv", "code", "line"),
+    [
+        (["--refuse", "value"], 2, "plainmcp-toy: error: --refuse: a wrong value"),
+        (["--refuse", "world"], 1, "plainmcp-toy: the world does not fit"),
+    ],
+)
 def test_run_server_command_reports_a_refused_configuration_in_one_line(argv, code, line, capsys) -> None:
     def never_built(config: _ToyConfig) -> plainmcp.Server:
         raise AssertionError("a refused configuration must not build a server")
 
     with pytest.raises(SystemExit) as exit_:
-        plainmcp.run_server_command("plainmcp-toy", env_prefix="PLAINMCP_TOY", description="toy", version="1",
-                                    config_type=_ToyConfig, build_server=never_built, argv=argv)
+        plainmcp.run_server_command(
+            "plainmcp-toy",
+            env_prefix="PLAINMCP_TOY",
+            description="toy",
+            version="1",
+            config_type=_ToyConfig,
+            build_server=never_built,
+            argv=argv,
+        )
     assert exit_.value.code == code
     assert capsys.readouterr().err.strip().startswith(line)

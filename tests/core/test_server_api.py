@@ -214,7 +214,12 @@ async def test_resources_read_text_blob_and_template() -> None:
         assert (await client.read_resource("test://items/abc"))["contents"][0]["text"] == '{"id": "abc"}'
         templates = await client.list_all_resource_templates()
         assert templates == [
-            {"uriTemplate": "test://items/{id}", "name": "item", "description": "An item by id.", "mimeType": "application/json"}
+            {
+                "uriTemplate": "test://items/{id}",
+                "name": "item",
+                "description": "An item by id.",
+                "mimeType": "application/json",
+            }
         ]
 
 
@@ -307,9 +312,13 @@ async def test_prompts_list_shows_arguments() -> None:
 
 async def test_completion_for_prompt_arguments_and_template_variables() -> None:
     async with connect_in_memory(build_server()) as client:
-        assert await client.complete({"type": "ref/prompt", "name": "write"}, "topic", "PY") == {"values": ["python", "pytest"]}
+        assert await client.complete({"type": "ref/prompt", "name": "write"}, "topic", "PY") == {
+            "values": ["python", "pytest"]
+        }
         assert await client.complete({"type": "ref/prompt", "name": "write"}, "tone", "x") == {"values": []}
-        assert await client.complete({"type": "ref/resource", "uri": "test://items/{id}"}, "id", "ap") == {"values": ["apple", "apricot"]}
+        assert await client.complete({"type": "ref/resource", "uri": "test://items/{id}"}, "id", "ap") == {
+            "values": ["apple", "apricot"]
+        }
         for ref, argument in (
             ({"type": "ref/prompt", "name": "nope"}, "topic"),
             ({"type": "ref/prompt", "name": "write"}, "nope"),
@@ -375,7 +384,11 @@ async def test_server_requests_need_the_client_capability() -> None:
 async def test_annotations_serialize_with_spec_names() -> None:
     hints = ToolAnnotations(title="T", read_only=False, destructive=True, idempotent=True, open_world=False)
     assert hints.to_dict() == {
-        "title": "T", "readOnlyHint": False, "destructiveHint": True, "idempotentHint": True, "openWorldHint": False,
+        "title": "T",
+        "readOnlyHint": False,
+        "destructiveHint": True,
+        "idempotentHint": True,
+        "openWorldHint": False,
     }
 
 
@@ -431,11 +444,16 @@ async def test_resource_list_hook_lists_computed_resources_after_registered_ones
         first, cursor = await client.list_resources()
         assert [r["uri"] for r in first] == ["mem://fixed", "mem://files/a.txt"]
         assert [r["uri"] for r in await client.list_all_resources()] == [
-            "mem://fixed", "mem://files/a.txt", "mem://files/b.txt", "mem://files/c.txt",
+            "mem://fixed",
+            "mem://files/a.txt",
+            "mem://files/b.txt",
+            "mem://files/c.txt",
         ]
         files.remove("b.txt")  # computed per request: a file that went is gone from the next list
         assert [r["uri"] for r in await client.list_all_resources()] == [
-            "mem://fixed", "mem://files/a.txt", "mem://files/c.txt",
+            "mem://fixed",
+            "mem://files/a.txt",
+            "mem://files/c.txt",
         ]
 
 

@@ -95,7 +95,9 @@ async def test_caller_cancellation_notifies_peer_and_peer_sends_no_response() ->
             # The client side is driven by hand so we can see every message the server sends.
             await client_write.send(Outbound(Request(7, "sleep", {"seconds": 30})))
             await handler.started.wait()
-            await client_write.send(Outbound(Notification("notifications/cancelled", {"requestId": 7, "reason": "user"})))
+            await client_write.send(
+                Outbound(Notification("notifications/cancelled", {"requestId": 7, "reason": "user"}))
+            )
             await client_write.send(Outbound(Request(8, "echo", {"after": True})))
             with anyio.fail_after(2):
                 reply = await client_read.receive()

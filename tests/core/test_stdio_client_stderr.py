@@ -18,7 +18,10 @@ from plainmcp.spawned import MAX_LINE_BYTES, TAIL_LINES
 pytestmark = pytest.mark.anyio
 
 # A stdio server that says something on stderr first, then serves.
-TALKATIVE = [sys.executable, "-c", textwrap.dedent("""
+TALKATIVE = [
+    sys.executable,
+    "-c",
+    textwrap.dedent("""
     import sys
     print("talkative: starting up", file=sys.stderr, flush=True)
     from plainmcp import Server, run_stdio
@@ -28,7 +31,8 @@ TALKATIVE = [sys.executable, "-c", textwrap.dedent("""
         print("talkative: hello was called", file=sys.stderr, flush=True)
         return "hi"
     run_stdio(server)
-""")]
+"""),
+]
 
 
 def dies(code: int, *lines: str) -> list[str]:
@@ -63,8 +67,9 @@ async def test_a_python_without_plainmcp_gives_the_import_error_not_connection_c
 
 async def test_a_killed_server_names_the_signal() -> None:
     with pytest.raises(ServerExited, match="was killed by signal 9"):
-        async with connect_stdio([sys.executable, "-c", "import os, signal; os.kill(os.getpid(), signal.SIGKILL)"],
-                                 stderr="discard"):
+        async with connect_stdio(
+            [sys.executable, "-c", "import os, signal; os.kill(os.getpid(), signal.SIGKILL)"], stderr="discard"
+        ):
             pass
 
 
@@ -76,7 +81,7 @@ async def test_only_the_last_lines_are_kept_and_a_line_without_end_is_cut() -> N
     kept = caught.value.stderr_lines
     assert len(kept) == TAIL_LINES
     assert all(len(line) <= MAX_LINE_BYTES for line in kept)
-    assert kept[:TAIL_LINES - 3] == lines[-(TAIL_LINES - 3):]
+    assert kept[: TAIL_LINES - 3] == lines[-(TAIL_LINES - 3) :]
 
 
 async def test_stderr_lines_are_written_to_the_stream_given_as_they_come() -> None:
@@ -108,8 +113,9 @@ async def test_stderr_goes_to_the_logger_when_logging_shows_it(caplog: pytest.Lo
     with caplog.at_level(logging.INFO, logger="plainmcp.stdio.server"):
         async with connect_stdio(TALKATIVE) as client:
             await client.ping()
-    assert [record.getMessage() for record in caplog.records if record.name.startswith("plainmcp.stdio.server.")
-            ] == ["talkative: starting up"]
+    assert [record.getMessage() for record in caplog.records if record.name.startswith("plainmcp.stdio.server.")] == [
+        "talkative: starting up"
+    ]
 
 
 async def test_an_unknown_stderr_choice_is_refused() -> None:

@@ -178,11 +178,19 @@ async def test_input_inside_a_task_waits_for_every_answer():
         parked = await until(client, task_id, "input_required")
         assert set(parked["inputRequests"]) == {"a", "b"}
         assert parked["inputRequests"]["a"]["method"] == "elicitation/create"
-        ack = await rpc(client, "tasks/update", {"taskId": task_id, "inputResponses": {"a": {"action": "accept", "content": {"ok": True}}, "zzz": {}}})
+        ack = await rpc(
+            client,
+            "tasks/update",
+            {"taskId": task_id, "inputResponses": {"a": {"action": "accept", "content": {"ok": True}}, "zzz": {}}},
+        )
         assert ack["resultType"] == "complete" and "status" not in ack
         still = await rpc(client, "tasks/get", {"taskId": task_id})
         assert still["status"] == "input_required" and set(still["inputRequests"]) == {"b"}
-        await rpc(client, "tasks/update", {"taskId": task_id, "inputResponses": {"b": {"action": "accept", "content": {"ok": False}}}})
+        await rpc(
+            client,
+            "tasks/update",
+            {"taskId": task_id, "inputResponses": {"b": {"action": "accept", "content": {"ok": False}}}},
+        )
         done = await until(client, task_id, "completed")
         with pytest.raises(MCPError) as bad:
             await rpc(client, "tasks/update", {"taskId": task_id, "inputResponses": []})
@@ -244,7 +252,9 @@ async def test_the_result_size_is_bounded():
     async with client_of(fixture) as client:
         failed = await until(client, (await call(client, "big"))["taskId"], "completed", "failed")
     assert failed["status"] == "failed" and "result" not in failed
-    assert failed["error"]["code"] == -32603 and "larger than this server keeps (1000 bytes)" in failed["error"]["message"]
+    assert (
+        failed["error"]["code"] == -32603 and "larger than this server keeps (1000 bytes)" in failed["error"]["message"]
+    )
 
 
 async def test_the_task_count_is_bounded_and_finished_tasks_make_room():

@@ -10,7 +10,11 @@ from plainmcp.uri_template import TemplateError, UriTemplate
         ("test://template/{id}/data", "test://template/123/data", {"id": "123"}),
         ("test://template/{id}/data", "test://template/a%20b/data", {"id": "a b"}),
         ("file:///{+path}", "file:///etc/hosts", {"path": "etc/hosts"}),
-        ("weather://{city}/forecast{?days,units}", "weather://Oslo/forecast?days=3&units=metric", {"city": "Oslo", "days": "3", "units": "metric"}),
+        (
+            "weather://{city}/forecast{?days,units}",
+            "weather://Oslo/forecast?days=3&units=metric",
+            {"city": "Oslo", "days": "3", "units": "metric"},
+        ),
         ("weather://{city}/forecast{?days,units}", "weather://Oslo/forecast", {"city": "Oslo"}),
         ("x://{a}{/b,c}", "x://q/r/s", {"a": "q", "b": "r", "c": "s"}),
         ("x://{name}{.ext}", "x://report.pdf", {"name": "report", "ext": "pdf"}),

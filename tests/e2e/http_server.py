@@ -244,7 +244,11 @@ def modern_headers(body: dict[str, Any], **override: str | None) -> dict[str, st
 
 def header_value(value: str) -> str:
     """A header-safe value: as is when visible ASCII, else the ``=?base64?...?=`` form."""
-    if value and all(0x21 <= ord(c) <= 0x7E for c in value) and not (value.startswith("=?base64?") and value.endswith("?=")):
+    if (
+        value
+        and all(0x21 <= ord(c) <= 0x7E for c in value)
+        and not (value.startswith("=?base64?") and value.endswith("?="))
+    ):
         return value
     return base64_header(value)
 

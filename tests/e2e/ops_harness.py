@@ -146,13 +146,19 @@ def everything_command(port: int, *args: str) -> list[str]:
 
 
 @contextlib.contextmanager
-def server_process(*args: str, env: dict[str, str] | None = None, verify: Any = True, tls: bool = False) -> Iterator[Process]:
+def server_process(
+    *args: str, env: dict[str, str] | None = None, verify: Any = True, tls: bool = False
+) -> Iterator[Process]:
     """``plainmcp-everything --transport http`` with ``args``; stderr kept apart from stdout."""
     port = free_port()
     log = tempfile.NamedTemporaryFile(prefix="plainmcp-ops-", suffix=".log", delete=False)
     full_env = {**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})}
     process = subprocess.Popen(
-        everything_command(port, *args), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log, env=full_env,
+        everything_command(port, *args),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=log,
+        env=full_env,
     )
     served = Process(process, port, log.name, "https" if tls else "http")
     try:
@@ -181,8 +187,12 @@ def server_process(*args: str, env: dict[str, str] | None = None, verify: Any = 
 def run_to_exit(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     """Run the server with options that must make it exit at once (configuration errors)."""
     return subprocess.run(
-        everything_command(free_port(), *args), stdin=subprocess.DEVNULL, capture_output=True, text=True,
-        timeout=STARTUP_SECONDS, env={**os.environ, **(env or {})},
+        everything_command(free_port(), *args),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=STARTUP_SECONDS,
+        env={**os.environ, **(env or {})},
     )
 
 

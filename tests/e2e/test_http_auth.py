@@ -111,7 +111,10 @@ def test_a_wrong_token_is_401_invalid_token_on_every_path(static_srv, http):
     for method, path, body, headers in protected_requests():
         response = http.request(method, static_srv.base_url + path, content=body, headers={**headers, **bearer("nope")})
         assert response.status_code == 401, (method, path)
-        assert response.headers["www-authenticate"] == 'Bearer error="invalid_token", error_description="Invalid access token"'
+        assert (
+            response.headers["www-authenticate"]
+            == 'Bearer error="invalid_token", error_description="Invalid access token"'
+        )
         assert response.json() == {"error": "invalid_token", "error_description": "Invalid access token"}
 
 
@@ -142,22 +145,30 @@ def test_each_configured_token_opens_every_protected_path(static_srv, http):
         for method, path, body, headers in protected_requests():
             if path == "/sse":
                 continue  # a stream: checked on its own below
-            response = http.request(method, static_srv.base_url + path, content=body, headers={**headers, **bearer(token)})
+            response = http.request(
+                method, static_srv.base_url + path, content=body, headers={**headers, **bearer(token)}
+            )
             assert response.status_code != 401, (method, path)
             assert "www-authenticate" not in response.headers
-    assert http.post(
-        static_srv.url, content=dumps(initialize_body()), headers={**legacy_headers(version=None), **bearer(TOKEN)}
-    ).status_code == 200
+    assert (
+        http.post(
+            static_srv.url, content=dumps(initialize_body()), headers={**legacy_headers(version=None), **bearer(TOKEN)}
+        ).status_code
+        == 200
+    )
     assert http.get(f"{static_srv.base_url}/mcp/server-info", headers=bearer(TOKEN)).json()["name"] == SERVER_NAME
     call = http.post(
-        f"{static_srv.base_url}/mcp/call", content=dumps(rpc(5, "add", {"a": 2, "b": 3})),
+        f"{static_srv.base_url}/mcp/call",
+        content=dumps(rpc(5, "add", {"a": 2, "b": 3})),
         headers={"Content-Type": "application/json", **bearer(OTHER_TOKEN)},
     )
     assert call.json() == {"jsonrpc": "2.0", "id": 5, "result": {"sum": 5}}
 
 
 def test_the_sse_stream_opens_with_a_token(static_srv, http):
-    with http.stream("GET", f"{static_srv.base_url}/sse", headers={"Accept": "text/event-stream", **bearer(TOKEN)}) as response:
+    with http.stream(
+        "GET", f"{static_srv.base_url}/sse", headers={"Accept": "text/event-stream", **bearer(TOKEN)}
+    ) as response:
         assert response.status_code == 200
         first = next(response.iter_lines())
         assert first == "event: endpoint"
@@ -172,9 +183,12 @@ def test_health_needs_no_token(static_srv, http):
 def test_host_and_origin_are_checked_before_the_token(static_srv, http):
     # A DNS-rebinding page learns nothing about authentication: it is turned away first.
     assert http.get(f"{static_srv.base_url}/mcp/server-info", headers={"Host": "evil.example"}).status_code == 421
-    assert http.get(
-        f"{static_srv.base_url}/mcp/server-info", headers={"Origin": "https://evil.example", **bearer(TOKEN)}
-    ).status_code == 403
+    assert (
+        http.get(
+            f"{static_srv.base_url}/mcp/server-info", headers={"Origin": "https://evil.example", **bearer(TOKEN)}
+        ).status_code
+        == 403
+    )
 
 
 def test_a_legacy_session_cannot_be_used_with_other_credentials(static_srv, http):
@@ -185,21 +199,36 @@ def test_a_legacy_session_cannot_be_used_with_other_credentials(static_srv, http
     stolen = http.post(url, content=listing, headers={**legacy_headers(session), **bearer(OTHER_TOKEN)})
     assert stolen.status_code == 404
     for method in ("GET", "DELETE"):
-        assert http.request(method, url, headers={"Accept": "text/event-stream", "Mcp-Session-Id": session, **bearer(OTHER_TOKEN)}).status_code == 404
+        assert (
+            http.request(
+                method, url, headers={"Accept": "text/event-stream", "Mcp-Session-Id": session, **bearer(OTHER_TOKEN)}
+            ).status_code
+            == 404
+        )
     own = http.post(url, content=listing, headers={**legacy_headers(session), **bearer(TOKEN)})
     assert own.status_code == 200
     assert [tool["name"] for tool in own.json()["result"]["tools"]][:2] == ["add", "echo"]
 
 
 def test_an_sse_session_cannot_be_posted_to_with_other_credentials(static_srv, http):
-    with http.stream("GET", f"{static_srv.base_url}/sse", headers={"Accept": "text/event-stream", **bearer(TOKEN)}) as stream:
+    with http.stream(
+        "GET", f"{static_srv.base_url}/sse", headers={"Accept": "text/event-stream", **bearer(TOKEN)}
+    ) as stream:
         lines = stream.iter_lines()
         assert next(lines) == "event: endpoint"
         endpoint = next(lines).removeprefix("data: ")
         body = dumps(initialize_body())
         headers = {"Content-Type": "application/json"}
-        assert http.post(static_srv.base_url + endpoint, content=body, headers={**headers, **bearer(OTHER_TOKEN)}).status_code == 404
-        assert http.post(static_srv.base_url + endpoint, content=body, headers={**headers, **bearer(TOKEN)}).status_code == 202
+        assert (
+            http.post(
+                static_srv.base_url + endpoint, content=body, headers={**headers, **bearer(OTHER_TOKEN)}
+            ).status_code
+            == 404
+        )
+        assert (
+            http.post(static_srv.base_url + endpoint, content=body, headers={**headers, **bearer(TOKEN)}).status_code
+            == 202
+        )
 
 
 # --------------------------------------------------------------- protected resource metadata
@@ -225,7 +254,12 @@ def test_protected_resource_metadata_document(prm_srv, http):
         assert response.headers["content-type"] == "application/json"
         assert response.json() == expected
     assert http.post(f"{prm_srv.base_url}/.well-known/oauth-protected-resource").status_code == 405
-    assert http.get(f"{prm_srv.base_url}/.well-known/oauth-protected-resource", headers={"Host": "evil.example"}).status_code == 421
+    assert (
+        http.get(
+            f"{prm_srv.base_url}/.well-known/oauth-protected-resource", headers={"Host": "evil.example"}
+        ).status_code
+        == 421
+    )
 
 
 def test_challenges_point_to_the_metadata_document(prm_srv, http):
@@ -240,12 +274,17 @@ def test_challenges_point_to_the_metadata_document(prm_srv, http):
 
 
 def test_a_configured_resource_url_names_the_resource_and_its_metadata(http):
-    auth = BearerAuth([StaticTokens([TOKEN])], authorization_servers=[AUTH_SERVER], resource_url="https://mcp.example.com/api/mcp")
+    auth = BearerAuth(
+        [StaticTokens([TOKEN])], authorization_servers=[AUTH_SERVER], resource_url="https://mcp.example.com/api/mcp"
+    )
     with serve_app(MCPApp(build_server(), auth=auth)) as served:
         document = http.get(f"{served.base_url}/.well-known/oauth-protected-resource/api/mcp").json()
         assert document["resource"] == "https://mcp.example.com/api/mcp"
         challenge = http.get(f"{served.base_url}/mcp/server-info").headers["www-authenticate"]
-        assert challenge == 'Bearer resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/api/mcp"'
+        assert (
+            challenge
+            == 'Bearer resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/api/mcp"'
+        )
 
 
 def test_no_metadata_document_without_an_authorization_server(static_srv, http):
@@ -289,7 +328,10 @@ def _unsigned(payload: dict[str, Any]) -> str:
 
 
 JWT_FAILURES = {
-    "expired": (lambda: jwt.encode(claims(exp=int(time.time()) - 3600), SECRET, algorithm="HS256"), "The access token expired"),
+    "expired": (
+        lambda: jwt.encode(claims(exp=int(time.time()) - 3600), SECRET, algorithm="HS256"),
+        "The access token expired",
+    ),
     "wrong-issuer": (
         lambda: jwt.encode(claims(iss="https://elsewhere.example"), SECRET, algorithm="HS256"),
         "The access token comes from an untrusted issuer",
@@ -306,8 +348,14 @@ JWT_FAILURES = {
         lambda: jwt.encode(claims(nbf=int(time.time()) + 3600), SECRET, algorithm="HS256"),
         "The access token is not valid yet",
     ),
-    "no-expiry": (lambda: jwt.encode(claims(exp=None), SECRET, algorithm="HS256"), "The access token lacks a required claim"),
-    "no-audience": (lambda: jwt.encode(claims(aud=None), SECRET, algorithm="HS256"), "The access token lacks a required claim"),
+    "no-expiry": (
+        lambda: jwt.encode(claims(exp=None), SECRET, algorithm="HS256"),
+        "The access token lacks a required claim",
+    ),
+    "no-audience": (
+        lambda: jwt.encode(claims(aud=None), SECRET, algorithm="HS256"),
+        "The access token lacks a required claim",
+    ),
     "alg-none": (lambda: _unsigned(claims()), "The access token uses an algorithm this server does not accept"),
     "garbage": (lambda: "not.a.jwt", "Malformed access token"),
     "opaque": (lambda: "an-opaque-token-0123456789", "Invalid access token"),
@@ -382,7 +430,8 @@ def test_a_hs256_token_made_with_the_public_key_is_refused_by_a_jwks_verifier():
         verifier = JWTVerifier(jwks_url=keys.url, audience=AUDIENCE, issuer=ISSUER)
         with serve_app(MCPApp(build_server(), auth=BearerAuth([verifier]))) as served:
             token = _compact(
-                {"alg": "HS256", "typ": "JWT", "kid": "k1"}, claims(),
+                {"alg": "HS256", "typ": "JWT", "kid": "k1"},
+                claims(),
                 lambda data: hmac.new(public_pem(key), data, hashlib.sha256).digest(),
             )
             response = server_info_status(served, token)
@@ -412,7 +461,12 @@ def test_es256_tokens_are_checked_against_a_pem_public_key(tmp_path):
     pem = tmp_path / "es256.pem"
     pem.write_bytes(public_pem(key))
     with server_process(
-        "--jwt-public-key", str(pem), "--jwt-audience", AUDIENCE, "--jwt-issuer", ISSUER,
+        "--jwt-public-key",
+        str(pem),
+        "--jwt-audience",
+        AUDIENCE,
+        "--jwt-issuer",
+        ISSUER,
     ) as served:
         good = jwt.encode(claims(), key, algorithm="ES256")
         assert server_info_status(served, good).status_code == 200
@@ -441,18 +495,29 @@ def test_tokens_from_the_environment_and_never_in_the_logs():
     }
     with server_process("--log-level", "debug", "--log-format", "json", env=env) as served, client() as http:
         for token in [*env_tokens, valid_jwt]:
-            response = http.post(served.url, content=dumps(initialize_body()), headers={**legacy_headers(version=None), **bearer(token)})
+            response = http.post(
+                served.url, content=dumps(initialize_body()), headers={**legacy_headers(version=None), **bearer(token)}
+            )
             assert response.status_code == 200
             session = response.headers["mcp-session-id"]
-            listed = http.post(served.url, content=dumps(rpc(1, "tools/list")), headers={**legacy_headers(session), **bearer(token)})
+            listed = http.post(
+                served.url, content=dumps(rpc(1, "tools/list")), headers={**legacy_headers(session), **bearer(token)}
+            )
             assert listed.status_code == 200
         for token in (wrong_token, expired_jwt):
             assert http.get(f"{served.base_url}/metrics", headers=bearer(token)).status_code == 401
-        assert http.get(f"{served.base_url}/metrics", headers={"Authorization": f"Basic {wrong_token}"}).status_code == 401
+        assert (
+            http.get(f"{served.base_url}/metrics", headers={"Authorization": f"Basic {wrong_token}"}).status_code == 401
+        )
         lines = served.json_lines()
         text = served.stderr()
     assert [line["subject"] for line in lines if line.get("path") == "/mcp" and line.get("status") == 200][:6] == [
-        "static-token-1", "static-token-1", "static-token-2", "static-token-2", "jwt:alice", "jwt:alice",
+        "static-token-1",
+        "static-token-1",
+        "static-token-2",
+        "static-token-2",
+        "jwt:alice",
+        "jwt:alice",
     ]
     assert sum(1 for line in lines if line["message"].startswith("refused a request to /metrics")) == 2
     for secret in [*env_tokens, wrong_token, jwt_secret, valid_jwt, expired_jwt]:
@@ -495,19 +560,32 @@ def test_tls_with_a_certificate_and_key(tmp_path):
     certfile, keyfile = self_signed_certificate(tmp_path)
     context = trusting(certfile)
     with server_process(
-        "--certfile", str(certfile), "--keyfile", str(keyfile), "--auth-token", TOKEN, verify=context, tls=True,
+        "--certfile",
+        str(certfile),
+        "--keyfile",
+        str(keyfile),
+        "--auth-token",
+        TOKEN,
+        verify=context,
+        tls=True,
     ) as served:
         assert served.base_url.startswith("https://")
         with client(verify=context) as https:
             assert https.get(f"{served.base_url}/health").status_code == 200
-            assert https.post(served.url, content=dumps(initialize_body()), headers=legacy_headers(version=None)).status_code == 401
+            assert (
+                https.post(
+                    served.url, content=dumps(initialize_body()), headers=legacy_headers(version=None)
+                ).status_code
+                == 401
+            )
             response = https.post(
                 served.url, content=dumps(initialize_body()), headers={**legacy_headers(version=None), **bearer(TOKEN)}
             )
             assert response.status_code == 200
             assert response.json()["result"]["serverInfo"]["name"] == "plainmcp-everything"
             call = https.post(
-                f"{served.base_url}/mcp/call", content=dumps(rpc(1, "test_simple_text", {})),
+                f"{served.base_url}/mcp/call",
+                content=dumps(rpc(1, "test_simple_text", {})),
                 headers={"Content-Type": "application/json", "Accept": ACCEPT_BOTH, **bearer(TOKEN)},
             )
             assert call.json()["result"] == "This is a simple text response for testing."

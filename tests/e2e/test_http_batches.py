@@ -61,7 +61,8 @@ def test_a_batch_past_the_count_limit_is_refused_whole_with_a_clear_error(served
         reply = http.post(served.url, content=dumps(calls(jsonrpc.MAX_BATCH + 1)), headers=headers)
         assert reply.status_code == 400
         assert reply.json() == {
-            "jsonrpc": "2.0", "id": None,
+            "jsonrpc": "2.0",
+            "id": None,
             "error": {
                 "code": -32600,
                 "message": f"Invalid Request: a batch holds at most {jsonrpc.MAX_BATCH} messages; this one has {jsonrpc.MAX_BATCH + 1}",
@@ -118,7 +119,9 @@ def test_the_server_answers_ping_within_a_second_while_full_batches_pour_in(serv
             for round_number in range(8):
                 if stop.is_set():
                     return
-                reply = http.post(served.url, content=dumps(calls(jsonrpc.MAX_BATCH, round_number * 10_000)), headers=headers)
+                reply = http.post(
+                    served.url, content=dumps(calls(jsonrpc.MAX_BATCH, round_number * 10_000)), headers=headers
+                )
                 if reply.status_code != 200:
                     failures.append(reply.text[:200])
 
@@ -142,6 +145,8 @@ def test_the_server_answers_ping_within_a_second_while_full_batches_pour_in(serv
 
 
 def test_decode_bounds_the_batch_count_before_reading_members() -> None:
-    assert isinstance(jsonrpc.decode(json.dumps([{"jsonrpc": "2.0", "method": "n"}] * jsonrpc.MAX_BATCH)), jsonrpc.Batch)
+    assert isinstance(
+        jsonrpc.decode(json.dumps([{"jsonrpc": "2.0", "method": "n"}] * jsonrpc.MAX_BATCH)), jsonrpc.Batch
+    )
     refused = jsonrpc.decode(json.dumps([{"jsonrpc": "2.0", "method": "n"}] * (jsonrpc.MAX_BATCH + 1)))
     assert isinstance(refused, jsonrpc.Invalid) and refused.reply is not None and refused.reply.code == -32600

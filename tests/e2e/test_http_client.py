@@ -236,7 +236,11 @@ async def test_forgotten_session_is_initialized_again_transparently(sent):
                     assert only_text(result) == "This is a simple text response for testing."
                     new = client.http_transport.session_id
                     assert new and new != old
-                    posts = [(r.json().get("method"), r.headers.get("mcp-session-id"), r.status) for r in sent if r.method == "POST"]
+                    posts = [
+                        (r.json().get("method"), r.headers.get("mcp-session-id"), r.status)
+                        for r in sent
+                        if r.method == "POST"
+                    ]
                     assert posts == [
                         ("tools/call", old, 404),
                         ("initialize", None, 200),
@@ -506,7 +510,9 @@ CUSTOM = {"Authorization": "Bearer s3cret-token", "X-Request-Source": "plainmcp-
 
 
 @pytest.mark.parametrize(
-    ("era", "path"), [(LEGACY, "/mcp"), (MODERN, "/mcp"), (LEGACY, "/sse")], ids=["streamable-legacy", "streamable-modern", "sse"]
+    ("era", "path"),
+    [(LEGACY, "/mcp"), (MODERN, "/mcp"), (LEGACY, "/sse")],
+    ids=["streamable-legacy", "streamable-modern", "sse"],
 )
 async def test_custom_headers_are_sent_on_every_request(era, path):
     """Every request the client makes carries the caller's headers: posts, the session's GET stream, the
@@ -515,7 +521,9 @@ async def test_custom_headers_are_sent_on_every_request(era, path):
     with serving(app) as base:
         with anyio.fail_after(CONNECTION):
             async with connect_http(
-                f"{base}{path}", protocol_version=era, headers=CUSTOM,
+                f"{base}{path}",
+                protocol_version=era,
+                headers=CUSTOM,
                 sampling=_sample,
             ) as client:
                 with anyio.fail_after(QUICK):
@@ -534,7 +542,12 @@ async def test_custom_headers_are_sent_on_every_request(era, path):
         assert kinds == {("GET", "/sse", False), ("POST", "/messages", False)}
         assert len(answers) == 1  # the sampling answer
     elif era == LEGACY:
-        assert kinds == {("POST", "/mcp", False), ("GET", "/mcp", False), ("GET", "/mcp", True), ("DELETE", "/mcp", False)}
+        assert kinds == {
+            ("POST", "/mcp", False),
+            ("GET", "/mcp", False),
+            ("GET", "/mcp", True),
+            ("DELETE", "/mcp", False),
+        }
         assert len(answers) == 1
     else:
         assert kinds == {("POST", "/mcp", False)}  # stateless: no GET stream, no DELETE
@@ -596,7 +609,8 @@ async def test_mcp_name_header_uses_the_base64_form_for_non_ascii_values(era):
     named = {
         (entry.json() or {}).get("method"): entry
         for entry in app.mcp()
-        if entry.method == "POST" and (entry.json() or {}).get("method") in ("resources/read", "prompts/get", "tools/call")
+        if entry.method == "POST"
+        and (entry.json() or {}).get("method") in ("resources/read", "prompts/get", "tools/call")
     }
     assert all(entry.status == 200 for entry in named.values())
     if era == MODERN:

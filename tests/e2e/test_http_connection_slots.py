@@ -27,7 +27,14 @@ pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="ne
 MAX = 8
 PER_PEER = 4
 HEAD_SECONDS = 2.0
-FLAGS = ("--max-connections", str(MAX), "--max-connections-per-peer", str(PER_PEER), "--header-timeout", str(HEAD_SECONDS))
+FLAGS = (
+    "--max-connections",
+    str(MAX),
+    "--max-connections-per-peer",
+    str(PER_PEER),
+    "--header-timeout",
+    str(HEAD_SECONDS),
+)
 HALF_HEAD = b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
 
 
@@ -87,7 +94,8 @@ def answered_within_a_second(base_url: str) -> None:
         assert opened.status_code == 200, opened.text
         session = opened.headers["mcp-session-id"]
         ping = http.post(
-            f"{base_url}/mcp", content=dumps({"jsonrpc": "2.0", "id": 2, "method": "ping"}),
+            f"{base_url}/mcp",
+            content=dumps({"jsonrpc": "2.0", "id": 2, "method": "ping"}),
             headers=legacy_headers(session),
         )
         assert ping.status_code == 200 and ping.json() == {"jsonrpc": "2.0", "id": 2, "result": {}}
@@ -98,18 +106,23 @@ def test_silent_and_half_sent_connections_beyond_the_limit_neither_lock_out_requ
     with server_process(*FLAGS) as served:
         peers = [f"127.0.0.{n}" for n in range(2, 2 + 2 * MAX // PER_PEER)]
         # Twice the limit: on each peer, half the sockets say nothing, half stop within a head.
-        with held([
-            attacker(peer, served.port, HALF_HEAD if i % 2 else b"") for peer in peers for i in range(PER_PEER)
-        ]) as sockets:
+        with held(
+            [attacker(peer, served.port, HALF_HEAD if i % 2 else b"") for peer in peers for i in range(PER_PEER)]
+        ) as sockets:
             opened = time.monotonic()
             answered_within_a_second(served.base_url)
             deadline = opened + HEAD_SECONDS + 2.0
             while not all(is_closed(sock) for sock in sockets) and time.monotonic() < deadline:
                 time.sleep(0.05)
-            assert all(is_closed(sock) for sock in sockets), "a silent or half-sent connection outlived the head deadline"
+            assert all(is_closed(sock) for sock in sockets), (
+                "a silent or half-sent connection outlived the head deadline"
+            )
         # A half-sent head still held when the deadline passed is told why (408); a silent
         # connection is simply closed.
-        with held([attacker("127.0.0.2", served.port, HALF_HEAD), attacker("127.0.0.2", served.port)]) as (half, silent):
+        with held([attacker("127.0.0.2", served.port, HALF_HEAD), attacker("127.0.0.2", served.port)]) as (
+            half,
+            silent,
+        ):
             assert received(half, HEAD_SECONDS + 2.0).startswith(b"HTTP/1.1 408 ")
             assert received(silent, 1.0) == b""
         answered_within_a_second(served.base_url)

@@ -65,8 +65,12 @@ def test_a_modern_http_call_parses_its_envelope_once(running: Any, parses: list[
     assert len(parses) == 1
 
 
-def test_the_dispatcher_still_judges_the_version_of_a_parsed_envelope(running: Any, parses: list[dict[str, Any]]) -> None:
-    body = modern_body(2, "tools/call", {"name": "echo", "arguments": {}}, {"io.modelcontextprotocol/protocolVersion": "2099-01-01"})
+def test_the_dispatcher_still_judges_the_version_of_a_parsed_envelope(
+    running: Any, parses: list[dict[str, Any]]
+) -> None:
+    body = modern_body(
+        2, "tools/call", {"name": "echo", "arguments": {}}, {"io.modelcontextprotocol/protocolVersion": "2099-01-01"}
+    )
     response = post(running, body)
     assert response.status_code == 400
     error = response.json()["error"]

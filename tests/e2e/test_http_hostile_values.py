@@ -155,12 +155,16 @@ def test_a_lone_surrogate_in_params_is_invalid_params_on_the_sse_transport(serve
 
 def test_paired_surrogate_escapes_are_ordinary_text(served, http, session):
     # Clients that escape all non-ASCII send an emoji as a \ud83d\ude00 pair: that is text.
-    body = rpc(1, "tools/call", {"name": "json_schema_2020_12_tool", "arguments": {"name": "\U0001f600", "email": "a@b.c"}})
+    body = rpc(
+        1, "tools/call", {"name": "json_schema_2020_12_tool", "arguments": {"name": "\U0001f600", "email": "a@b.c"}}
+    )
     reply = http.post(served.url, content=hostile(body), headers=session)
     assert reply.status_code == 200 and "\U0001f600" in reply.json()["result"]["content"][0]["text"]
 
 
-@pytest.mark.parametrize("uri", ["test://template/%FF%FE/data", "test://template/%C3/data", "test://template/%ED%A0%80/data"])
+@pytest.mark.parametrize(
+    "uri", ["test://template/%FF%FE/data", "test://template/%C3/data", "test://template/%ED%A0%80/data"]
+)
 def test_a_uri_whose_escapes_are_not_utf8_is_invalid_params(served, http, session, uri):
     for method in ("resources/read", "resources/subscribe"):
         error = error_of(http.post(served.url, content=dumps(rpc(1, method, {"uri": uri})), headers=session))
@@ -211,19 +215,31 @@ def test_jwts_without_sub_cannot_use_each_others_sessions():
     mine, theirs = token_without_sub("a"), token_without_sub("b")
     with serve_app(MCPApp(build_server(), auth=BearerAuth([verifier]))) as served, httpx.Client(timeout=10.0) as http:
         opened = http.post(
-            served.url, content=dumps(initialize_body()),
+            served.url,
+            content=dumps(initialize_body()),
             headers={**legacy_headers(version=None), "Authorization": f"Bearer {mine}"},
         )
         session = opened.headers["mcp-session-id"]
         listing = dumps(rpc(2, "tools/list"))
-        stolen = http.post(served.url, content=listing, headers={**legacy_headers(session), "Authorization": f"Bearer {theirs}"})
+        stolen = http.post(
+            served.url, content=listing, headers={**legacy_headers(session), "Authorization": f"Bearer {theirs}"}
+        )
         assert stolen.status_code == 404
-        own = http.post(served.url, content=listing, headers={**legacy_headers(session), "Authorization": f"Bearer {mine}"})
+        own = http.post(
+            served.url, content=listing, headers={**legacy_headers(session), "Authorization": f"Bearer {mine}"}
+        )
         assert own.status_code == 200
         with http.stream("GET", f"{served.base_url}/sse", headers={**SSE, "Authorization": f"Bearer {mine}"}) as stream:
             lines = stream.iter_lines()
             endpoint = next(line for line in lines if line.startswith("data: "))[6:]
             body = dumps(initialize_body())
-            other = http.post(served.base_url + endpoint, content=body, headers={**JSON, "Authorization": f"Bearer {theirs}"})
+            other = http.post(
+                served.base_url + endpoint, content=body, headers={**JSON, "Authorization": f"Bearer {theirs}"}
+            )
             assert other.status_code == 404
-            assert http.post(served.base_url + endpoint, content=body, headers={**JSON, "Authorization": f"Bearer {mine}"}).status_code == 202
+            assert (
+                http.post(
+                    served.base_url + endpoint, content=body, headers={**JSON, "Authorization": f"Bearer {mine}"}
+                ).status_code
+                == 202
+            )

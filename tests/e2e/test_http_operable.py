@@ -79,7 +79,9 @@ def open_session(http: httpx.Client, url: str, **headers: str) -> str:
     return session
 
 
-def call(http: httpx.Client, url: str, session: str, request_id: int, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+def call(
+    http: httpx.Client, url: str, session: str, request_id: int, name: str, arguments: dict[str, Any]
+) -> dict[str, Any]:
     body = dumps(rpc(request_id, "tools/call", {"name": name, "arguments": arguments}))
     response = http.post(url, content=body, headers=legacy_headers(session))
     assert response.status_code == 200, response.text
@@ -120,7 +122,9 @@ def test_every_response_carries_a_minted_request_id(srv, http):
 
 
 def test_a_streamed_response_carries_the_request_id(srv, http):
-    with http.stream("GET", f"{srv.base_url}/sse", headers={"Accept": "text/event-stream", "X-Request-ID": "stream-1"}) as response:
+    with http.stream(
+        "GET", f"{srv.base_url}/sse", headers={"Accept": "text/event-stream", "X-Request-ID": "stream-1"}
+    ) as response:
         assert response.headers["content-type"] == "text/event-stream"
         assert response.headers["x-request-id"] == response.headers["x-mcp-request-id"] == "stream-1"
 
@@ -141,7 +145,9 @@ def test_the_clients_request_id_is_echoed_in_both_headers(srv, http, sent, expec
     assert response.headers["x-mcp-request-id"] == expected
 
 
-@pytest.mark.parametrize("value", ["a" * 129, "with space", "tab\there", "ünïcode"], ids=["long", "space", "tab", "non-ascii"])
+@pytest.mark.parametrize(
+    "value", ["a" * 129, "with space", "tab\there", "ünïcode"], ids=["long", "space", "tab", "non-ascii"]
+)
 def test_an_unusable_request_id_is_replaced_by_a_fresh_one(srv, http, value):
     response = http.get(f"{srv.base_url}/health", headers={"X-Request-ID": value.encode("utf-8")})
     assert UUID.match(response.headers["x-request-id"])
@@ -151,12 +157,18 @@ def test_an_unusable_request_id_is_replaced_by_a_fresh_one(srv, http, value):
 def test_the_request_id_is_in_the_json_log_line_of_its_request():
     with server_process("--log-format", "json", "--log-level", "debug") as served, client() as http:
         traced = http.post(
-            served.url, content=dumps(initialize_body()), headers={**legacy_headers(version=None), "X-Request-ID": "trace-me-123"}
+            served.url,
+            content=dumps(initialize_body()),
+            headers={**legacy_headers(version=None), "X-Request-ID": "trace-me-123"},
         )
         minted = http.post(
-            f"{served.base_url}/mcp/call", content=dumps(rpc(9, "test_simple_text", {})), headers=JSON,
+            f"{served.base_url}/mcp/call",
+            content=dumps(rpc(9, "test_simple_text", {})),
+            headers=JSON,
         )
-        refused = http.get(f"{served.base_url}/mcp/server-info", headers={"Host": "evil.example", "X-MCP-Request-ID": "evil-1"})
+        refused = http.get(
+            f"{served.base_url}/mcp/server-info", headers={"Host": "evil.example", "X-MCP-Request-ID": "evil-1"}
+        )
         assert refused.status_code == 421
         http.get(f"{served.base_url}/health", headers={"X-Request-ID": "probe-1"})
         minted_id = minted.headers["x-request-id"]
@@ -245,8 +257,11 @@ def test_metrics_count_calls_by_method_tool_and_outcome(srv, http):
         for name in ("mcp_call_duration_seconds", "mcp_input_size_bytes", "mcp_output_size_bytes"):
             assert found.value(f"{name}_count", method=method, tool=tool) == expected, (name, method, tool)
             buckets = sorted(
-                ((float(dict(labels)["le"]), value) for labels, value in found.series(f"{name}_bucket").items()
-                 if dict(labels)["method"] == method and dict(labels)["tool"] == tool),
+                (
+                    (float(dict(labels)["le"]), value)
+                    for labels, value in found.series(f"{name}_bucket").items()
+                    if dict(labels)["method"] == method and dict(labels)["tool"] == tool
+                ),
             )
             counts = [value for _, value in buckets]
             assert counts == sorted(counts) and buckets[-1] == (float("inf"), expected)
@@ -254,7 +269,9 @@ def test_metrics_count_calls_by_method_tool_and_outcome(srv, http):
     assert found.value("mcp_output_size_bytes_bucket", method="tools/call", tool="big", le="65536.0") == 0
     assert found.value("mcp_output_size_bytes_bucket", method="tools/call", tool="big", le="262144.0") == 1
     assert found.value("mcp_output_size_bytes_sum", method="tools/call", tool="big") > 100_000
-    assert found.value("mcp_input_size_bytes_bucket", method="tools/call", tool="echo", le="4096.0") == 1  # the short one
+    assert (
+        found.value("mcp_input_size_bytes_bucket", method="tools/call", tool="echo", le="4096.0") == 1
+    )  # the short one
     assert found.value("mcp_input_size_bytes_sum", method="tools/call", tool="echo") > 5000
     assert 0 < found.value("mcp_call_duration_seconds_sum", method="tools/call", tool="add") < 5
     assert found.value("mcp_http_responses_total", route="/mcp/call", status="200") == 3
@@ -286,12 +303,15 @@ def test_metrics_gauge_sessions_and_streams(srv, http):
             }
     assert http.delete(srv.url, headers={"Mcp-Session-Id": session}).status_code == 204
     wait_until(
-        lambda: gauges() == {
-            ("mcp_active_sessions", "streamable_http"): 0,
-            ("mcp_active_sessions", "sse"): 0,
-            ("mcp_active_streams", "streamable_http"): 0,
-            ("mcp_active_streams", "sse"): 0,
-        },
+        lambda: (
+            gauges()
+            == {
+                ("mcp_active_sessions", "streamable_http"): 0,
+                ("mcp_active_sessions", "sse"): 0,
+                ("mcp_active_streams", "streamable_http"): 0,
+                ("mcp_active_streams", "sse"): 0,
+            }
+        ),
         message="sessions and streams back to zero",
     )
 
@@ -304,7 +324,10 @@ def test_a_call_whose_stream_the_client_closes_counts_as_cancelled(srv, http, pr
         next(response.iter_lines())  # the progress notification: the call is running
     assert probe.slow_cancelled.wait(10)
     wait_until(
-        lambda: metrics(http, srv.base_url).value("mcp_call_total", method="tools/call", tool="slow", outcome="cancelled") == 1,
+        lambda: (
+            metrics(http, srv.base_url).value("mcp_call_total", method="tools/call", tool="slow", outcome="cancelled")
+            == 1
+        ),
         message="the cancelled call counted",
     )
 
@@ -320,7 +343,10 @@ def test_metrics_need_the_token_when_authentication_is_on(http):
 def test_metrics_can_be_turned_off(http):
     with serve_app(MCPApp(build_server(), metrics=False)) as served:
         assert http.get(f"{served.base_url}/metrics").status_code == 404
-        assert http.post(served.url, content=dumps(initialize_body()), headers=legacy_headers(version=None)).status_code == 200
+        assert (
+            http.post(served.url, content=dumps(initialize_body()), headers=legacy_headers(version=None)).status_code
+            == 200
+        )
 
 
 def test_the_exposition_format_escapes_labels_and_writes_histograms():
@@ -365,21 +391,41 @@ def test_gateway_server_info(srv, http):
     assert response.status_code == 200
     info = response.json()
     assert {key: info[key] for key in ("name", "version", "description")} == {
-        "name": SERVER_NAME, "version": SERVER_VERSION, "description": SERVER_DESCRIPTION,
+        "name": SERVER_NAME,
+        "version": SERVER_VERSION,
+        "description": SERVER_DESCRIPTION,
     }
     assert [tool["name"] for tool in info["tools"]] == ["add", "echo", "fail", "big", "slow", "flood"]
-    assert info["tools"][0] == {"name": "add", "description": "Add two integers.", "inputSchema": ADD_INPUT, "outputSchema": ADD_OUTPUT}
+    assert info["tools"][0] == {
+        "name": "add",
+        "description": "Add two integers.",
+        "inputSchema": ADD_INPUT,
+        "outputSchema": ADD_OUTPUT,
+    }
     assert info["tools"][1]["inputSchema"] == TEXT_INPUT
     assert http.post(f"{srv.base_url}/mcp/server-info").status_code == 405
 
 
 def test_gateway_calls_answer_with_the_tools_value(srv, http):
-    assert gateway(http, srv.base_url, rpc("a-1", "add", {"a": 20, "b": 22})).json() == {"jsonrpc": "2.0", "id": "a-1", "result": {"sum": 42}}
-    assert gateway(http, srv.base_url, rpc(2, "echo", {"text": "héllo"})).json() == {"jsonrpc": "2.0", "id": 2, "result": "héllo"}
+    assert gateway(http, srv.base_url, rpc("a-1", "add", {"a": 20, "b": 22})).json() == {
+        "jsonrpc": "2.0",
+        "id": "a-1",
+        "result": {"sum": 42},
+    }
+    assert gateway(http, srv.base_url, rpc(2, "echo", {"text": "héllo"})).json() == {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "result": "héllo",
+    }
     failed = gateway(http, srv.base_url, rpc(3, "fail", {})).json()
     assert failed == {
-        "jsonrpc": "2.0", "id": 3,
-        "error": {"code": -32000, "message": "the upstream is down", "data": {"content": [{"type": "text", "text": "the upstream is down"}]}},
+        "jsonrpc": "2.0",
+        "id": 3,
+        "error": {
+            "code": -32000,
+            "message": "the upstream is down",
+            "data": {"content": [{"type": "text", "text": "the upstream is down"}]},
+        },
     }
 
 
@@ -388,40 +434,77 @@ def test_gateway_calls_answer_with_the_tools_value(srv, http):
     [
         ({"a": "x", "b": 1}, [{"field": "a", "message": '"x" is not of type "integer"'}]),
         ({"a": 1}, [{"field": "b", "message": '"b" is a required property'}]),
-        ({}, [{"field": "a", "message": '"a" is a required property'}, {"field": "b", "message": '"b" is a required property'}]),
-        ({"a": 1, "b": 2, "c": 3}, [{"field": "", "message": 'Additional properties are not allowed ("c" was unexpected)'}]),
+        (
+            {},
+            [
+                {"field": "a", "message": '"a" is a required property'},
+                {"field": "b", "message": '"b" is a required property'},
+            ],
+        ),
+        (
+            {"a": 1, "b": 2, "c": 3},
+            [{"field": "", "message": 'Additional properties are not allowed ("c" was unexpected)'}],
+        ),
     ],
 )
 def test_gateway_bad_arguments_are_32602_with_field_errors(srv, http, arguments, errors):
     response = gateway(http, srv.base_url, rpc(7, "add", arguments))
     assert response.status_code == 200
     assert response.json() == {
-        "jsonrpc": "2.0", "id": 7,
+        "jsonrpc": "2.0",
+        "id": 7,
         "error": {"code": -32602, "message": 'Invalid arguments for tool "add"', "data": {"errors": errors}},
     }
 
 
 def test_gateway_unknown_tool_and_malformed_requests(srv, http):
     assert gateway(http, srv.base_url, rpc(1, "tools/list")).json() == {
-        "jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "message": "Unknown tool: tools/list"},
+        "jsonrpc": "2.0",
+        "id": 1,
+        "error": {"code": -32601, "message": "Unknown tool: tools/list"},
     }
     cases = [
         (b"{not json", 400, {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error"}}),
-        (dumps([rpc(1, "add", {"a": 1, "b": 2})]), 400, {
-            "jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "Invalid Request: one call per POST (no batches)"},
-        }),
-        (dumps({"jsonrpc": "2.0", "method": "add", "params": {"a": 1, "b": 2}}), 400, {
-            "jsonrpc": "2.0", "id": None,
-            "error": {"code": -32600, "message": 'Invalid Request: a call needs an "id" (notifications are not answered)'},
-        }),
-        (dumps({"jsonrpc": "2.0", "id": 4, "method": "add", "params": [1, 2]}), 400, {
-            "jsonrpc": "2.0", "id": 4, "error": {"code": -32600, "message": 'Invalid Request: "params" must be an object'},
-        }),
+        (
+            dumps([rpc(1, "add", {"a": 1, "b": 2})]),
+            400,
+            {
+                "jsonrpc": "2.0",
+                "id": None,
+                "error": {"code": -32600, "message": "Invalid Request: one call per POST (no batches)"},
+            },
+        ),
+        (
+            dumps({"jsonrpc": "2.0", "method": "add", "params": {"a": 1, "b": 2}}),
+            400,
+            {
+                "jsonrpc": "2.0",
+                "id": None,
+                "error": {
+                    "code": -32600,
+                    "message": 'Invalid Request: a call needs an "id" (notifications are not answered)',
+                },
+            },
+        ),
+        (
+            dumps({"jsonrpc": "2.0", "id": 4, "method": "add", "params": [1, 2]}),
+            400,
+            {
+                "jsonrpc": "2.0",
+                "id": 4,
+                "error": {"code": -32600, "message": 'Invalid Request: "params" must be an object'},
+            },
+        ),
     ]
     for body, status, answer in cases:
         response = gateway(http, srv.base_url, body)
         assert (response.status_code, response.json()) == (status, answer), body
-    assert http.post(f"{srv.base_url}/mcp/call", content=dumps(rpc(1, "add", {})), headers={"Content-Type": "text/plain"}).status_code == 415
+    assert (
+        http.post(
+            f"{srv.base_url}/mcp/call", content=dumps(rpc(1, "add", {})), headers={"Content-Type": "text/plain"}
+        ).status_code
+        == 415
+    )
     assert http.get(f"{srv.base_url}/mcp/call").status_code == 405
     assert gateway(http, srv.base_url, rpc(1, "echo", {"text": "x"}), Origin="https://evil.example").status_code == 403
 
@@ -526,7 +609,9 @@ def test_outgoing_messages_over_the_limit_become_errors(http):
         session = open_session(http, served.url)
         too_big = call(http, served.url, session, 1, "big", {"size": 10_000})
         assert too_big == {
-            "jsonrpc": "2.0", "id": 1, "error": {"code": -32603, "message": "Response exceeds the 4096-byte message limit"},
+            "jsonrpc": "2.0",
+            "id": 1,
+            "error": {"code": -32603, "message": "Response exceeds the 4096-byte message limit"},
         }
         assert call(http, served.url, session, 2, "big", {"size": 1000})["result"]["content"][0]["text"] == "x" * 1000
         modern = modern_body(3, "tools/call", {"name": "big", "arguments": {"size": 10_000}})
@@ -557,7 +642,12 @@ def test_the_limits_are_options_of_the_shared_command_line():
             large = dumps(rpc(1, "test_simple_text", {"padding": "p" * 1000}))
             assert http.post(served.url, content=large, headers=legacy_headers(version=None)).status_code == 413
             session = open_session(http, served.url)
-            assert http.post(served.url, content=dumps(initialize_body()), headers=legacy_headers(version=None)).status_code == 503
+            assert (
+                http.post(
+                    served.url, content=dumps(initialize_body()), headers=legacy_headers(version=None)
+                ).status_code
+                == 503
+            )
             assert http.delete(served.url, headers={"Mcp-Session-Id": session}).status_code == 204
         with client() as first, client() as second, client() as third:
             with first.stream("GET", f"{served.base_url}/sse", headers=sse) as one:
@@ -567,5 +657,18 @@ def test_the_limits_are_options_of_the_shared_command_line():
                 with second.stream("GET", f"{served.base_url}/sse", headers=sse) as two:
                     assert two.status_code == 503
                     assert third.get(f"{served.base_url}/health").status_code == 200  # still answered
-                    assert third.post(served.url, content=dumps(initialize_body()), headers=legacy_headers(version=None)).status_code == 503
-            wait_until(lambda: third.post(served.url, content=dumps(initialize_body()), headers=legacy_headers(version=None)).status_code == 200, message="a connection freed")
+                    assert (
+                        third.post(
+                            served.url, content=dumps(initialize_body()), headers=legacy_headers(version=None)
+                        ).status_code
+                        == 503
+                    )
+            wait_until(
+                lambda: (
+                    third.post(
+                        served.url, content=dumps(initialize_body()), headers=legacy_headers(version=None)
+                    ).status_code
+                    == 200
+                ),
+                message="a connection freed",
+            )

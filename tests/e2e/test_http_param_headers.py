@@ -55,7 +55,12 @@ def texts(result: dict) -> list[str]:
 
 @pytest.mark.parametrize(
     ("region", "header"),
-    [("eu-west", "eu-west"), ("Zürich", base64_header("Zürich")), ("SGVsbG8=", "SGVsbG8="), (" padded ", base64_header(" padded "))],
+    [
+        ("eu-west", "eu-west"),
+        ("Zürich", base64_header("Zürich")),
+        ("SGVsbG8=", "SGVsbG8="),
+        (" padded ", base64_header(" padded ")),
+    ],
 )
 def test_a_matching_param_header_is_accepted(everything, region, header):
     response = call_region(everything, region, Mcp_Param_Region=header)
@@ -72,7 +77,10 @@ def test_a_missing_different_or_undecodable_param_header_is_400_32020(everything
     assert response.status_code == 400
     payload = response.json()
     assert payload["id"] == 3 and payload["error"]["code"] == -32020, payload
-    assert payload["error"]["message"].startswith("Header mismatch: ") and "Mcp-Param-Region" in payload["error"]["message"]
+    assert (
+        payload["error"]["message"].startswith("Header mismatch: ")
+        and "Mcp-Param-Region" in payload["error"]["message"]
+    )
 
 
 def test_a_param_header_sent_twice_is_400_32020(everything):
@@ -94,7 +102,9 @@ async def test_legacy_calls_carry_no_param_headers_and_are_not_checked(everythin
     async with async_client() as client:
         session = await alegacy_session(client, everything.url)
         body = call_body(2, "test_custom_header", {"region": "eu"})
-        response = await client.post(everything.url, content=dumps(body), headers=legacy_headers(session, LATEST_LEGACY))
+        response = await client.post(
+            everything.url, content=dumps(body), headers=legacy_headers(session, LATEST_LEGACY)
+        )
     assert response.status_code == 200
     assert "Region: eu" in response.text
 

@@ -67,7 +67,9 @@ def test_handler_sees_the_minted_id_that_the_response_carries(running: Any) -> N
 
 def test_every_request_of_a_batch_carries_the_posts_id(running: Any) -> None:
     init = {
-        "jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "jsonrpc": "2.0",
+        "id": 0,
+        "method": "initialize",
         "params": {"protocolVersion": "2025-03-26", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}},
     }
     headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
@@ -83,7 +85,8 @@ def test_every_request_of_a_batch_carries_the_posts_id(running: Any) -> None:
         response = http.post(url, content=dumps(batch), headers={**headers, "X-Request-ID": "batch-9"})
     assert response.status_code == 200
     assert sorted((item["id"], item["result"]["content"][0]["text"]) for item in response.json()) == [
-        (1, "batch-9"), (2, "batch-9"),
+        (1, "batch-9"),
+        (2, "batch-9"),
     ]
 
 

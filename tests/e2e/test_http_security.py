@@ -35,8 +35,10 @@ def srv() -> Iterator[ServerProcess]:
 @pytest.fixture(scope="module")
 def proxied() -> Iterator[ServerProcess]:
     with server_process(
-        "--allowed-host", "mcp.proxy.example, other.proxy.example",
-        "--allowed-origin", "https://app.example",
+        "--allowed-host",
+        "mcp.proxy.example, other.proxy.example",
+        "--allowed-origin",
+        "https://app.example",
     ) as server:
         yield server
 
@@ -61,7 +63,12 @@ def requests_for(server: ServerProcess) -> list[tuple[str, str, bytes | None, di
         ("GET", server.url, None, {"Accept": "text/event-stream", "Mcp-Session-Id": "x"}),
         ("DELETE", server.url, None, {"Mcp-Session-Id": "x"}),
         ("GET", f"{server.base_url}/sse", None, {"Accept": "text/event-stream"}),
-        ("POST", f"{server.base_url}/messages?session_id=x", dumps(initialize_body()), {"Content-Type": "application/json"}),
+        (
+            "POST",
+            f"{server.base_url}/messages?session_id=x",
+            dumps(initialize_body()),
+            {"Content-Type": "application/json"},
+        ),
     ]
 
 
@@ -70,7 +77,9 @@ def send(client: httpx.Client, method: str, url: str, body: bytes | None, header
     return client.request(method, url, content=body, headers=headers)
 
 
-@pytest.mark.parametrize("host", ["evil.example", "evil.example:80", "127.0.0.1.evil.example", "localhost.evil.example:1"])
+@pytest.mark.parametrize(
+    "host", ["evil.example", "evil.example:80", "127.0.0.1.evil.example", "localhost.evil.example:1"]
+)
 def test_foreign_host_is_421_on_every_path(srv, client, host):
     for method, url, body, headers in requests_for(srv):
         response = send(client, method, url, body, {**headers, "Host": host})
@@ -101,7 +110,9 @@ def test_foreign_origin_is_403_on_every_path(srv, client, origin):
 def test_loopback_origins_and_hosts_are_accepted(srv, client):
     port = srv.port
     for origin in (f"http://localhost:{port}", f"http://127.0.0.1:{port}", f"http://[::1]:{port}", "http://localhost"):
-        init = client.post(srv.url, content=dumps(initialize_body()), headers={**legacy_headers(version=None), "Origin": origin})
+        init = client.post(
+            srv.url, content=dumps(initialize_body()), headers={**legacy_headers(version=None), "Origin": origin}
+        )
         assert init.status_code == 200, origin
         assert init.json()["result"]["serverInfo"]["name"] == "plainmcp-everything"
         client.delete(srv.url, headers={"Mcp-Session-Id": init.headers["mcp-session-id"]})
@@ -132,13 +143,17 @@ def test_allowed_host_and_origin_flags(proxied, client):
         response = client.post(proxied.url, content=content, headers={**headers, "Host": host})
         assert response.status_code == 200, host
         assert response.json()["result"]["content"][0]["text"] == "This is a simple text response for testing."
-    ok = client.post(proxied.url, content=content, headers={**headers, "Host": "mcp.proxy.example", "Origin": "https://app.example"})
+    ok = client.post(
+        proxied.url, content=content, headers={**headers, "Host": "mcp.proxy.example", "Origin": "https://app.example"}
+    )
     assert ok.status_code == 200
     # An origin on an allowed host's name is accepted too (the site behind the proxy).
     same_site = client.post(proxied.url, content=content, headers={**headers, "Origin": "https://mcp.proxy.example"})
     assert same_site.status_code == 200
     init = client.post(
-        proxied.url, content=dumps(initialize_body()), headers={**legacy_headers(version=None), "Origin": "https://app.example"}
+        proxied.url,
+        content=dumps(initialize_body()),
+        headers={**legacy_headers(version=None), "Origin": "https://app.example"},
     )
     assert init.status_code == 200
     with client.stream(

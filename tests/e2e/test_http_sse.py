@@ -149,7 +149,12 @@ async def test_server_request_and_posted_response(srv):
         assert request["method"] == "sampling/createMessage"
         assert request["params"]["maxTokens"] == 100
         assert request["params"]["messages"] == [{"role": "user", "content": {"type": "text", "text": "Say hi"}}]
-        answer = {"role": "assistant", "content": {"type": "text", "text": "hi!"}, "model": "m", "stopReason": "endTurn"}
+        answer = {
+            "role": "assistant",
+            "content": {"type": "text", "text": "hi!"},
+            "model": "m",
+            "stopReason": "endTurn",
+        }
         await session.send({"jsonrpc": "2.0", "id": request["id"], "result": answer})
         assert await session.message() == text_result(3, "LLM response: hi!")
 
@@ -160,7 +165,9 @@ async def test_invalid_messages(srv):
         bad = await client.post(session.post_url, content=b"{nope", headers={"Content-Type": "application/json"})
         assert bad.status_code == 400
         assert bad.json() == {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error"}}
-        text = await client.post(session.post_url, content=dumps(rpc(1, "ping")), headers={"Content-Type": "text/plain"})
+        text = await client.post(
+            session.post_url, content=dumps(rpc(1, "ping")), headers={"Content-Type": "text/plain"}
+        )
         assert text.status_code == 415
         big = await client.post(
             session.post_url, content=b" " * (MAX_BODY + 1), headers={"Content-Type": "application/json"}
@@ -183,7 +190,9 @@ async def test_unknown_session_is_404(srv):
             f"{srv.base_url}/messages",
             f"{srv.base_url}/messages?sessionId=nope",
         ):
-            response = await client.post(url, content=dumps(rpc(1, "ping")), headers={"Content-Type": "application/json"})
+            response = await client.post(
+                url, content=dumps(rpc(1, "ping")), headers={"Content-Type": "application/json"}
+            )
             assert response.status_code == 404, url
             assert response.json() == SESSION_NOT_FOUND
 
@@ -196,7 +205,9 @@ async def test_session_is_404_after_the_stream_closes(srv):
         # The client went away: the server notices and forgets the session.
         with anyio.fail_after(5):
             while True:
-                response = await client.post(post_url, content=dumps(rpc(1, "ping")), headers={"Content-Type": "application/json"})
+                response = await client.post(
+                    post_url, content=dumps(rpc(1, "ping")), headers={"Content-Type": "application/json"}
+                )
                 if response.status_code == 404:
                     break
                 assert response.status_code == 202
@@ -210,7 +221,9 @@ async def test_sessions_do_not_cross(srv):
             await session.initialize()
             args = {"name": f"sse-{n}", "email": f"s{n}@example.com"}
             await session.send(call_body(1, "json_schema_2020_12_tool", args))  # every session uses id 1
-            expected = text_result(1, f"JSON Schema 2020-12 tool called with: {json.dumps(args, separators=(',', ':'))}")
+            expected = text_result(
+                1, f"JSON Schema 2020-12 tool called with: {json.dumps(args, separators=(',', ':'))}"
+            )
             got = await session.message()
             if got != expected:
                 failures.append(f"{n}: {got}")

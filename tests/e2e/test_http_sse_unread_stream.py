@@ -41,7 +41,9 @@ async def blob(ctx, args):
 run_http(server, port=int(sys.argv[1]), transport="sse", write_timeout=float(sys.argv[2]))
 """
 INIT = {
-    "jsonrpc": "2.0", "id": 0, "method": "initialize",
+    "jsonrpc": "2.0",
+    "id": 0,
+    "method": "initialize",
     "params": {"protocolVersion": "2024-11-05", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}},
 }
 JSON = {"Content-Type": "application/json"}
@@ -54,7 +56,9 @@ def sse_server(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
     port = free_port()
     log = (tmp_path / "server.log").open("wb")
     process = subprocess.Popen(
-        [sys.executable, str(script), str(port), str(WRITE_TIMEOUT)], stdout=log, stderr=subprocess.STDOUT,
+        [sys.executable, str(script), str(port), str(WRITE_TIMEOUT)],
+        stdout=log,
+        stderr=subprocess.STDOUT,
     )
     base_url = f"http://{HOST}:{port}"
     try:
@@ -86,7 +90,12 @@ def ping_within_a_second(http: httpx.Client, base_url: str) -> None:
         lines = stream.iter_lines()
         endpoint = next(line for line in lines if line.startswith("data: "))[6:]
         assert http.post(f"{base_url}{endpoint}", content=dumps(INIT), headers=JSON).status_code == 202
-        assert http.post(f"{base_url}{endpoint}", content=dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"}), headers=JSON).status_code == 202
+        assert (
+            http.post(
+                f"{base_url}{endpoint}", content=dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"}), headers=JSON
+            ).status_code
+            == 202
+        )
         answered = next(line for line in lines if line.startswith("data: ") and '"id":1' in line)
         assert '"result":{}' in answered
     assert time.monotonic() - started < 1.0

@@ -43,7 +43,11 @@ def exchange(url: str) -> None:
         session = opened.headers["mcp-session-id"]
         reply = http.post(url, content=dumps(call_body(1, "test_simple_text")), headers=legacy_headers(session))
         assert reply.status_code == 200 and reply.headers["content-type"] == "application/json", reply.text
-        assert reply.json() == {"jsonrpc": "2.0", "id": 1, "result": {"content": [{"type": "text", "text": SIMPLE_TEXT}]}}
+        assert reply.json() == {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "result": {"content": [{"type": "text", "text": SIMPLE_TEXT}]},
+        }
 
 
 @linux_only

@@ -93,7 +93,12 @@ def progress(token: Any, value: int) -> dict[str, Any]:
     return {
         "jsonrpc": "2.0",
         "method": "notifications/progress",
-        "params": {"progressToken": token, "progress": value, "total": 100, "message": f"Completed step {value} of 100"},
+        "params": {
+            "progressToken": token,
+            "progress": value,
+            "total": 100,
+            "message": f"Completed step {value} of 100",
+        },
     }
 
 
@@ -151,11 +156,15 @@ def test_initialize_mints_random_visible_ascii_session_ids(srv, client):
 
 def test_initialize_echoes_an_older_supported_version(srv, client):
     for version in ("2025-03-26", "2025-06-18", "2024-11-05"):
-        response = client.post(srv.url, content=dumps(initialize_body(1, version)), headers=legacy_headers(version=None))
+        response = client.post(
+            srv.url, content=dumps(initialize_body(1, version)), headers=legacy_headers(version=None)
+        )
         assert response.status_code == 200
         assert response.json()["result"]["protocolVersion"] == version
     # An unknown version is negotiated, not refused.
-    response = client.post(srv.url, content=dumps(initialize_body(2, "1999-01-01")), headers=legacy_headers(version=None))
+    response = client.post(
+        srv.url, content=dumps(initialize_body(2, "1999-01-01")), headers=legacy_headers(version=None)
+    )
     assert response.status_code == 200
     assert response.json()["result"]["protocolVersion"] == LATEST_LEGACY
 
@@ -166,7 +175,9 @@ def test_request_without_session_header_is_400(srv, client):
     assert response.headers["content-type"] == "application/json"
     assert response.json() == MISSING_SESSION
     # A notification without a session is refused the same way.
-    note = client.post(srv.url, content=dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}), headers=legacy_headers())
+    note = client.post(
+        srv.url, content=dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}), headers=legacy_headers()
+    )
     assert note.status_code == 400
     assert note.json() == MISSING_SESSION
 
@@ -187,7 +198,9 @@ def test_unknown_session_is_404_for_post_get_and_delete(srv, client):
 def test_delete_ends_the_session(srv, client):
     session_id = legacy_session(client, srv.url)
     assert client.post(srv.url, content=dumps(rpc(1, "ping")), headers=legacy_headers(session_id)).json() == {
-        "jsonrpc": "2.0", "id": 1, "result": {},
+        "jsonrpc": "2.0",
+        "id": 1,
+        "result": {},
     }
     response = client.delete(srv.url, headers={"Mcp-Session-Id": session_id, "MCP-Protocol-Version": LATEST_LEGACY})
     assert response.status_code == 204
@@ -302,7 +315,9 @@ def test_posted_notification_and_response_get_202_without_body(srv, client):
     assert error_reply.content == b""
     # The session goes on.
     assert client.post(srv.url, content=dumps(rpc(5, "ping")), headers=legacy_headers(session_id)).json() == {
-        "jsonrpc": "2.0", "id": 5, "result": {},
+        "jsonrpc": "2.0",
+        "id": 5,
+        "result": {},
     }
 
 
@@ -320,7 +335,9 @@ async def test_progress_streams_sse_with_priming_event_first(srv):
     async with async_client() as client:
         session_id = await alegacy_session(client, srv.url)
         body = call_body(3, "test_tool_with_progress", meta={"progressToken": "p-1"})
-        async with open_stream(client, "POST", srv.url, content=dumps(body), headers=legacy_headers(session_id)) as response:
+        async with open_stream(
+            client, "POST", srv.url, content=dumps(body), headers=legacy_headers(session_id)
+        ) as response:
             assert_sse_headers(response)
             assert response.headers["mcp-session-id"] == session_id
             events = await SSEReader(response).rest()
@@ -341,7 +358,9 @@ async def test_logging_streams_sse_messages_then_result(srv):
     async with async_client() as client:
         session_id = await alegacy_session(client, srv.url)
         body = call_body(4, "test_tool_with_logging")
-        async with open_stream(client, "POST", srv.url, content=dumps(body), headers=legacy_headers(session_id)) as response:
+        async with open_stream(
+            client, "POST", srv.url, content=dumps(body), headers=legacy_headers(session_id)
+        ) as response:
             assert_sse_headers(response)
             events = await SSEReader(response).rest()
     assert_priming(events[0])
@@ -378,7 +397,9 @@ def test_batch_rejected_in_2025_11_25(srv, client):
     assert response.json() == NO_BATCHES
     # Nothing in it ran: the session has no pending answers and still works.
     assert client.post(srv.url, content=dumps(rpc(3, "ping")), headers=legacy_headers(session_id)).json() == {
-        "jsonrpc": "2.0", "id": 3, "result": {},
+        "jsonrpc": "2.0",
+        "id": 3,
+        "result": {},
     }
 
 
@@ -435,7 +456,9 @@ async def test_get_stream_receives_list_changed_and_nothing_else(srv):
             assert_priming(await reader.next())
             # A request's own notifications stay on its own stream.
             body = call_body(1, "test_tool_with_progress", meta={"progressToken": "own"})
-            async with open_stream(other, "POST", srv.url, content=dumps(body), headers=legacy_headers(session_id)) as post:
+            async with open_stream(
+                other, "POST", srv.url, content=dumps(body), headers=legacy_headers(session_id)
+            ) as post:
                 posted = await SSEReader(post).rest()
             assert [event.json()["method"] for event in posted[1:4]] == ["notifications/progress"] * 3
             # A list change made by this session, in another POST, arrives on the GET stream only.
@@ -499,14 +522,21 @@ async def test_reconnection_resumes_with_last_event_id(srv):
     async with async_client() as client:
         session_id = await alegacy_session(client, srv.url)
         body = call_body(21, "test_reconnection")
-        async with open_stream(client, "POST", srv.url, content=dumps(body), headers=legacy_headers(session_id)) as post:
+        async with open_stream(
+            client, "POST", srv.url, content=dumps(body), headers=legacy_headers(session_id)
+        ) as post:
             assert_sse_headers(post)
             events = await SSEReader(post).rest()
         # The server closed the stream right after the priming event.
         assert len(events) == 1, events
         assert_priming(events[0])
         last_id = events[0].id
-        headers = {**SSE_ACCEPT, "Mcp-Session-Id": session_id, "MCP-Protocol-Version": LATEST_LEGACY, "Last-Event-ID": last_id}
+        headers = {
+            **SSE_ACCEPT,
+            "Mcp-Session-Id": session_id,
+            "MCP-Protocol-Version": LATEST_LEGACY,
+            "Last-Event-ID": last_id,
+        }
         async with open_stream(client, "GET", srv.url, headers=headers) as resumed:
             assert_sse_headers(resumed)
             replayed = await SSEReader(resumed).rest()
@@ -529,7 +559,9 @@ async def test_dropped_post_stream_resumes_every_remaining_event_once(srv):
     async with async_client() as client:
         session_id = await alegacy_session(client, srv.url)
         body = call_body(31, "test_tool_with_progress", meta={"progressToken": "drop"})
-        async with open_stream(client, "POST", srv.url, content=dumps(body), headers=legacy_headers(session_id)) as post:
+        async with open_stream(
+            client, "POST", srv.url, content=dumps(body), headers=legacy_headers(session_id)
+        ) as post:
             reader = SSEReader(post)
             assert_priming(await reader.next())
             first = await reader.next()
@@ -583,7 +615,9 @@ async def test_get_stream_resumes_with_last_event_id(srv):
         assert trigger.status_code == 200
         with anyio.fail_after(5):
             while True:  # until the server has noticed the first GET is gone
-                async with open_stream(client, "GET", srv.url, headers={**headers, "Last-Event-ID": priming.id}) as resumed:
+                async with open_stream(
+                    client, "GET", srv.url, headers={**headers, "Last-Event-ID": priming.id}
+                ) as resumed:
                     if resumed.status_code == 200:
                         reader = SSEReader(resumed)
                         events = [await reader.next(), await reader.next()]
@@ -615,18 +649,27 @@ async def test_server_request_on_the_post_stream_and_posted_response(srv):
         response = await client.post(srv.url, content=dumps(init), headers=legacy_headers(version=None))
         session_id = response.headers["mcp-session-id"]
         note = await client.post(
-            srv.url, content=dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}), headers=legacy_headers(session_id)
+            srv.url,
+            content=dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+            headers=legacy_headers(session_id),
         )
         assert note.status_code == 202
         body = call_body(8, "test_sampling", {"prompt": "Say hi"})
-        async with open_stream(client, "POST", srv.url, content=dumps(body), headers=legacy_headers(session_id)) as post:
+        async with open_stream(
+            client, "POST", srv.url, content=dumps(body), headers=legacy_headers(session_id)
+        ) as post:
             assert_sse_headers(post)
             reader = SSEReader(post)
             assert_priming(await reader.next())
             request = (await reader.next()).json()
             assert request["method"] == "sampling/createMessage"
             assert request["params"]["messages"] == [{"role": "user", "content": {"type": "text", "text": "Say hi"}}]
-            answer = {"role": "assistant", "content": {"type": "text", "text": "hi!"}, "model": "m", "stopReason": "endTurn"}
+            answer = {
+                "role": "assistant",
+                "content": {"type": "text", "text": "hi!"},
+                "model": "m",
+                "stopReason": "endTurn",
+            }
             posted = await other.post(
                 srv.url,
                 content=dumps({"jsonrpc": "2.0", "id": request["id"], "result": answer}),
@@ -664,7 +707,9 @@ async def test_concurrent_requests_of_one_session_keep_their_own_streams(srv):
 
         async def call(request_id: str) -> None:
             body = call_body(request_id, "test_tool_with_progress", meta={"progressToken": f"tok-{request_id}"})
-            async with open_stream(client, "POST", srv.url, content=dumps(body), headers=legacy_headers(session_id)) as post:
+            async with open_stream(
+                client, "POST", srv.url, content=dumps(body), headers=legacy_headers(session_id)
+            ) as post:
                 results[request_id] = [event.json() for event in await SSEReader(post).rest() if event.data]
 
         async with anyio.create_task_group() as group:
@@ -673,7 +718,10 @@ async def test_concurrent_requests_of_one_session_keep_their_own_streams(srv):
     for request_id in ("a", "b", "c"):
         token = f"tok-{request_id}"
         assert results[request_id] == [
-            progress(token, 0), progress(token, 50), progress(token, 100), text_result(request_id, PROGRESS_DONE),
+            progress(token, 0),
+            progress(token, 50),
+            progress(token, 100),
+            text_result(request_id, PROGRESS_DONE),
         ]
 
 
@@ -689,14 +737,18 @@ async def test_duplicate_in_flight_id_does_not_hijack_the_original_request(srv):
             get_reader = SSEReader(standalone)
             assert_priming(await get_reader.next())
             original = call_body(1, "test_tool_with_progress", meta={"progressToken": "first"})
-            async with open_stream(client, "POST", srv.url, content=dumps(original), headers=legacy_headers(session_id)) as post:
+            async with open_stream(
+                client, "POST", srv.url, content=dumps(original), headers=legacy_headers(session_id)
+            ) as post:
                 reader = SSEReader(post)
                 assert_priming(await reader.next())
                 assert (await reader.next()).json() == progress("first", 0)
                 duplicate = call_body(1, "test_simple_text")
                 refused = await client.post(srv.url, content=dumps(duplicate), headers=legacy_headers(session_id))
                 assert refused.json() == {
-                    "jsonrpc": "2.0", "id": 1, "error": {"code": -32600, "message": "Invalid Request: id already in use"},
+                    "jsonrpc": "2.0",
+                    "id": 1,
+                    "error": {"code": -32600, "message": "Invalid Request: id already in use"},
                 }
                 rest = [event.json() for event in await reader.rest(timeout=5)]
             assert rest == [progress("first", 50), progress("first", 100), text_result(1, PROGRESS_DONE)]
@@ -751,7 +803,11 @@ def test_modern_resource_read_with_name_header(srv, client):
     assert response.status_code == 200
     result = response.json()["result"]
     assert result["contents"] == [
-        {"uri": "test://static-text", "mimeType": "text/plain", "text": "This is the content of the static text resource."}
+        {
+            "uri": "test://static-text",
+            "mimeType": "text/plain",
+            "text": "This is the content of the static text resource.",
+        }
     ]
     assert result["resultType"] == "complete"
     # The same with the Base64 sentinel form of the header.
@@ -770,7 +826,11 @@ def test_modern_resource_read_with_name_header(srv, client):
         ("tools/call", {"name": "test_simple_text", "arguments": {}}, {"Mcp_Name": None}),
         ("tools/call", {"name": "test_simple_text", "arguments": {}}, {"Mcp_Name": "test_error_handling"}),
         ("tools/call", {"name": "test_simple_text", "arguments": {}}, {"Mcp_Name": "TEST_SIMPLE_TEXT"}),
-        ("tools/call", {"name": "test_simple_text", "arguments": {}}, {"Mcp_Name": base64_header("test_error_handling")}),
+        (
+            "tools/call",
+            {"name": "test_simple_text", "arguments": {}},
+            {"Mcp_Name": base64_header("test_error_handling")},
+        ),
         ("tools/call", {"name": "test_simple_text", "arguments": {}}, {"Mcp_Name": "=?base64?not base64!?="}),
         ("prompts/get", {"name": "test_simple_prompt"}, {"Mcp_Name": None}),
         ("resources/read", {"uri": "test://static-text"}, {"Mcp_Name": "test://static-binary"}),
@@ -847,7 +907,10 @@ def test_modern_missing_envelope_fields_are_400_32602(srv, client):
     ("method", "params"),
     [
         ("ping", {}),
-        ("initialize", {"protocolVersion": LATEST_LEGACY, "capabilities": {}, "clientInfo": {"name": "x", "version": "0"}}),
+        (
+            "initialize",
+            {"protocolVersion": LATEST_LEGACY, "capabilities": {}, "clientInfo": {"name": "x", "version": "0"}},
+        ),
         ("logging/setLevel", {"level": "debug"}),
         ("resources/subscribe", {"uri": "test://static-text"}),
         ("resources/unsubscribe", {"uri": "test://static-text"}),
@@ -940,7 +1003,12 @@ def test_modern_batch_is_rejected(srv, client):
     response = client.post(
         srv.url,
         content=dumps(batch),
-        headers={"Accept": ACCEPT_BOTH, "Content-Type": "application/json", "MCP-Protocol-Version": MODERN, "Mcp-Method": "tools/list"},
+        headers={
+            "Accept": ACCEPT_BOTH,
+            "Content-Type": "application/json",
+            "MCP-Protocol-Version": MODERN,
+            "Mcp-Method": "tools/list",
+        },
     )
     assert response.status_code == 400
     assert "mcp-session-id" not in response.headers
@@ -950,7 +1018,10 @@ def test_modern_batch_is_rejected(srv, client):
 async def test_modern_progress_streams_only_this_requests_notifications(srv):
     async def call(client: httpx.AsyncClient, request_id: Any, token: Any, out: dict[Any, Any]) -> None:
         body = modern_body(
-            request_id, "tools/call", {"name": "test_tool_with_progress", "arguments": {}}, meta={"progressToken": token}
+            request_id,
+            "tools/call",
+            {"name": "test_tool_with_progress", "arguments": {}},
+            meta={"progressToken": token},
         )
         async with open_stream(client, "POST", srv.url, content=dumps(body), headers=modern_headers(body)) as response:
             assert_sse_headers(response)
@@ -982,9 +1053,14 @@ async def test_modern_progress_streams_only_this_requests_notifications(srv):
 async def test_modern_logging_only_when_asked(srv):
     async with async_client() as client:
         asked = modern_body(
-            1, "tools/call", {"name": "test_tool_with_logging", "arguments": {}}, meta={"io.modelcontextprotocol/logLevel": "info"}
+            1,
+            "tools/call",
+            {"name": "test_tool_with_logging", "arguments": {}},
+            meta={"io.modelcontextprotocol/logLevel": "info"},
         )
-        async with open_stream(client, "POST", srv.url, content=dumps(asked), headers=modern_headers(asked)) as response:
+        async with open_stream(
+            client, "POST", srv.url, content=dumps(asked), headers=modern_headers(asked)
+        ) as response:
             assert_sse_headers(response)
             events = await SSEReader(response).rest()
         assert [event.json() for event in events] == [
@@ -999,15 +1075,24 @@ async def test_modern_logging_only_when_asked(srv):
         assert response.json() == modern_text_result(2, LOGGING_DONE)
         # The threshold filters: warning and above only.
         warned = modern_body(
-            3, "tools/call", {"name": "test_logging_tool", "arguments": {}}, meta={"io.modelcontextprotocol/logLevel": "warning"}
+            3,
+            "tools/call",
+            {"name": "test_logging_tool", "arguments": {}},
+            meta={"io.modelcontextprotocol/logLevel": "warning"},
         )
-        async with open_stream(client, "POST", srv.url, content=dumps(warned), headers=modern_headers(warned)) as response:
+        async with open_stream(
+            client, "POST", srv.url, content=dumps(warned), headers=modern_headers(warned)
+        ) as response:
             events = await SSEReader(response).rest()
         assert [event.json() for event in events] == [
             {
                 "jsonrpc": "2.0",
                 "method": "notifications/message",
-                "params": {"level": "warning", "data": "warning message from test_logging_tool", "logger": "plainmcp-everything"},
+                "params": {
+                    "level": "warning",
+                    "data": "warning message from test_logging_tool",
+                    "logger": "plainmcp-everything",
+                },
             },
             modern_text_result(3, "Logged at debug, info and warning"),
         ]
@@ -1017,7 +1102,10 @@ def ack(subscription_id: Any, notifications: dict[str, Any]) -> dict[str, Any]:
     return {
         "jsonrpc": "2.0",
         "method": "notifications/subscriptions/acknowledged",
-        "params": {"_meta": {"io.modelcontextprotocol/subscriptionId": subscription_id}, "notifications": notifications},
+        "params": {
+            "_meta": {"io.modelcontextprotocol/subscriptionId": subscription_id},
+            "notifications": notifications,
+        },
     }
 
 
@@ -1073,7 +1161,9 @@ async def test_modern_closed_listen_leaves_server_responsive(srv):
     async with async_client() as client:
         for n in range(5):
             body = modern_body(f"L{n}", "subscriptions/listen", {"notifications": {"toolsListChanged": True}})
-            async with open_stream(client, "POST", srv.url, content=dumps(body), headers=modern_headers(body)) as listen:
+            async with open_stream(
+                client, "POST", srv.url, content=dumps(body), headers=modern_headers(body)
+            ) as listen:
                 assert (await SSEReader(listen).next()).json()["method"] == "notifications/subscriptions/acknowledged"
         started = time.monotonic()
         await trigger(client, srv.url)
@@ -1188,7 +1278,9 @@ async def test_legacy_disconnect_is_not_cancellation_and_resume_gets_the_rest(pr
     async with async_client() as client:
         session_id = await alegacy_session(client, app.url)
         body = call_body(1, "ticker", meta={"progressToken": "t"})
-        async with open_stream(client, "POST", app.url, content=dumps(body), headers=legacy_headers(session_id)) as post:
+        async with open_stream(
+            client, "POST", app.url, content=dumps(body), headers=legacy_headers(session_id)
+        ) as post:
             reader = SSEReader(post)
             assert_priming(await reader.next())
             seen = [await reader.next(), await reader.next()]
@@ -1204,7 +1296,9 @@ async def test_legacy_disconnect_is_not_cancellation_and_resume_gets_the_rest(pr
 
         # A slow call whose stream is dropped keeps running.
         slow = call_body(2, "slow", meta={"progressToken": "s"})
-        async with open_stream(client, "POST", app.url, content=dumps(slow), headers=legacy_headers(session_id)) as post:
+        async with open_stream(
+            client, "POST", app.url, content=dumps(slow), headers=legacy_headers(session_id)
+        ) as post:
             reader = SSEReader(post)
             assert_priming(await reader.next())
             assert (await reader.next()).json()["method"] == "notifications/progress"
@@ -1249,7 +1343,9 @@ def test_legacy_sessions_limit_and_idle_expiry():
         assert third.status_code == 503
         assert "mcp-session-id" not in third.headers
         assert third.json() == {
-            "jsonrpc": "2.0", "id": None, "error": {"code": -32603, "message": "Too many sessions; try again later"},
+            "jsonrpc": "2.0",
+            "id": None,
+            "error": {"code": -32603, "message": "Too many sessions; try again later"},
         }
         # Ending one frees a place.
         assert client.delete(served.url, headers={"Mcp-Session-Id": first}).status_code == 204
@@ -1273,7 +1369,9 @@ async def test_modern_listen_ends_with_a_result_on_server_shutdown():
     with server_process() as server:
         async with async_client() as client:
             body = modern_body("bye", "subscriptions/listen", {"notifications": {"toolsListChanged": True}})
-            async with open_stream(client, "POST", server.url, content=dumps(body), headers=modern_headers(body)) as listen:
+            async with open_stream(
+                client, "POST", server.url, content=dumps(body), headers=modern_headers(body)
+            ) as listen:
                 reader = SSEReader(listen)
                 assert (await reader.next()).json() == ack("bye", {"toolsListChanged": True})
                 server.process.send_signal(signal.SIGTERM)
@@ -1318,7 +1416,9 @@ async def test_load_concurrent_legacy_sessions(srv):
         if call.status_code != 200 or call.json() != expected or call.headers.get("mcp-session-id") != session_id:
             failures.append(f"{n}: call {call.status_code} {call.text[:200]}")
             return
-        simple = await client.post(srv.url, content=dumps(call_body(f"s{n}", "test_simple_text")), headers=legacy_headers(session_id))
+        simple = await client.post(
+            srv.url, content=dumps(call_body(f"s{n}", "test_simple_text")), headers=legacy_headers(session_id)
+        )
         if simple.json() != text_result(f"s{n}", SIMPLE_TEXT):
             failures.append(f"{n}: simple {simple.text[:200]}")
         await client.delete(srv.url, headers={"Mcp-Session-Id": session_id})
@@ -1340,7 +1440,9 @@ async def test_load_concurrent_modern_calls(srv):
         args = {"name": f"modern-{n}", "email": f"m{n}@example.com"}
         body = modern_body(n, "tools/call", {"name": "json_schema_2020_12_tool", "arguments": args})
         response = await client.post(srv.url, content=dumps(body), headers=modern_headers(body))
-        expected = modern_text_result(n, f"JSON Schema 2020-12 tool called with: {json.dumps(args, separators=(',', ':'))}")
+        expected = modern_text_result(
+            n, f"JSON Schema 2020-12 tool called with: {json.dumps(args, separators=(',', ':'))}"
+        )
         if response.status_code != 200 or response.json() != expected or "mcp-session-id" in response.headers:
             failures.append(f"{n}: {response.status_code} {response.text[:200]}")
 

@@ -112,7 +112,9 @@ def test_a_legacy_task_belongs_to_its_http_session_and_ends_with_it():
     with app_in_thread(MCPApp(server)) as app, sync_client() as client:
         owner = legacy_session(client, app.url)
         stranger = legacy_session(client, app.url)
-        created = legacy_rpc(client, app.url, owner, "tools/call", {"name": "slow_compute", "arguments": {"seconds": 60}, "task": {}})
+        created = legacy_rpc(
+            client, app.url, owner, "tools/call", {"name": "slow_compute", "arguments": {"seconds": 60}, "task": {}}
+        )
         task_id = created["result"]["task"]["taskId"]
         refused = legacy_rpc(client, app.url, stranger, "tasks/get", {"taskId": task_id})
         listed = legacy_rpc(client, app.url, stranger, "tasks/list", {})

@@ -35,7 +35,9 @@ async def blob(ctx, args):
 run_stdio(server, write_timeout={WRITE_TIMEOUT})
 """
 INIT = {
-    "jsonrpc": "2.0", "id": 0, "method": "initialize",
+    "jsonrpc": "2.0",
+    "id": 0,
+    "method": "initialize",
     "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}},
 }
 
@@ -60,7 +62,10 @@ def test_a_client_that_never_reads_gets_backpressure_then_is_dropped_with_bounde
     script = tmp_path / "server.py"
     script.write_text(SERVER)
     process = subprocess.Popen(
-        [sys.executable, str(script)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        [sys.executable, str(script)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
     )
     assert process.stdin is not None and process.stderr is not None
     try:

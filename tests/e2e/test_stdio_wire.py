@@ -113,8 +113,18 @@ def test_stdio_unknown_notification_is_not_answered(server):
         b"[" * 50_000 + b"]" * 50_000,
         b'{"a":' * 50_000 + b"0" + b"}" * 50_000,
     ],
-    ids=["brace", "word", "not-utf8", "bad-utf8-in-string", "nan", "inf", "neg-inf", "two-values", "deep-array",
-         "deep-object"],
+    ids=[
+        "brace",
+        "word",
+        "not-utf8",
+        "bad-utf8-in-string",
+        "nan",
+        "inf",
+        "neg-inf",
+        "two-values",
+        "deep-array",
+        "deep-object",
+    ],
 )
 def test_stdio_invalid_json_gets_parse_error_and_server_continues(server, line):
     server.send_raw(line + b"\n")
@@ -167,14 +177,23 @@ def test_stdio_many_messages_in_one_write_all_answered(server):
         ({"jsonrpc": "2.0", "id": True, "method": "ping"}, None, '"id" must be a string or an integer'),
         ({"jsonrpc": "2.0", "id": {"a": 1}, "method": "ping"}, None, '"id" must be a string or an integer'),
         ({"jsonrpc": "2.0", "id": [1], "method": "ping"}, None, '"id" must be a string or an integer'),
-        ({"jsonrpc": "2.0", "id": 8, "method": "ping", "result": {}}, 8,
-         "a message cannot carry both a method and a result or error"),
-        ({"jsonrpc": "2.0", "id": 9, "result": {}, "error": {"code": 1, "message": "m"}}, 9,
-         'a response needs exactly one of "result" and "error"'),
+        (
+            {"jsonrpc": "2.0", "id": 8, "method": "ping", "result": {}},
+            8,
+            "a message cannot carry both a method and a result or error",
+        ),
+        (
+            {"jsonrpc": "2.0", "id": 9, "result": {}, "error": {"code": 1, "message": "m"}},
+            9,
+            'a response needs exactly one of "result" and "error"',
+        ),
         ({"jsonrpc": "2.0", "id": 10}, 10, 'a response needs exactly one of "result" and "error"'),
         ({"jsonrpc": "2.0"}, None, 'a message needs a "method" or an "id"'),
-        ({"jsonrpc": "2.0", "id": 11, "error": "boom"}, 11,
-         '"error" must be an object with an integer "code" and a string "message"'),
+        (
+            {"jsonrpc": "2.0", "id": 11, "error": "boom"},
+            11,
+            '"error" must be an object with an integer "code" and a string "message"',
+        ),
         (17, None, "not an object"),
         ("ping", None, "not an object"),
         (None, None, "not an object"),
@@ -214,8 +233,15 @@ def test_stdio_malformed_notification_is_never_answered(server, message):
         {"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": [], "progress": 1}},
         {"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": "t", "progress": "x"}},
     ],
-    ids=["cancel-object-id", "cancel-array-id", "cancel-unknown-id", "cancel-no-id", "progress-object-token",
-         "progress-array-token", "progress-bad-value"],
+    ids=[
+        "cancel-object-id",
+        "cancel-array-id",
+        "cancel-unknown-id",
+        "cancel-no-id",
+        "progress-object-token",
+        "progress-array-token",
+        "progress-bad-value",
+    ],
 )
 def test_stdio_notification_with_odd_params_is_ignored_and_server_keeps_serving(server, message):
     server.send(message)
@@ -262,7 +288,7 @@ def test_stdio_duplicate_in_flight_id_is_rejected(server):
 
 @pytest.mark.parametrize(
     "request_id",
-    [2**64 + 1, 10**40, -(2**63) - 1, -7, 0, "", "ünï☃🎉", "1", " spaced id ", "a\"b\\c"],
+    [2**64 + 1, 10**40, -(2**63) - 1, -7, 0, "", "ünï☃🎉", "1", " spaced id ", 'a"b\\c'],
 )
 def test_stdio_odd_ids_are_echoed_exactly(server, request_id):
     server.request(request_id, "ping")
@@ -293,7 +319,9 @@ def test_stdio_unicode_round_trips_as_utf8(server):
 
 
 def test_stdio_escaped_unicode_input_is_answered_as_utf8(server):
-    server.send_raw(b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"\\u00e9\\ud83c\\udf89"}}}\n')
+    server.send_raw(
+        b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"\\u00e9\\ud83c\\udf89"}}}\n'
+    )
     assert server.read_line() == '{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"é🎉"}]}}'.encode()
 
 
@@ -307,7 +335,9 @@ def test_stdio_newlines_in_text_are_escaped_on_one_line(server):
 def test_stdio_lone_surrogate_in_arguments_is_invalid_params_on_a_valid_utf8_line(server):
     # A lone surrogate is not text: no tool could encode it (issue 15). The answer says so, and
     # the line stays valid UTF-8.
-    server.send_raw(b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"a\\ud800b"}}}\n')
+    server.send_raw(
+        b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"a\\ud800b"}}}\n'
+    )
     line = server.read_line()
     line.decode("utf-8")
     assert json.loads(line)["error"]["code"] == -32602
@@ -356,7 +386,12 @@ def test_stdio_batch_with_a_slow_member_waits_for_it(start):
     server.initialize("2025-03-26")
     server.send(
         [
-            {"jsonrpc": "2.0", "id": "slow", "method": "tools/call", "params": {"name": "sleep", "arguments": {"seconds": 0.2}}},
+            {
+                "jsonrpc": "2.0",
+                "id": "slow",
+                "method": "tools/call",
+                "params": {"name": "sleep", "arguments": {"seconds": 0.2}},
+            },
             {"jsonrpc": "2.0", "id": "fast", "method": "ping"},
         ]
     )
@@ -394,7 +429,14 @@ def test_stdio_empty_batch_is_invalid(start, version):
 def test_stdio_oversized_line_is_rejected_and_next_line_served(start):
     server = start("--max-message-bytes", str(SMALL_LIMIT))
     server.initialize()
-    big = dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": "x" * 2000}}})
+    big = dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "tools/call",
+            "params": {"name": "echo", "arguments": {"text": "x" * 2000}},
+        }
+    )
     server.send_raw(big + b"\n" + b'{"jsonrpc":"2.0","id":2,"method":"ping"}\n')
     assert server.read() == error(None, -32600, f"Invalid Request: message exceeds {SMALL_LIMIT} bytes")
     assert server.read() == {"jsonrpc": "2.0", "id": 2, "result": {}}
@@ -414,7 +456,9 @@ def test_stdio_oversized_line_written_in_pieces_is_one_error(start):
 def test_stdio_very_large_line_with_default_limit_is_rejected(start):
     server = start()
     server.initialize()
-    server.send_raw(b'{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"' + b"a" * (4 * 1024 * 1024 + 10) + b'"}}\n')
+    server.send_raw(
+        b'{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"' + b"a" * (4 * 1024 * 1024 + 10) + b'"}}\n'
+    )
     assert server.read(timeout=10) == error(None, -32600, f"Invalid Request: message exceeds {4 * 1024 * 1024} bytes")
     server.ping()
 
@@ -446,7 +490,8 @@ def test_stdio_request_whose_answer_would_outgrow_the_limit_through_a_lone_surro
     text = "é" * 300
     server.send_raw(
         b'{"jsonrpc":"2.0","id":"e","method":"tools/call","params":{"name":"echo","arguments":{"text":"'
-        + text.encode("utf-8") + b'\\ud800"}}}\n'
+        + text.encode("utf-8")
+        + b'\\ud800"}}}\n'
     )
     assert server.read()["error"]["code"] == -32602
     server.ping()

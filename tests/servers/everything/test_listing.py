@@ -62,7 +62,11 @@ async def test_identity_and_capabilities(era):
         if era == MODERN:
             tasks: dict = {"extensions": {"io.modelcontextprotocol/tasks": {}}}
         else:
-            tasks = {"tasks": {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}} if era == "2025-11-25" else {}
+            tasks = (
+                {"tasks": {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}}
+                if era == "2025-11-25"
+                else {}
+            )
         assert client.server_capabilities == {**CAPABILITIES, **tasks}
         assert "test_*" in client.instructions
 
@@ -105,8 +109,13 @@ async def test_tool_input_schemas(era):
         "required": ["region"],
     }
     with_arguments = {
-        "json_schema_2020_12_tool", "test_sampling", "test_elicitation", "test_custom_header",
-        "greet", "slow_compute", "confirm_delete",
+        "json_schema_2020_12_tool",
+        "test_sampling",
+        "test_elicitation",
+        "test_custom_header",
+        "greet",
+        "slow_compute",
+        "confirm_delete",
     }
     assert {name: schema for name, schema in schemas.items() if name not in with_arguments} == {
         name: NO_ARGUMENTS for name in TOOLS if name not in with_arguments

@@ -22,7 +22,10 @@ async def rpc(client: Client, method: str, params: dict[str, Any], extension: bo
     capabilities: dict[str, Any] = {"elicitation": {}}
     if extension:
         capabilities["extensions"] = {TASKS: {}}
-    meta = {"io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientCapabilities": capabilities}
+    meta = {
+        "io.modelcontextprotocol/protocolVersion": MODERN,
+        "io.modelcontextprotocol/clientCapabilities": capabilities,
+    }
     return await client.session.request(method, {**params, "_meta": meta})
 
 
@@ -55,7 +58,12 @@ async def test_test_tool_with_task_asks_first_then_goes_on_as_a_task():
         second = await rpc(
             client,
             "tools/call",
-            {"name": "test_tool_with_task", "arguments": {}, "inputResponses": answer, "requestState": first["requestState"]},
+            {
+                "name": "test_tool_with_task",
+                "arguments": {},
+                "inputResponses": answer,
+                "requestState": first["requestState"],
+            },
         )
         done = await settled(client, second["taskId"], "completed", "failed")
     assert first["resultType"] == "input_required" and "taskId" not in first
@@ -65,10 +73,16 @@ async def test_test_tool_with_task_asks_first_then_goes_on_as_a_task():
 
 async def test_confirm_delete_waits_for_the_confirmation():
     async with connect_in_memory(build_server(Config()), protocol_version=MODERN) as client:
-        task_id = (await rpc(client, "tools/call", {"name": "confirm_delete", "arguments": {"filename": "a.txt"}}))["taskId"]
+        task_id = (await rpc(client, "tools/call", {"name": "confirm_delete", "arguments": {"filename": "a.txt"}}))[
+            "taskId"
+        ]
         parked = await settled(client, task_id, "input_required")
         (key,) = parked["inputRequests"]
-        await rpc(client, "tasks/update", {"taskId": task_id, "inputResponses": {key: {"action": "accept", "content": {"confirm": True}}}})
+        await rpc(
+            client,
+            "tasks/update",
+            {"taskId": task_id, "inputResponses": {key: {"action": "accept", "content": {"confirm": True}}}},
+        )
         done = await settled(client, task_id, "completed")
     assert text(done["result"]) == "Deleted a.txt"
 
@@ -87,7 +101,9 @@ async def test_failing_and_protocol_error_jobs_end_as_the_suite_expects():
 async def test_a_client_without_the_extension_gets_ordinary_calls(era):
     async with connect_in_memory(build_server(Config()), protocol_version=era) as client:
         if era == MODERN:
-            result = await rpc(client, "tools/call", {"name": "slow_compute", "arguments": {"seconds": 0.05}}, extension=False)
+            result = await rpc(
+                client, "tools/call", {"name": "slow_compute", "arguments": {"seconds": 0.05}}, extension=False
+            )
         else:
             result = await client.call_tool("slow_compute", {"seconds": 0.05})
     assert "taskId" not in result and text(result) == "Computed result in 0.05 s"

@@ -358,7 +358,10 @@ class Client:
         if arguments is not None:
             params["arguments"] = arguments
         return await self.request(
-            protocol.TOOLS_CALL, params, timeout=timeout, on_progress=on_progress,
+            protocol.TOOLS_CALL,
+            params,
+            timeout=timeout,
+            on_progress=on_progress,
             idempotent=name in self._idempotent_tools,
         )
 
@@ -424,7 +427,11 @@ class Client:
         Yields once the server acknowledged; leaving the block cancels the stream.
         """
         wanted: dict[str, Any] = {}
-        for flag, on in (("toolsListChanged", tools), ("promptsListChanged", prompts), ("resourcesListChanged", resources)):
+        for flag, on in (
+            ("toolsListChanged", tools),
+            ("promptsListChanged", prompts),
+            ("resourcesListChanged", resources),
+        ):
             if on:
                 wanted[flag] = True
         if uris:

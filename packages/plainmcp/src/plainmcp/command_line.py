@@ -72,8 +72,9 @@ class _Switch(argparse.Action):
                 default = switch_value(raw)
             except ValueError as problem:
                 default = _BadEnvironment(f"{env}: {problem}")
-        super().__init__(option_strings, dest, nargs=0, default=default,
-                         help=f"{help or ''} [env: {env}=1]".strip(), **kwargs)
+        super().__init__(
+            option_strings, dest, nargs=0, default=default, help=f"{help or ''} [env: {env}=1]".strip(), **kwargs
+        )
 
     def __call__(self, parser: Any, namespace: Any, values: Any, option_string: str | None = None) -> None:
         setattr(namespace, self.dest, True)
@@ -91,8 +92,12 @@ class ServerArgumentParser(argparse.ArgumentParser):
 
     def parse_known_args(self, args: Sequence[str] | None = None, namespace: Any = None) -> Any:  # type: ignore[override]  # one signature for typeshed's overloads
         words = list(sys.argv[1:] if args is None else args)
-        switches = {option: action for action in self._actions if isinstance(action, _Switch)
-                    for option in action.option_strings}
+        switches = {
+            option: action
+            for action in self._actions
+            if isinstance(action, _Switch)
+            for option in action.option_strings
+        }
         given: dict[str, bool] = {}  # dest -> value of its last exact occurrence
         rest: list[str] = []
         for index, word in enumerate(words):
@@ -152,8 +157,9 @@ class _Version(argparse.Action):
 
     def __init__(self, option_strings: list[str], dest: str, version: str | None = None, **kwargs: Any) -> None:
         self.version = version
-        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS,
-                         help="print the name and version, then exit")
+        super().__init__(
+            option_strings, dest, nargs=0, default=argparse.SUPPRESS, help="print the name and version, then exit"
+        )
 
     def __call__(self, parser: Any, namespace: Any, values: Any, option_string: str | None = None) -> None:
         version = self.version
@@ -234,65 +240,171 @@ def server_arguments(
     given_version: dict[str, Any] = {} if version is None else {"version": version}
     parser.add_argument("--version", action=_Version, **given_version)
     # Words of a closed set are matched in any case (PLAINMCP_X_LOG_LEVEL=DEBUG works).
-    env_option(parser, "--transport", f"{env_prefix}_TRANSPORT", choices=TRANSPORTS, default="stdio", type=str.lower,
-               help="stdio (the client starts this process), http (Streamable HTTP at /mcp, and the old "
-               "SSE endpoints) or sse (only the 2024-11-05 HTTP+SSE endpoints)")
-    env_option(parser, "--host", f"{env_prefix}_HOST", default="127.0.0.1",
-               help="address to listen on (http/sse); keep 127.0.0.1 unless clients are remote")
-    env_option(parser, "--port", f"{env_prefix}_PORT", type=port_number, default=8000,
-               help="port to listen on (http/sse; 0 picks a free one)")
-    env_option(parser, "--allowed-host", f"{env_prefix}_ALLOWED_HOSTS", default="",
-               help="comma-separated Host names to accept besides loopback (behind a proxy)")
-    env_option(parser, "--allowed-origin", f"{env_prefix}_ALLOWED_ORIGINS", default="",
-               help="comma-separated browser Origins to accept besides loopback")
+    env_option(
+        parser,
+        "--transport",
+        f"{env_prefix}_TRANSPORT",
+        choices=TRANSPORTS,
+        default="stdio",
+        type=str.lower,
+        help="stdio (the client starts this process), http (Streamable HTTP at /mcp, and the old "
+        "SSE endpoints) or sse (only the 2024-11-05 HTTP+SSE endpoints)",
+    )
+    env_option(
+        parser,
+        "--host",
+        f"{env_prefix}_HOST",
+        default="127.0.0.1",
+        help="address to listen on (http/sse); keep 127.0.0.1 unless clients are remote",
+    )
+    env_option(
+        parser,
+        "--port",
+        f"{env_prefix}_PORT",
+        type=port_number,
+        default=8000,
+        help="port to listen on (http/sse; 0 picks a free one)",
+    )
+    env_option(
+        parser,
+        "--allowed-host",
+        f"{env_prefix}_ALLOWED_HOSTS",
+        default="",
+        help="comma-separated Host names to accept besides loopback (behind a proxy)",
+    )
+    env_option(
+        parser,
+        "--allowed-origin",
+        f"{env_prefix}_ALLOWED_ORIGINS",
+        default="",
+        help="comma-separated browser Origins to accept besides loopback",
+    )
     add_http_options(parser, env_prefix)
-    env_option(parser, "--log-level", f"{env_prefix}_LOG_LEVEL", choices=LEVELS, default="info", type=str.lower,
-               help="lowest level written to stderr")
-    env_option(parser, "--log-format", f"{env_prefix}_LOG_FORMAT", choices=("text", "json"), default="text", type=str.lower,
-               help="stderr log lines as text or JSON")
-    env_switch(parser, "--log-dependencies", f"{env_prefix}_LOG_DEPENDENCIES",
-               help="also log the info and debug lines of dependencies (uvicorn, httpx, watchfiles, markdown-it...) "
-               "at --log-level; without it they log warnings and errors only")
+    env_option(
+        parser,
+        "--log-level",
+        f"{env_prefix}_LOG_LEVEL",
+        choices=LEVELS,
+        default="info",
+        type=str.lower,
+        help="lowest level written to stderr",
+    )
+    env_option(
+        parser,
+        "--log-format",
+        f"{env_prefix}_LOG_FORMAT",
+        choices=("text", "json"),
+        default="text",
+        type=str.lower,
+        help="stderr log lines as text or JSON",
+    )
+    env_switch(
+        parser,
+        "--log-dependencies",
+        f"{env_prefix}_LOG_DEPENDENCIES",
+        help="also log the info and debug lines of dependencies (uvicorn, httpx, watchfiles, markdown-it...) "
+        "at --log-level; without it they log warnings and errors only",
+    )
     return parser
 
 
 def add_http_options(parser: argparse.ArgumentParser, env_prefix: str) -> None:
     """Authentication, TLS and limits of the HTTP transports."""
     group = parser.add_argument_group("HTTP security and limits (http/sse)")
+    _add_auth_options(group, env_prefix)
+    _add_tls_and_limit_options(group, env_prefix)
+
+
+def _group_option(group: OptionTarget, env_prefix: str) -> Callable[..., None]:
+    """``option(flag, env, **kwargs)``: an option of ``group`` whose default comes from ``<env_prefix>_<env>``."""
 
     def option(flag: str, env: str, **kwargs: Any) -> None:
         group.add_argument(flag, action=_EnvDefault, env=f"{env_prefix}_{env}", **kwargs)
 
-    group.add_argument("--auth-token", action=EnvList, env=f"{env_prefix}_AUTH_TOKENS", metavar="TOKEN",
-                       help="accept this static bearer token (repeatable); prefer the environment "
-                       "variable: a command line is visible to other users")
-    option("--jwt-secret", "JWT_SECRET",
-           help="accept HS256 JWTs signed with this shared secret (>= 32 bytes); prefer the environment variable")
-    option("--jwt-public-key", "JWT_PUBLIC_KEY", metavar="PEM_FILE",
-           help="accept RS256/ES256 JWTs signed by the key in this PEM file")
+    return option
+
+
+def _add_auth_options(group: OptionTarget, env_prefix: str) -> None:
+    option = _group_option(group, env_prefix)
+
+    group.add_argument(
+        "--auth-token",
+        action=EnvList,
+        env=f"{env_prefix}_AUTH_TOKENS",
+        metavar="TOKEN",
+        help="accept this static bearer token (repeatable); prefer the environment "
+        "variable: a command line is visible to other users",
+    )
+    option(
+        "--jwt-secret",
+        "JWT_SECRET",
+        help="accept HS256 JWTs signed with this shared secret (>= 32 bytes); prefer the environment variable",
+    )
+    option(
+        "--jwt-public-key",
+        "JWT_PUBLIC_KEY",
+        metavar="PEM_FILE",
+        help="accept RS256/ES256 JWTs signed by the key in this PEM file",
+    )
     option("--jwks-url", "JWKS_URL", help="accept JWTs signed by a key published at this JWKS URL")
     option("--jwt-issuer", "JWT_ISSUER", help="required JWT issuer (iss)")
-    option("--jwt-audience", "JWT_AUDIENCE",
-           help="required JWT audience (aud); defaults to --resource-url")
-    group.add_argument("--authorization-server", action=EnvList, env=f"{env_prefix}_AUTHORIZATION_SERVERS",
-                       metavar="URL", help="OAuth authorization server issuing tokens for this server "
-                       "(repeatable); publishes /.well-known/oauth-protected-resource")
-    option("--resource-url", "RESOURCE_URL",
-           help="public URL of the MCP endpoint, when a proxy changes it (metadata and JWT audience)")
+    option("--jwt-audience", "JWT_AUDIENCE", help="required JWT audience (aud); defaults to --resource-url")
+    group.add_argument(
+        "--authorization-server",
+        action=EnvList,
+        env=f"{env_prefix}_AUTHORIZATION_SERVERS",
+        metavar="URL",
+        help="OAuth authorization server issuing tokens for this server "
+        "(repeatable); publishes /.well-known/oauth-protected-resource",
+    )
+    option(
+        "--resource-url",
+        "RESOURCE_URL",
+        help="public URL of the MCP endpoint, when a proxy changes it (metadata and JWT audience)",
+    )
+
+
+def _add_tls_and_limit_options(group: OptionTarget, env_prefix: str) -> None:
+    option = _group_option(group, env_prefix)
     option("--certfile", "CERTFILE", help="serve HTTPS with this PEM certificate (chain)")
     option("--keyfile", "KEYFILE", help="the private key of --certfile (PEM)")
-    option("--max-body-bytes", "MAX_BODY_BYTES", type=int, default=4 * 1024 * 1024,
-           help="larger request bodies are refused with 413")
-    option("--max-sessions", "MAX_SESSIONS", type=int, default=1000,
-           help="sessions at once per transport; past it a new one gets 503")
-    option("--max-connections", "MAX_CONNECTIONS", type=int, default=1000,
-           help="connections at once; idle ones give their slot up to new ones, and when every "
-           "slot serves a request, requests get 503 (/health is still answered)")
-    option("--max-connections-per-peer", "MAX_CONNECTIONS_PER_PEER", type=int, default=None,
-           help="connections one client address may hold (default half of --max-connections; "
-           "0: no cap, for a server behind a proxy)")
-    option("--header-timeout", "HEADER_TIMEOUT", type=float, default=10.0,
-           help="seconds a connection has to send a request head before it is closed")
+    option(
+        "--max-body-bytes",
+        "MAX_BODY_BYTES",
+        type=int,
+        default=4 * 1024 * 1024,
+        help="larger request bodies are refused with 413",
+    )
+    option(
+        "--max-sessions",
+        "MAX_SESSIONS",
+        type=int,
+        default=1000,
+        help="sessions at once per transport; past it a new one gets 503",
+    )
+    option(
+        "--max-connections",
+        "MAX_CONNECTIONS",
+        type=int,
+        default=1000,
+        help="connections at once; idle ones give their slot up to new ones, and when every "
+        "slot serves a request, requests get 503 (/health is still answered)",
+    )
+    option(
+        "--max-connections-per-peer",
+        "MAX_CONNECTIONS_PER_PEER",
+        type=int,
+        default=None,
+        help="connections one client address may hold (default half of --max-connections; "
+        "0: no cap, for a server behind a proxy)",
+    )
+    option(
+        "--header-timeout",
+        "HEADER_TIMEOUT",
+        type=float,
+        default=10.0,
+        help="seconds a connection has to send a request head before it is closed",
+    )
 
 
 def http_auth(args: argparse.Namespace) -> Any:
@@ -312,13 +424,15 @@ def http_auth(args: argparse.Namespace) -> Any:
         if args.jwt_public_key:
             with open(args.jwt_public_key, "rb") as file:
                 public_keys.append(file.read())
-        authenticators.append(JWTVerifier(
-            audience=args.jwt_audience or args.resource_url or "",
-            issuer=args.jwt_issuer or None,
-            secret=args.jwt_secret or None,
-            public_keys=public_keys,
-            jwks_url=args.jwks_url or None,
-        ))
+        authenticators.append(
+            JWTVerifier(
+                audience=args.jwt_audience or args.resource_url or "",
+                issuer=args.jwt_issuer or None,
+                secret=args.jwt_secret or None,
+                public_keys=public_keys,
+                jwks_url=args.jwks_url or None,
+            )
+        )
     elif args.jwt_issuer or args.jwt_audience:
         raise ValueError("--jwt-issuer and --jwt-audience need a key: --jwt-secret, --jwt-public-key or --jwks-url")
     servers = list(args.authorization_server or [])
@@ -334,8 +448,9 @@ def setup_logging(args: argparse.Namespace, own: Iterable[str] = ()) -> None:
     server calls this only to log before serving. ``own`` names loggers (first components) that
     belong to the server besides ``plainmcp*`` ones: their info and debug lines are never capped."""
     level = args.log_level
-    configure_logging(level, args.log_format, dependencies=level if getattr(args, "log_dependencies", False) else "warning",
-                      own=own)
+    configure_logging(
+        level, args.log_format, dependencies=level if getattr(args, "log_dependencies", False) else "warning", own=own
+    )
 
 
 class ConfigType(Protocol[ConfigT_co]):
@@ -410,7 +525,9 @@ def serve(server: Server, args: argparse.Namespace, *, own_loggers: Iterable[str
             max_body_bytes=int(args.max_body_bytes),
             max_sessions=int(args.max_sessions),
             max_connections=int(args.max_connections),
-            max_connections_per_peer=None if args.max_connections_per_peer is None else int(args.max_connections_per_peer),
+            max_connections_per_peer=None
+            if args.max_connections_per_peer is None
+            else int(args.max_connections_per_peer),
             header_timeout=float(args.header_timeout),
         )
     except StartError as problem:  # the port is taken, the address is not ours, a TLS file is unusable

@@ -44,7 +44,10 @@ def resource_link(
     """A link to a resource the client may read (2025-06-18 and later)."""
     return _with(
         {"type": "resource_link", "uri": uri, "name": name},
-        title=title, description=description, mimeType=mime_type, size=size,
+        title=title,
+        description=description,
+        mimeType=mime_type,
+        size=size,
     )
 
 

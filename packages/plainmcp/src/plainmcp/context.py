@@ -33,8 +33,17 @@ class Context:
     """
 
     __slots__ = (
-        "server", "connection", "call", "version", "client_info", "client_capabilities", "log_threshold",
-        "inputs", "task_id", "_asked", "may_start_task",
+        "server",
+        "connection",
+        "call",
+        "version",
+        "client_info",
+        "client_capabilities",
+        "log_threshold",
+        "inputs",
+        "task_id",
+        "_asked",
+        "may_start_task",
     )
 
     def __init__(
@@ -172,7 +181,10 @@ class Context:
             raise self._missing_capabilities(missing)
         if is_modern(self.version):
             if self.inputs is None or (self.call is None and self.task_id is None):
-                raise MCPError(ErrorCode.INTERNAL_ERROR, "Input can be requested only by tools/call, prompts/get and resources/read")
+                raise MCPError(
+                    ErrorCode.INTERNAL_ERROR,
+                    "Input can be requested only by tools/call, prompts/get and resources/read",
+                )
             return self.inputs.answers_for(requests)
         return await self._ask_legacy(requests, timeout)
 
@@ -189,7 +201,9 @@ class Context:
                 params.pop("mode", None)  # "mode" arrived with URL elicitation in 2025-11-25
             try:
                 results[key] = await peer.request(
-                    request.method, params or None, related_to=self.request_id,
+                    request.method,
+                    params or None,
+                    related_to=self.request_id,
                     **({"timeout": timeout} if timeout is not None else {}),
                 )
             except MCPError as failure:

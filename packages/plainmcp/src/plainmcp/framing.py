@@ -21,7 +21,6 @@ logger = logging.getLogger(__name__)
 DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024
 
 
-
 class LineDecoder:
     """Splits a byte stream into lines and decodes each one; bounded line length.
 
@@ -36,9 +35,7 @@ class LineDecoder:
 
     def _too_large(self) -> Invalid:
         return Invalid(
-            error_response(
-                None, ErrorCode.INVALID_REQUEST, f"Invalid Request: message exceeds {self.max_bytes} bytes"
-            ),
+            error_response(None, ErrorCode.INVALID_REQUEST, f"Invalid Request: message exceeds {self.max_bytes} bytes"),
             "too large",
         )
 
@@ -143,6 +140,8 @@ def join_batch(parts: Sequence[BatchPart], max_bytes: int) -> bytes:
         size += len(data) + 1
     logger.error(
         "a batch reply would exceed the %d-byte limit: %d results sent as errors, %d members dropped",
-        max_bytes, replaced, dropped,
+        max_bytes,
+        replaced,
+        dropped,
     )
     return b"[" + b",".join(kept) + b"]" if kept else b""

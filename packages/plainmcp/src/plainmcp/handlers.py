@@ -126,9 +126,7 @@ async def resources_templates_list(ctx: Context, params: dict[str, Any]) -> dict
     server = ctx.server
     page, next_cursor = paginate("templates", server.templates, params.get("cursor"), server.page_size)
     fields = ("title", "icons")
-    result: dict[str, Any] = {
-        "resourceTemplates": [_for_version(t.to_dict(), ctx.version, fields) for t in page]
-    }
+    result: dict[str, Any] = {"resourceTemplates": [_for_version(t.to_dict(), ctx.version, fields) for t in page]}
     if next_cursor is not None:
         result["nextCursor"] = next_cursor
     return result
@@ -138,7 +136,9 @@ def _find_resource(ctx: Context, uri: str) -> Any:
     try:
         return ctx.server.find_resource(uri)
     except UnicodeDecodeError:
-        raise invalid_params("Invalid params: the URI's percent-escapes do not decode as UTF-8", {"uri": uri[:200]}) from None
+        raise invalid_params(
+            "Invalid params: the URI's percent-escapes do not decode as UTF-8", {"uri": uri[:200]}
+        ) from None
 
 
 async def resources_read(ctx: Context, params: dict[str, Any]) -> dict[str, Any]:

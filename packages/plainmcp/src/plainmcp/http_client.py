@@ -73,8 +73,15 @@ class _PostingStream(ObjectSendStream[Outbound]):
 class StreamableHTTPTransport:
     """Streamable HTTP from the client's side. Use :func:`connect_http`."""
 
-    def __init__(self, url: str, http: Any, task_group: TaskGroup, *, headers: dict[str, str] | None = None,
-                 reconnect_attempts: int = 5) -> None:
+    def __init__(
+        self,
+        url: str,
+        http: Any,
+        task_group: TaskGroup,
+        *,
+        headers: dict[str, str] | None = None,
+        reconnect_attempts: int = 5,
+    ) -> None:
         self.url = url
         self.http = http
         self.task_group = task_group
@@ -110,14 +117,20 @@ class StreamableHTTPTransport:
                 scope.cancel()
             return
         if self._expired and isinstance(message, Request) and message.method != protocol.INITIALIZE:
-            await self._push(error_response(message.id, ErrorCode.INVALID_REQUEST, "Session expired", {SESSION_EXPIRED: True}))
+            await self._push(
+                error_response(message.id, ErrorCode.INVALID_REQUEST, "Session expired", {SESSION_EXPIRED: True})
+            )
             return
         if isinstance(message, Request) and message.method == protocol.TOOLS_LIST:
             self._listing.add(message.id)
         if isinstance(message, Request) and self._refuse_call(message):
-            await self._push(error_response(
-                message.id, ErrorCode.INVALID_PARAMS, "The tool declares invalid x-mcp-header annotations; not called"
-            ))
+            await self._push(
+                error_response(
+                    message.id,
+                    ErrorCode.INVALID_PARAMS,
+                    "The tool declares invalid x-mcp-header annotations; not called",
+                )
+            )
             return
         taken = anyio.Event()
         self.task_group.start_soon(self._post, message, taken)
@@ -183,13 +196,17 @@ class StreamableHTTPTransport:
             self._posts[request_id] = scope
         try:
             with scope:
-                async with self.http.stream("POST", self.url, content=encode(message), headers=self._headers_for(message)) as response:
+                async with self.http.stream(
+                    "POST", self.url, content=encode(message), headers=self._headers_for(message)
+                ) as response:
                     taken.set()  # the server has answered the POST: the next message may go
                     await self._take_response(message, response)
         except Exception as failure:  # httpx errors: the connection failed
             logger.warning("POST %s failed: %s", getattr(message, "method", "response"), failure)
             if request_id is not None:
-                await self._push(error_response(request_id, ErrorCode.REQUEST_TIMEOUT, f"HTTP request failed: {failure}"))
+                await self._push(
+                    error_response(request_id, ErrorCode.REQUEST_TIMEOUT, f"HTTP request failed: {failure}")
+                )
         finally:
             taken.set()
             if request_id is not None:
@@ -205,7 +222,9 @@ class StreamableHTTPTransport:
             self._expired = True
             if request_id is not None:
                 self._expired = False  # this request carries the news; the client initializes again
-                await self._push(error_response(request_id, ErrorCode.INVALID_REQUEST, "Session expired", {SESSION_EXPIRED: True}))
+                await self._push(
+                    error_response(request_id, ErrorCode.INVALID_REQUEST, "Session expired", {SESSION_EXPIRED: True})
+                )
             return
         session_id = response.headers.get("mcp-session-id")
         if session_id and isinstance(message, Request) and message.method == protocol.INITIALIZE:
@@ -253,14 +272,22 @@ class StreamableHTTPTransport:
                 await self._push(error_response(request_id, ErrorCode.REQUEST_TIMEOUT, "Stream lost"))
                 return
             await anyio.sleep(_delay(decoder, attempt))
-            headers = {**self.headers, "accept": "text/event-stream", "mcp-session-id": self.session_id,
-                       "last-event-id": decoder.last_event_id}
+            headers = {
+                **self.headers,
+                "accept": "text/event-stream",
+                "mcp-session-id": self.session_id,
+                "last-event-id": decoder.last_event_id,
+            }
             if self.protocol_version:
                 headers["mcp-protocol-version"] = self.protocol_version
             try:
                 async with self.http.stream("GET", self.url, headers=headers) as resumed:
                     if resumed.status_code != 200:
-                        await self._push(error_response(request_id, ErrorCode.REQUEST_TIMEOUT, f"Resuming failed: HTTP {resumed.status_code}"))
+                        await self._push(
+                            error_response(
+                                request_id, ErrorCode.REQUEST_TIMEOUT, f"Resuming failed: HTTP {resumed.status_code}"
+                            )
+                        )
                         return
                     answered = await self._drain(resumed, decoder, request_id)
             except Exception as failure:
@@ -342,7 +369,9 @@ class SSETransport:
     async def _listen(self) -> None:
         decoder = sse.Decoder()
         try:
-            async with self.http.stream("GET", self.url, headers={**self.headers, "accept": "text/event-stream"}, timeout=None) as response:
+            async with self.http.stream(
+                "GET", self.url, headers={**self.headers, "accept": "text/event-stream"}, timeout=None
+            ) as response:
                 if response.status_code != 200:
                     raise ConnectionError(f"GET {self.url}: HTTP {response.status_code}")
                 async for chunk in response.aiter_bytes():
@@ -362,7 +391,9 @@ class SSETransport:
         assert self.endpoint is not None
         content = b"[" + b",".join(encode(m) for m in message) + b"]" if isinstance(message, list) else encode(message)
         try:
-            response = await self.http.post(self.endpoint, content=content, headers={**self.headers, "content-type": "application/json"})
+            response = await self.http.post(
+                self.endpoint, content=content, headers={**self.headers, "content-type": "application/json"}
+            )
             if response.status_code not in (200, 202):
                 logger.warning("POST %s: HTTP %d", self.endpoint, response.status_code)
         except Exception as failure:
@@ -422,7 +453,12 @@ async def connect_http(
 
 @asynccontextmanager
 async def _connected(
-    url: str, transport: str, headers: dict[str, str] | None, timeout: float, verify: Any, initialize: bool,
+    url: str,
+    transport: str,
+    headers: dict[str, str] | None,
+    timeout: float,
+    verify: Any,
+    initialize: bool,
     options: dict[str, Any],
 ) -> AsyncIterator[Client]:
     import httpx
@@ -437,7 +473,9 @@ async def _connected(
         async with anyio.create_task_group() as task_group:
             sse_transport = SSETransport(url, http, task_group, headers=headers)
             await sse_transport.open()
-            async with open_client(sse_transport.read_receive, sse_transport.write_stream, initialize=initialize, **options) as client:
+            async with open_client(
+                sse_transport.read_receive, sse_transport.write_stream, initialize=initialize, **options
+            ) as client:
                 client.transport = "sse"
                 yield client
             task_group.cancel_scope.cancel()

@@ -91,7 +91,9 @@ class InputRound:
 
     def answers_for(self, requests: dict[str, InputRequest]) -> dict[str, Any]:
         """The answers to ``requests``; raises InputRequired for those missing or malformed."""
-        found = {k: self.answers[k] for k, r in requests.items() if k in self.answers and is_valid_answer(r, self.answers[k])}
+        found = {
+            k: self.answers[k] for k, r in requests.items() if k in self.answers and is_valid_answer(r, self.answers[k])
+        }
         self.used.update(found)
         missing = {key: request for key, request in requests.items() if key not in found}
         if missing:

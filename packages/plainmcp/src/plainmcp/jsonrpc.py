@@ -137,7 +137,8 @@ def decode(data: bytes | str) -> Decoded:
         if len(obj) > MAX_BATCH:
             return Invalid(
                 error_response(
-                    None, ErrorCode.INVALID_REQUEST,
+                    None,
+                    ErrorCode.INVALID_REQUEST,
                     f"Invalid Request: a batch holds at most {MAX_BATCH} messages; this one has {len(obj)}",
                 ),
                 "batch too large",
@@ -180,7 +181,8 @@ def classify(obj: Any, check_surrogates: bool = False) -> Message | Invalid:
         if check_surrogates and isinstance(message, Request) and message.params and has_lone_surrogate(message.params):
             return Invalid(
                 error_response(
-                    message.id, ErrorCode.INVALID_PARAMS,
+                    message.id,
+                    ErrorCode.INVALID_PARAMS,
                     "Invalid params: a string holds a lone surrogate escape (\\ud800-\\udfff without its pair); "
                     "send Unicode text",
                 ),

@@ -149,7 +149,9 @@ class LegacyLifecycle:
             result["capabilities"]["tasks"] = TASKS_CAPABILITY
         logger.info(
             "initialized: client %s %s, protocol %s",
-            client_info.get("name"), client_info.get("version"), self.version,
+            client_info.get("name"),
+            client_info.get("version"),
+            self.version,
         )
         return result
 

@@ -58,7 +58,10 @@ class LegacyTasks:
         self._created_any = False  # most connections never create one: no need to look at the store
 
     async def call_tool(
-        self, ctx: Context, params: dict[str, Any], handler: Callable[[Context, dict[str, Any]], Awaitable[Any]],
+        self,
+        ctx: Context,
+        params: dict[str, Any],
+        handler: Callable[[Context, dict[str, Any]], Awaitable[Any]],
         make_context: Callable[[str], Context],
     ) -> dict[str, Any]:
         """A ``tools/call``: as a task when the client asked for one, else an ordinary call.
@@ -90,7 +93,9 @@ class LegacyTasks:
             task = self._create_finished(done, ttl_ms)
         return {"task": v1_task(task)}
 
-    def _create(self, handler: Any, params: dict[str, Any], make_context: Callable[[str], Context], ttl_ms: int | None) -> Task:
+    def _create(
+        self, handler: Any, params: dict[str, Any], make_context: Callable[[str], Context], ttl_ms: int | None
+    ) -> Task:
         async def run_round(task_id: str, inputs: InputRound) -> dict[str, Any]:
             result: dict[str, Any] = await handler(make_context(task_id), params)
             return result

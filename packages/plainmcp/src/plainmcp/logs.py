@@ -36,7 +36,9 @@ LEVELS = ("debug", "info", "warning", "error", "critical")
 
 # Attributes every LogRecord has: anything else on a record came from ``extra``.
 _RECORD_ATTRIBUTES = frozenset(vars(logging.LogRecord("", 0, "", 0, "", (), None))) | {
-    "message", "asctime", "taskName",
+    "message",
+    "asctime",
+    "taskName",
     "color_message",  # uvicorn's message with terminal colours
 }
 
@@ -84,7 +86,9 @@ def _message(record: logging.LogRecord) -> str:
 
 def extra_fields(record: logging.LogRecord) -> dict[str, Any]:
     """The ``extra`` fields a record was logged with."""
-    return {key: value for key, value in vars(record).items() if key not in _RECORD_ATTRIBUTES and not key.startswith("_")}
+    return {
+        key: value for key, value in vars(record).items() if key not in _RECORD_ATTRIBUTES and not key.startswith("_")
+    }
 
 
 def _details(formatter: logging.Formatter, record: logging.LogRecord) -> str:

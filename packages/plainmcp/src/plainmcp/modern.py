@@ -87,7 +87,10 @@ class ModernDispatcher:
 
     def _stamp(self, result: dict[str, Any]) -> dict[str, Any]:
         meta = result.get("_meta")
-        result["_meta"] = {**(meta if isinstance(meta, dict) else {}), protocol.META_SERVER_INFO: self.server.server_info()}
+        result["_meta"] = {
+            **(meta if isinstance(meta, dict) else {}),
+            protocol.META_SERVER_INFO: self.server.server_info(),
+        }
         return result
 
     def _discover(self) -> dict[str, Any]:
@@ -139,8 +142,15 @@ class ModernDispatcher:
 
         async def run_round(task_id: str, inputs: InputRound) -> dict[str, Any]:
             task_ctx = Context(
-                self.server, None, None, version=ctx.version, client_info=ctx.client_info,
-                client_capabilities=ctx.client_capabilities, log_threshold=None, inputs=inputs, task_id=task_id,
+                self.server,
+                None,
+                None,
+                version=ctx.version,
+                client_info=ctx.client_info,
+                client_capabilities=ctx.client_capabilities,
+                log_threshold=None,
+                inputs=inputs,
+                task_id=task_id,
             )
             result: dict[str, Any] = await handler(task_ctx, params)
             return result
@@ -283,4 +293,3 @@ class Listener:
     async def _send(self, method: str, params: dict[str, Any] | None) -> None:
         tagged = {**(params or {}), "_meta": {protocol.META_SUBSCRIPTION_ID: self.subscription_id}}
         await self.peer.notify(method, tagged, related_to=self.subscription_id)
-

@@ -82,12 +82,26 @@ LIST_METHODS = frozenset({TOOLS_LIST, PROMPTS_LIST, RESOURCES_LIST, RESOURCES_TE
 #: Every request method a server serves, in either era (metrics label the others "other").
 SERVER_REQUEST_METHODS = frozenset(
     {
-        INITIALIZE, PING,
-        TOOLS_LIST, TOOLS_CALL,
-        RESOURCES_LIST, RESOURCES_TEMPLATES_LIST, RESOURCES_READ, RESOURCES_SUBSCRIBE, RESOURCES_UNSUBSCRIBE,
-        PROMPTS_LIST, PROMPTS_GET, COMPLETION_COMPLETE, LOGGING_SET_LEVEL,
-        SERVER_DISCOVER, SUBSCRIPTIONS_LISTEN,
-        TASKS_GET, TASKS_UPDATE, TASKS_CANCEL, TASKS_RESULT, TASKS_LIST,
+        INITIALIZE,
+        PING,
+        TOOLS_LIST,
+        TOOLS_CALL,
+        RESOURCES_LIST,
+        RESOURCES_TEMPLATES_LIST,
+        RESOURCES_READ,
+        RESOURCES_SUBSCRIBE,
+        RESOURCES_UNSUBSCRIBE,
+        PROMPTS_LIST,
+        PROMPTS_GET,
+        COMPLETION_COMPLETE,
+        LOGGING_SET_LEVEL,
+        SERVER_DISCOVER,
+        SUBSCRIPTIONS_LISTEN,
+        TASKS_GET,
+        TASKS_UPDATE,
+        TASKS_CANCEL,
+        TASKS_RESULT,
+        TASKS_LIST,
     }
 )
 
@@ -103,6 +117,13 @@ META_RELATED_TASK = "io.modelcontextprotocol/related-task"
 
 #: Syslog severities as MCP names them, lowest first.
 LOG_LEVELS: tuple[str, ...] = (
-    "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency",
+    "debug",
+    "info",
+    "notice",
+    "warning",
+    "error",
+    "critical",
+    "alert",
+    "emergency",
 )
 LOG_LEVEL_RANK: dict[str, int] = {name: rank for rank, name in enumerate(LOG_LEVELS)}

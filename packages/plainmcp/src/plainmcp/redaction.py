@@ -74,5 +74,6 @@ def redact(text: str) -> str:
     text = _HEADER.sub(_header, text)
     text = _BEARER.sub(_bearer, text)
     text = _PARAMETER.sub(lambda m: f"{m.group(1)}={REDACTED}", text)
-    return _KEY_VALUE.sub(lambda m: f"{m.group(1)}{m.group(2)}{m.group(1)}{m.group(3)}{m.group(4)}{REDACTED}{m.group(4)}",
-                          text)
+    return _KEY_VALUE.sub(
+        lambda m: f"{m.group(1)}{m.group(2)}{m.group(1)}{m.group(3)}{m.group(4)}{REDACTED}{m.group(4)}", text
+    )

@@ -39,8 +39,12 @@ class Resource:
     def to_dict(self) -> dict[str, Any]:
         return _describe(
             {"uri": self.uri, "name": self.name},
-            title=self.title, description=self.description, mimeType=self.mime_type,
-            size=self.size, icons=self.icons, annotations=self.annotations,
+            title=self.title,
+            description=self.description,
+            mimeType=self.mime_type,
+            size=self.size,
+            icons=self.icons,
+            annotations=self.annotations,
         )
 
 
@@ -70,8 +74,11 @@ class ResourceTemplate:
     def to_dict(self) -> dict[str, Any]:
         return _describe(
             {"uriTemplate": self.uri_template, "name": self.name},
-            title=self.title, description=self.description, mimeType=self.mime_type,
-            icons=self.icons, annotations=self.annotations,
+            title=self.title,
+            description=self.description,
+            mimeType=self.mime_type,
+            icons=self.icons,
+            annotations=self.annotations,
         )
 
 

@@ -21,7 +21,9 @@ from .schema_messages import describe
 Check = Callable[[Any], bool]
 
 # Keywords that only annotate: they never make an instance invalid.
-_ANNOTATIONS = frozenset({"title", "description", "default", "examples", "deprecated", "readOnly", "writeOnly", "$comment"})
+_ANNOTATIONS = frozenset(
+    {"title", "description", "default", "examples", "deprecated", "readOnly", "writeOnly", "$comment"}
+)
 _TYPES: dict[str, Check] = {
     "object": lambda v: isinstance(v, dict),
     "array": lambda v: isinstance(v, list),
@@ -42,7 +44,11 @@ def fast_check(schema: Any) -> Check | None:
         return None
     checks: list[Check] = []
     for keyword, argument in schema.items():
-        if keyword in _ANNOTATIONS or keyword == "$schema" and argument == "https://json-schema.org/draft/2020-12/schema":
+        if (
+            keyword in _ANNOTATIONS
+            or keyword == "$schema"
+            and argument == "https://json-schema.org/draft/2020-12/schema"
+        ):
             continue
         check = _keyword_check(keyword, argument, schema)
         if check is None:
@@ -65,8 +71,8 @@ def _keyword_check(keyword: str, argument: Any, schema: dict[str, Any]) -> Check
             if found is None:
                 return None
             subchecks[name] = found
-        return lambda v: not isinstance(v, dict) or all(
-            check(v[name]) for name, check in subchecks.items() if name in v
+        return lambda v: (
+            not isinstance(v, dict) or all(check(v[name]) for name, check in subchecks.items() if name in v)
         )
     if keyword == "required" and isinstance(argument, list):
         return lambda v: not isinstance(v, dict) or all(name in v for name in argument)
@@ -78,14 +84,16 @@ def _keyword_check(keyword: str, argument: Any, schema: dict[str, Any]) -> Check
         if extra_check is None:
             return None
         declared = frozenset(schema.get("properties", {}))
-        return lambda v: not isinstance(v, dict) or all(
-            extra_check(item) for key, item in v.items() if key not in declared
+        return lambda v: (
+            not isinstance(v, dict) or all(extra_check(item) for key, item in v.items() if key not in declared)
         )
-    if keyword == "dependentRequired" and isinstance(argument, dict) and all(
-        isinstance(names, list) for names in argument.values()
+    if (
+        keyword == "dependentRequired"
+        and isinstance(argument, dict)
+        and all(isinstance(names, list) for names in argument.values())
     ):
-        return lambda v: not isinstance(v, dict) or all(
-            name in v for key, names in argument.items() if key in v for name in names
+        return lambda v: (
+            not isinstance(v, dict) or all(name in v for key, names in argument.items() if key in v for name in names)
         )
     if keyword == "anyOf" and isinstance(argument, list) and argument:
         # The portable spelling of a value of several types (one type per branch, no type array).
@@ -130,6 +138,7 @@ def _keyword_check(keyword: str, argument: Any, schema: dict[str, Any]) -> Check
 def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
+
 _MAX_REPORTED_ERRORS = 5
 
 
@@ -169,7 +178,9 @@ class SchemaValidator:
         """Readable problems with ``instance``, most relevant first, values quoted as JSON
         (:mod:`plainmcp.schema_messages`); empty when it is valid."""
         found = self._found(instance)
-        messages = [f"{_where(error.absolute_path) or '(root)'}: {describe(error)}" for error in found[:_MAX_REPORTED_ERRORS]]
+        messages = [
+            f"{_where(error.absolute_path) or '(root)'}: {describe(error)}" for error in found[:_MAX_REPORTED_ERRORS]
+        ]
         if len(found) > _MAX_REPORTED_ERRORS:
             messages.append(f"... and {len(found) - _MAX_REPORTED_ERRORS} more")
         return messages
@@ -181,7 +192,9 @@ class SchemaValidator:
         for error in self._found(instance)[:limit]:
             where = _where(error.absolute_path)
             if error.validator == "required" and isinstance(error.validator_value, list):
-                missing = next((p for p in error.validator_value if f"{p!r} is a required property" == error.message), None)
+                missing = next(
+                    (p for p in error.validator_value if f"{p!r} is a required property" == error.message), None
+                )
                 if isinstance(missing, str):
                     where = f"{where}.{missing}" if where else missing
             problems.append({"field": where, "message": describe(error)})

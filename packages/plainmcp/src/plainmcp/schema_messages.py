@@ -34,7 +34,8 @@ def _unexpected(error: Any) -> str:
     known = schema.get("properties", {})
     patterns = list(schema.get("patternProperties", {}))
     extras = [
-        key for key in (error.instance if isinstance(error.instance, dict) else {})
+        key
+        for key in (error.instance if isinstance(error.instance, dict) else {})
         if key not in known and not any(re.search(pattern, key) for pattern in patterns)
     ]
     names = ", ".join(quote(key) for key in extras[:10]) + (", ..." if len(extras) > 10 else "")
@@ -43,7 +44,9 @@ def _unexpected(error: Any) -> str:
 
 
 def _required(error: Any) -> str:
-    missing = next((name for name in error.validator_value if f"{name!r} is a required property" == error.message), None)
+    missing = next(
+        (name for name in error.validator_value if f"{name!r} is a required property" == error.message), None
+    )
     return f"{quote(missing)} is a required property" if missing is not None else error.message
 
 

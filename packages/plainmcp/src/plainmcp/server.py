@@ -247,9 +247,15 @@ class Server:
         def register(reader: F) -> F:
             self.add_resource(
                 Resource(
-                    uri, name or reader.__name__, reader, title=title,
+                    uri,
+                    name or reader.__name__,
+                    reader,
+                    title=title,
                     description=description if description is not None else _doc(reader),
-                    mime_type=mime_type, size=size, icons=icons, annotations=annotations,
+                    mime_type=mime_type,
+                    size=size,
+                    icons=icons,
+                    annotations=annotations,
                 )
             )
             return reader
@@ -274,9 +280,15 @@ class Server:
         def register(reader: F) -> F:
             self.templates.append(
                 ResourceTemplate(
-                    uri_template, name or reader.__name__, reader, title=title,
+                    uri_template,
+                    name or reader.__name__,
+                    reader,
+                    title=title,
                     description=description if description is not None else _doc(reader),
-                    mime_type=mime_type, icons=icons, annotations=annotations, completers=complete,
+                    mime_type=mime_type,
+                    icons=icons,
+                    annotations=annotations,
+                    completers=complete,
                 )
             )
             return reader
@@ -316,9 +328,12 @@ class Server:
         def register(handler: F) -> F:
             self.add_prompt(
                 Prompt(
-                    name or handler.__name__, handler,
+                    name or handler.__name__,
+                    handler,
                     description=description if description is not None else _doc(handler),
-                    title=title, arguments=tuple(arguments), icons=icons,
+                    title=title,
+                    arguments=tuple(arguments),
+                    icons=icons,
                 )
             )
             return handler

@@ -94,9 +94,7 @@ class InFlight:
         token = meta.get(protocol.PROGRESS_TOKEN) if isinstance(meta, dict) else None
         return token if is_id(token) else None
 
-    async def report_progress(
-        self, progress: float, total: float | None = None, message: str | None = None
-    ) -> None:
+    async def report_progress(self, progress: float, total: float | None = None, message: str | None = None) -> None:
         """Send ``notifications/progress`` if the request asked for it.
 
         Silently does nothing without a progress token or after the response; a value that does
@@ -316,7 +314,9 @@ class Session:
             for item in batch.items:
                 if isinstance(item, Request):
                     if item.id in self._in_flight:
-                        replies.append(error_response(item.id, ErrorCode.INVALID_REQUEST, "Invalid Request: id already in use"))
+                        replies.append(
+                            error_response(item.id, ErrorCode.INVALID_REQUEST, "Invalid Request: id already in use")
+                        )
                     elif len(self._in_flight) >= self.max_in_flight:
                         replies.append(self._busy(item.id))
                     else:
@@ -348,7 +348,9 @@ class Session:
                 except RequestFailed as exc:
                     # A request the handler made to the peer failed and the handler did not deal
                     # with it: that error belongs to the other request, so it is not passed on.
-                    logger.warning("request %r (%s) failed on a request to the peer: %s", request.id, request.method, exc.message)
+                    logger.warning(
+                        "request %r (%s) failed on a request to the peer: %s", request.id, request.method, exc.message
+                    )
                     reply = error_response(request.id, ErrorCode.INTERNAL_ERROR, "Internal error")
                 except MCPError as exc:
                     reply = ErrorResponse(request.id, exc.to_dict())
@@ -495,9 +497,7 @@ class Session:
 
     async def _cancel_remote(self, request_id: RequestId, reason: str, related_to: RequestId | None) -> None:
         if not self._closed:
-            await self.notify(
-                protocol.CANCELLED, {"requestId": request_id, "reason": reason}, related_to=related_to
-            )
+            await self.notify(protocol.CANCELLED, {"requestId": request_id, "reason": reason}, related_to=related_to)
 
     def _fail_pending(self, reason: str) -> None:
         for pending in self._pending.values():

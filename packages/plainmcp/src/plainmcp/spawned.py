@@ -88,7 +88,7 @@ class StderrTail:
 
     def _line(self, raw: bytes) -> None:
         for start in range(0, max(len(raw), 1), MAX_LINE_BYTES):
-            line = raw[start:start + MAX_LINE_BYTES].decode("utf-8", "replace").rstrip("\r\n")
+            line = raw[start : start + MAX_LINE_BYTES].decode("utf-8", "replace").rstrip("\r\n")
             self.lines.append(line)
             self.sink(line)
 

@@ -332,7 +332,8 @@ class StdoutStream(ObjectSendStream[Outbound]):
     def _stalled(self) -> None:
         logger.warning(
             "the client read none of its output for %g s (%d bytes waiting); dropping it",
-            self.write_timeout, len(self._pending),
+            self.write_timeout,
+            len(self._pending),
         )
         self._break()
         if self.on_stall is not None:
@@ -387,7 +388,9 @@ async def serve_stdio(
     ``output_high_water`` bytes of unread output stop the intake of requests; a client that reads
     nothing for ``write_timeout`` seconds is dropped (serving ends, as at end of input)."""
     output = StdoutStream(
-        sys.stdout.fileno() if stdout_fd is None else stdout_fd, max_message_bytes, output_high_water,
+        sys.stdout.fileno() if stdout_fd is None else stdout_fd,
+        max_message_bytes,
+        output_high_water,
         write_timeout=write_timeout,
     )
     input_stream = StdinStream(sys.stdin.fileno() if stdin_fd is None else stdin_fd, max_message_bytes, gate=output)

@@ -154,7 +154,11 @@ class TaskStore:
     # ------------------------------------------------------------------------------- creating
 
     def create(
-        self, owner: str | None, run_round: Round, first: InputRound, ttl_ms: int | None = None,
+        self,
+        owner: str | None,
+        run_round: Round,
+        first: InputRound,
+        ttl_ms: int | None = None,
         on_change: Callable[[Task], None] | None = None,
     ) -> Task:
         """Make a task and start running it; returns once ``tasks/get`` finds it. ``ttl_ms`` (what
@@ -211,7 +215,9 @@ class TaskStore:
                     self._finish(task, FAILED, error=error.to_dict())
                 except Exception:
                     logger.exception("task %s failed", task.id[:8])
-                    self._finish(task, FAILED, error={"code": int(ErrorCode.INTERNAL_ERROR), "message": "Internal error"})
+                    self._finish(
+                        task, FAILED, error={"code": int(ErrorCode.INTERNAL_ERROR), "message": "Internal error"}
+                    )
                 else:
                     self._complete(task, result)
                 return
@@ -227,14 +233,18 @@ class TaskStore:
     def _complete(self, task: Task, result: dict[str, Any]) -> None:
         size = len(json.dumps(result, separators=(",", ":"), ensure_ascii=False).encode("utf-8"))
         if size > self.max_result_bytes:
-            logger.warning("task %s: result of %d bytes is over the %d-byte limit", task.id[:8], size, self.max_result_bytes)
+            logger.warning(
+                "task %s: result of %d bytes is over the %d-byte limit", task.id[:8], size, self.max_result_bytes
+            )
             message = f"The result ({size} bytes) is larger than this server keeps ({self.max_result_bytes} bytes)"
             self._finish(task, FAILED, error={"code": int(ErrorCode.INTERNAL_ERROR), "message": message})
             return
         self._finish(task, COMPLETED, result=result)
 
     @staticmethod
-    def _finish(task: Task, status: str, *, result: dict[str, Any] | None = None, error: dict[str, Any] | None = None) -> None:
+    def _finish(
+        task: Task, status: str, *, result: dict[str, Any] | None = None, error: dict[str, Any] | None = None
+    ) -> None:
         if task.status in TERMINAL:
             return  # cancelled meanwhile: that stays
         task.result, task.error, task.pending = result, error, {}

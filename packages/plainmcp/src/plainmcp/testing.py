@@ -35,8 +35,10 @@ async def _relay(source: ObjectReceiveStream[Outbound], sink: ObjectSendStream[D
 
 @asynccontextmanager
 async def memory_pair() -> AsyncIterator[
-    tuple[tuple[ObjectReceiveStream[Decoded], ObjectSendStream[Outbound]],
-          tuple[ObjectReceiveStream[Decoded], ObjectSendStream[Outbound]]]
+    tuple[
+        tuple[ObjectReceiveStream[Decoded], ObjectSendStream[Outbound]],
+        tuple[ObjectReceiveStream[Decoded], ObjectSendStream[Outbound]],
+    ]
 ]:
     """Two stream pairs, (server side, client side), joined through serialization."""
     to_server_out, to_server_in = anyio.create_memory_object_stream[Outbound](64)

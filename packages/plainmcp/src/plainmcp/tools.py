@@ -84,7 +84,7 @@ class Tool:
         if not TOOL_NAME.match(self.name):
             raise ValueError(f"tool name {self.name!r}: use 1-128 characters from A-Z a-z 0-9 _ . -")
         if self.input_schema.get("type") != "object":
-            raise ValueError(f"tool {self.name!r}: inputSchema must have \"type\": \"object\"")
+            raise ValueError(f'tool {self.name!r}: inputSchema must have "type": "object"')
         if self.task_support not in TASK_SUPPORT:
             raise ValueError(f"tool {self.name!r}: task_support must be one of {', '.join(TASK_SUPPORT)}")
         self.input_validator = SchemaValidator(self.input_schema)
@@ -148,8 +148,10 @@ def to_call_result(tool: Tool, value: Any) -> tuple[dict[str, Any], Any]:
         result = {"content": [text(value)]}
     elif isinstance(value, dict) and "type" in value and tool.output_schema is None:
         result = {"content": [value]}
-    elif isinstance(value, list) and tool.output_schema is None and all(
-        isinstance(item, str) or (isinstance(item, dict) and "type" in item) for item in value
+    elif (
+        isinstance(value, list)
+        and tool.output_schema is None
+        and all(isinstance(item, str) or (isinstance(item, dict) and "type" in item) for item in value)
     ):
         result = {"content": [text(item) if isinstance(item, str) else item for item in value]}
     else:

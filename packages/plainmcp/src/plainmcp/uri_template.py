@@ -65,9 +65,7 @@ class UriTemplate:
         self._parts.append(tail)
         pattern.append(re.escape(tail))
         self._regex = re.compile("".join(pattern) + r"\Z", re.DOTALL)
-        self.variables = tuple(
-            name for part in self._parts if isinstance(part, _Expression) for name in part.names
-        )
+        self.variables = tuple(name for part in self._parts if isinstance(part, _Expression) for name in part.names)
 
     def match(self, uri: str) -> dict[str, str] | None:
         """The variables of ``uri`` if it matches, percent-decoded; None if it does not.

@@ -10,8 +10,15 @@ from .server import DESCRIPTION, NAME, build_server
 
 
 def main(argv: list[str] | None = None) -> None:
-    run_server_command(NAME, env_prefix=ENV_PREFIX, description=DESCRIPTION, version=__version__,
-                       config_type=Config, build_server=build_server, argv=argv)
+    run_server_command(
+        NAME,
+        env_prefix=ENV_PREFIX,
+        description=DESCRIPTION,
+        version=__version__,
+        config_type=Config,
+        build_server=build_server,
+        argv=argv,
+    )
 
 
 if __name__ == "__main__":

@@ -23,7 +23,9 @@ from dataclasses import dataclass, field
 #: Seconds to wait for ``SERVER --help`` (a cold start: imports, no I/O).
 HELP_TIMEOUT = 20
 # `--db PATH`, `--flag [VALUE]`, and `--db [NAME=]PATH` (a value that may be prefixed with a name and `=`).
-_OPTION_VALUE = re.compile(r"(?<![\w-])(-{1,2}[A-Za-z0-9][-\w]*) (\[[A-Z][A-Z0-9_]*=\])?(\[?)([A-Z][A-Z0-9_]*|\{[^}]*\})")
+_OPTION_VALUE = re.compile(
+    r"(?<![\w-])(-{1,2}[A-Za-z0-9][-\w]*) (\[[A-Z][A-Z0-9_]*=\])?(\[?)([A-Z][A-Z0-9_]*|\{[^}]*\})"
+)
 _OPTION = re.compile(r"(?<![\w-])-{1,2}[A-Za-z0-9][-\w]*")
 _WORD = re.compile(r"\b[A-Z][A-Z0-9_]*\b")
 _ENV = re.compile(r"\benv:\s+([A-Z][A-Z0-9_]*)")

@@ -8,6 +8,7 @@ Run it with ``python -m plainmcp.examples.notes`` (stdio).
 from __future__ import annotations
 
 import logging
+import sys
 from typing import Any
 
 from plainmcp import (
@@ -21,9 +22,29 @@ from plainmcp import (
     content,
     run_stdio,
 )
-from plainmcp.logs import configure_logging
 
 logger = logging.getLogger(__name__)
+
+# The tools' schemas: module constants, compiled once by the core.
+ADD_NOTE_INPUT = {
+    "type": "object",
+    "properties": {
+        "title": {"type": "string", "pattern": "^[a-z0-9-]{1,40}$", "description": "lowercase, digits, -"},
+        "text": {"type": "string", "minLength": 1, "maxLength": 10000},
+    },
+    "required": ["title", "text"],
+    "additionalProperties": False,
+}
+ADD_NOTE_OUTPUT = {
+    "type": "object",
+    "properties": {"title": {"type": "string"}, "created": {"type": "boolean"}},
+    "required": ["title", "created"],
+}
+SEARCH_NOTES_INPUT = {
+    "type": "object",
+    "properties": {"word": {"type": "string", "minLength": 1}},
+    "required": ["word"],
+}
 
 
 def build_server() -> Server:
@@ -40,20 +61,8 @@ def build_server() -> Server:
         return sorted(title for title in notes if title.startswith(value))
 
     @server.tool(
-        input_schema={
-            "type": "object",
-            "properties": {
-                "title": {"type": "string", "pattern": "^[a-z0-9-]{1,40}$", "description": "lowercase, digits, -"},
-                "text": {"type": "string", "minLength": 1, "maxLength": 10000},
-            },
-            "required": ["title", "text"],
-            "additionalProperties": False,
-        },
-        output_schema={
-            "type": "object",
-            "properties": {"title": {"type": "string"}, "created": {"type": "boolean"}},
-            "required": ["title", "created"],
-        },
+        input_schema=ADD_NOTE_INPUT,
+        output_schema=ADD_NOTE_OUTPUT,
         annotations=ToolAnnotations(idempotent=True, destructive=True, open_world=False),
     )
     async def add_note(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
@@ -67,10 +76,7 @@ def build_server() -> Server:
             await ctx.notify_resources_changed()
         return {"title": title, "created": created}
 
-    @server.tool(
-        input_schema={"type": "object", "properties": {"word": {"type": "string", "minLength": 1}}, "required": ["word"]},
-        annotations=ToolAnnotations(read_only=True, open_world=False),
-    )
+    @server.tool(input_schema=SEARCH_NOTES_INPUT, annotations=ToolAnnotations(read_only=True, open_world=False))
     async def search_notes(ctx: Context, args: dict[str, Any]) -> list[str]:
         """Titles of the notes that contain a word (case-insensitive)."""
         word = args["word"].casefold()
@@ -101,7 +107,9 @@ def build_server() -> Server:
         if text is None:
             raise MCPError(ErrorCode.INVALID_PARAMS, f"No note titled {args['title']!r}")
         return [
-            content.user(content.embedded_resource(content.text_contents(f"note://{args['title']}", text, "text/plain"))),
+            content.user(
+                content.embedded_resource(content.text_contents(f"note://{args['title']}", text, "text/plain"))
+            ),
             content.user("Summarize this note in one sentence."),
         ]
 
@@ -109,7 +117,7 @@ def build_server() -> Server:
 
 
 def main() -> None:
-    configure_logging("info")
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr)  # stdout belongs to the stdio transport
     run_stdio(build_server())
 
 

@@ -31,6 +31,7 @@ from .telemetry import HTTPMetrics
 
 if TYPE_CHECKING:
     from ..server import Server
+    from .connection_guard import ConnectionGuard
 
 logger = logging.getLogger(__name__)
 
@@ -87,14 +88,20 @@ class MCPApp:
         self.metrics = HTTPMetrics(server) if metrics else None
         observer = self.metrics.observe_call if self.metrics is not None else None
         self.streamable = (
-            StreamableHTTP(server, max_body_bytes=max_body_bytes, max_sessions=max_sessions, observer=observer, **options)
+            StreamableHTTP(
+                server, max_body_bytes=max_body_bytes, max_sessions=max_sessions, observer=observer, **options
+            )
             if streamable
             else None
         )
         self.legacy = (
             LegacySSE(
-                server, sse_path=sse_path, messages_path=messages_path, max_body_bytes=max_body_bytes,
-                max_sessions=max_sessions, observer=observer,
+                server,
+                sse_path=sse_path,
+                messages_path=messages_path,
+                max_body_bytes=max_body_bytes,
+                max_sessions=max_sessions,
+                observer=observer,
             )
             if legacy_sse
             else None
@@ -126,7 +133,11 @@ class MCPApp:
             return
         route = self._route_name(scope["path"])
         exchange = Exchange(
-            scope, receive, send, body_timeout=self.body_timeout, write_timeout=self.write_timeout,
+            scope,
+            receive,
+            send,
+            body_timeout=self.body_timeout,
+            write_timeout=self.write_timeout,
             on_stream=self._stream_counter(route),
         )
         try:
@@ -259,7 +270,7 @@ def run_http(
     installed and the pure-Python one otherwise."""
     import uvicorn
 
-    from .connection_guard import ConnectionGuard, guarded_protocol
+    from .connection_guard import guarded_protocol
 
     parser_protocol, loop_name = _http_stack(http_parser, event_loop)
 
@@ -282,12 +293,9 @@ def run_http(
         # Slots are ours (connection_guard): uvicorn's limit counts idle connections too and would
         # answer 503 to everyone while a few silent sockets are open.
         limit_concurrency=None,
-        http=guarded_protocol(ConnectionGuard(
-            max_connections,
-            max_per_peer=max(1, max_connections // 2) if max_connections_per_peer is None else max_connections_per_peer,
-            header_timeout=header_timeout,
-            health_path=HEALTH_PATH,
-        ), parser_protocol),
+        http=guarded_protocol(
+            _connection_guard(max_connections, max_connections_per_peer, header_timeout), parser_protocol
+        ),
         loop=loop_name,
         ws="none",  # nothing here speaks WebSocket: an upgrade request is served as plain HTTP
         ssl_certfile=certfile,
@@ -302,9 +310,24 @@ def run_http(
     endpoint = app.path if transport == "http" else "/sse"
     # Only now, with the socket bound and listening, is it true (and the port is the real one when 0 was asked).
     logger.info("listening on %s://%s:%d%s", scheme, host, listener.getsockname()[1], endpoint)
-    logger.info("HTTP stack: uvicorn with the %s parser on the %s event loop",
-                "h11" if parser_protocol.__name__ == "H11Protocol" else "httptools", loop_name)
+    logger.info(
+        "HTTP stack: uvicorn with the %s parser on the %s event loop",
+        "h11" if parser_protocol.__name__ == "H11Protocol" else "httptools",
+        loop_name,
+    )
     _serve(app, config, listener)
+
+
+def _connection_guard(max_connections: int, max_per_peer: int | None, header_timeout: float) -> ConnectionGuard:
+    """The slots of :func:`run_http`: one peer holds at most half of them unless told otherwise."""
+    from .connection_guard import ConnectionGuard
+
+    return ConnectionGuard(
+        max_connections,
+        max_per_peer=max(1, max_connections // 2) if max_per_peer is None else max_per_peer,
+        header_timeout=header_timeout,
+        health_path=HEALTH_PATH,
+    )
 
 
 def _warn_if_exposed(host: str, app: MCPApp, certfile: str | None) -> None:

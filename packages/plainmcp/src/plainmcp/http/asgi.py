@@ -119,7 +119,9 @@ async def read_json_body(scope: Scope, receive: Receive, send: Send, limit: int)
     """The body of a JSON POST; None once answered otherwise: 415 when it is not JSON, 413 past
     ``limit`` bytes, nothing at all when the client left."""
     if (header(scope, "content-type") or "").split(";")[0].strip().lower() != "application/json":
-        await respond_json(send, 415, error_payload(ErrorCode.INVALID_REQUEST, "Unsupported Media Type: send application/json"))
+        await respond_json(
+            send, 415, error_payload(ErrorCode.INVALID_REQUEST, "Unsupported Media Type: send application/json")
+        )
         return None
     try:
         return await read_body(receive, limit)
@@ -135,7 +137,11 @@ def _encode_headers(headers: Iterable[tuple[str, str]]) -> list[tuple[bytes, byt
 
 
 async def respond(
-    send: Send, status: int, body: bytes = b"", *, content_type: str | None = None,
+    send: Send,
+    status: int,
+    body: bytes = b"",
+    *,
+    content_type: str | None = None,
     headers: Iterable[tuple[str, str]] = (),
 ) -> None:
     all_headers = list(headers)
@@ -171,17 +177,21 @@ class EventStream:
         self.started = False
 
     async def start(self, headers: Iterable[tuple[str, str]] = ()) -> None:
-        await self._send({
-            "type": "http.response.start",
-            "status": 200,
-            "headers": _encode_headers([*SSE_HEADERS, *headers]),
-        })
+        await self._send(
+            {
+                "type": "http.response.start",
+                "status": 200,
+                "headers": _encode_headers([*SSE_HEADERS, *headers]),
+            }
+        )
         self.started = True
 
     async def write(self, data: bytes) -> None:
         await self._send({"type": "http.response.body", "body": data, "more_body": True})
 
-    async def event(self, data: str, *, event: str | None = None, id: str | None = None, retry: int | None = None) -> None:
+    async def event(
+        self, data: str, *, event: str | None = None, id: str | None = None, retry: int | None = None
+    ) -> None:
         await self.write(sse.encode(data, event=event, id=id, retry=retry))
 
     async def close(self) -> None:
@@ -251,8 +261,10 @@ class HostPolicy:
         if origin in self.allowed_origins:
             return True
         parts = urlsplit(origin)
-        return parts.scheme in ("http", "https") and parts.hostname is not None and (
-            _is_loopback(parts.hostname) or _host_name(parts.netloc) in self.allowed_hosts
+        return (
+            parts.scheme in ("http", "https")
+            and parts.hostname is not None
+            and (_is_loopback(parts.hostname) or _host_name(parts.netloc) in self.allowed_hosts)
         )
 
     async def reject(self, scope: Scope, send: Send) -> bool:

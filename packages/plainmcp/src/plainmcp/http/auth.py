@@ -181,8 +181,10 @@ class BearerAuth:
 
     def metadata(self, scope: Scope, mcp_path: str, resource_name: str | None) -> dict[str, Any]:
         return protected_resource_metadata(
-            self.resource(scope, mcp_path), self.authorization_servers,
-            resource_name=resource_name, scopes_supported=self.scopes_supported,
+            self.resource(scope, mcp_path),
+            self.authorization_servers,
+            resource_name=resource_name,
+            scopes_supported=self.scopes_supported,
         )
 
     async def authenticate(self, token: str) -> Principal:
@@ -211,7 +213,9 @@ class BearerAuth:
         except AuthUnavailable as problem:
             logger.warning("cannot check a bearer token: %s", problem, extra=log_extra(scope))
             await respond_json(
-                send, 503, {"error": "temporarily_unavailable", "error_description": "Cannot check tokens right now"},
+                send,
+                503,
+                {"error": "temporarily_unavailable", "error_description": "Cannot check tokens right now"},
                 headers=[("retry-after", "5")],
             )
         return None
@@ -219,6 +223,8 @@ class BearerAuth:
 
 async def _unauthorized(send: Send, description: str, www_authenticate: str) -> None:
     await respond_json(
-        send, 401, {"error": "invalid_token", "error_description": description},
+        send,
+        401,
+        {"error": "invalid_token", "error_description": description},
         headers=[("www-authenticate", www_authenticate), ("cache-control", "no-store")],
     )

@@ -131,7 +131,10 @@ class ConnectionGuard:
         if now - self._warned >= _WARN_EVERY:
             logger.warning(
                 "connection slots full (%d, at most %d per peer): %d idle connections closed or new ones "
-                "refused since the last warning", self.max_connections, self.max_per_peer, self._given_up,
+                "refused since the last warning",
+                self.max_connections,
+                self.max_per_peer,
+                self._given_up,
             )
             self._warned = now
             self._given_up = 0
@@ -306,14 +309,16 @@ def _closing(send: Any) -> Any:
 
 
 async def _busy(send: Any) -> None:
-    await send({
-        "type": "http.response.start",
-        "status": 503,
-        "headers": [
-            (b"content-type", b"application/json"),
-            (b"content-length", str(len(_BUSY_BODY)).encode()),
-            (b"retry-after", b"1"),
-            (b"connection", b"close"),
-        ],
-    })
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 503,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(_BUSY_BODY)).encode()),
+                (b"retry-after", b"1"),
+                (b"connection", b"close"),
+            ],
+        }
+    )
     await send({"type": "http.response.body", "body": _BUSY_BODY})

@@ -79,7 +79,9 @@ class EventBuffer:
                 changed = self._changed
                 oldest = self.history[0][0] if self.history else self.seq + 1
                 if cursor + 1 < oldest and cursor < self.seq:
-                    logger.warning("stream %s: events %d..%d fell out of the replay buffer", self.key, cursor + 1, oldest - 1)
+                    logger.warning(
+                        "stream %s: events %d..%d fell out of the replay buffer", self.key, cursor + 1, oldest - 1
+                    )
                 for seq, data in list(self.history):
                     if seq > cursor:
                         cursor = seq

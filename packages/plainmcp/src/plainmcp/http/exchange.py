@@ -149,7 +149,9 @@ class Exchange:
         """Answer 408 if the body timed out before anything was sent."""
         if self.body_timed_out and self.status is None:
             await respond_json(
-                self.send, 408, error_payload(ErrorCode.INVALID_REQUEST, "Request Timeout: the body did not arrive in time"),
+                self.send,
+                408,
+                error_payload(ErrorCode.INVALID_REQUEST, "Request Timeout: the body did not arrive in time"),
                 headers=[("connection", "close")],
             )
 
@@ -182,6 +184,11 @@ class Exchange:
             fields["stalled"] = True
         fields.update(extra or {})
         logger.log(
-            level, "%s %s %s %.1f ms", scope.get("method"), scope.get("path"),
-            self.status if self.status is not None else "-", milliseconds, extra=fields,
+            level,
+            "%s %s %s %.1f ms",
+            scope.get("method"),
+            scope.get("path"),
+            self.status if self.status is not None else "-",
+            milliseconds,
+            extra=fields,
         )

@@ -49,7 +49,12 @@ class Gateway:
     """ASGI app for ``<path>/server-info`` and ``<path>/call`` (``path`` is the MCP endpoint's)."""
 
     def __init__(
-        self, server: Server, *, path: str = "/mcp", max_body_bytes: int = 4 * 1024 * 1024, observer: Observer | None = None,
+        self,
+        server: Server,
+        *,
+        path: str = "/mcp",
+        max_body_bytes: int = 4 * 1024 * 1024,
+        observer: Observer | None = None,
     ) -> None:
         self.server = server
         base = path.rstrip("/")
@@ -93,11 +98,15 @@ class Gateway:
             error = {"code": int(ErrorCode.METHOD_NOT_FOUND), "message": f"Unknown tool: {decoded.method}"}
         else:
             problems = tool.input_validator.field_errors(arguments)
-            error = {
-                "code": int(ErrorCode.INVALID_PARAMS),
-                "message": f"Invalid arguments for tool {json.dumps(tool.name)}",
-                "data": {"errors": problems},
-            } if problems else None
+            error = (
+                {
+                    "code": int(ErrorCode.INVALID_PARAMS),
+                    "message": f"Invalid arguments for tool {json.dumps(tool.name)}",
+                    "data": {"errors": problems},
+                }
+                if problems
+                else None
+            )
         if error is not None:
             self._observe_refusal(decoded.method, arguments, error)
             await respond_json(send, 200, {"jsonrpc": "2.0", "id": decoded.id, "error": error})
@@ -117,7 +126,9 @@ class Gateway:
         """The tool's ``tools/call`` reply; None when the client went away first (then it is cancelled)."""
         input_send, input_receive = anyio.create_memory_object_stream[Decoded](1)
         output_send, output_receive = anyio.create_memory_object_stream[Outbound](16)
-        connection = ServerConnection(self.server, input_receive, output_send, shutdown_grace=1.0, observer=self.observer)
+        connection = ServerConnection(
+            self.server, input_receive, output_send, shutdown_grace=1.0, observer=self.observer
+        )
         meta = {
             protocol.META_PROTOCOL_VERSION: V2026_07_28,
             protocol.META_CLIENT_CAPABILITIES: {},
@@ -150,7 +161,9 @@ def _not_a_request(decoded: Decoded) -> dict[str, Any]:
         return decoded.reply.to_dict()
     if isinstance(decoded, Batch):
         return error_payload(ErrorCode.INVALID_REQUEST, "Invalid Request: one call per POST (no batches)")
-    return error_payload(ErrorCode.INVALID_REQUEST, 'Invalid Request: a call needs an "id" (notifications are not answered)')
+    return error_payload(
+        ErrorCode.INVALID_REQUEST, 'Invalid Request: a call needs an "id" (notifications are not answered)'
+    )
 
 
 def _answer(request_id: Any, reply: Message) -> dict[str, Any]:
@@ -162,7 +175,9 @@ def _answer(request_id: Any, reply: Message) -> dict[str, Any]:
     content: list[Any] = listed if isinstance(listed, list) else []
     texts = [block.get("text") for block in content if isinstance(block, dict) and block.get("type") == "text"]
     if result.get("resultType") == "input_required":
-        return error_payload(TOOL_ERROR, "This tool needs input from an MCP client (sampling, elicitation or roots)", request_id)
+        return error_payload(
+            TOOL_ERROR, "This tool needs input from an MCP client (sampling, elicitation or roots)", request_id
+        )
     if result.get("isError") is True:
         message = "\n".join(text for text in texts if isinstance(text, str)) or "Tool error"
         return error_payload(TOOL_ERROR, message, request_id, {"content": content})

@@ -102,7 +102,9 @@ class JWKSCache:
         except (httpx.HTTPError, ValueError, TypeError, KeyError, jwt.PyJWTError) as error:
             self._fetched = time.monotonic()  # do not hammer a failing endpoint
             if self._keys:
-                logger.warning("JWKS refresh from %s failed (%s); keeping the keys we have", self.url, type(error).__name__)
+                logger.warning(
+                    "JWKS refresh from %s failed (%s); keeping the keys we have", self.url, type(error).__name__
+                )
             else:
                 self._error = f"JWKS fetch from {self.url} failed: {type(error).__name__}"
             return
@@ -172,7 +174,11 @@ class JWTVerifier:
         for key, algorithm in candidates:
             try:
                 claims = jwt.decode(
-                    token, key, algorithms=[algorithm], audience=self.audience, issuer=self.issuer,
+                    token,
+                    key,
+                    algorithms=[algorithm],
+                    audience=self.audience,
+                    issuer=self.issuer,
                     leeway=self.leeway,
                     options={"require": ["exp", "aud", *(["iss"] if self.issuer else [])]},
                 )

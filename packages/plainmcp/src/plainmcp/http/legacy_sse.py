@@ -148,7 +148,12 @@ class LegacySSE:
         output = self.outputs.get(session_id)
         if output is not None and output.congested:
             # The client is not reading its stream: taking more work would only pile up answers.
-            await respond_json(send, 503, error_payload(ErrorCode.INTERNAL_ERROR, "Session busy: read the event stream first"), headers=[("retry-after", "1")])
+            await respond_json(
+                send,
+                503,
+                error_payload(ErrorCode.INTERNAL_ERROR, "Session busy: read the event stream first"),
+                headers=[("retry-after", "1")],
+            )
             return
         http_request_id = (scope.get("state") or {}).get("request_id")
         connection = self.connections.get(session_id)
@@ -160,7 +165,12 @@ class LegacySSE:
             input_send.send_nowait(decoded)  # anything else, even invalid, is answered on the stream
         except anyio.WouldBlock:
             # 64 messages wait for the session already: never hold a POST (and its body) for more.
-            await respond_json(send, 503, error_payload(ErrorCode.INTERNAL_ERROR, "Session busy: too many messages waiting"), headers=[("retry-after", "1")])
+            await respond_json(
+                send,
+                503,
+                error_payload(ErrorCode.INTERNAL_ERROR, "Session busy: too many messages waiting"),
+                headers=[("retry-after", "1")],
+            )
             return
         except (anyio.ClosedResourceError, anyio.BrokenResourceError):
             await respond_json(send, 404, error_payload(ErrorCode.INVALID_REQUEST, "Session not found"))

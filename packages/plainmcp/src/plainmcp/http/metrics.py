@@ -165,7 +165,9 @@ class Histogram(_Metric):
             cumulative = 0.0
             for index, bound in enumerate(self.bounds):
                 cumulative += series[index]
-                labels = _labels(self.label_names, key, ("le", format_value(bound) if math.isinf(bound) else repr(bound)))
+                labels = _labels(
+                    self.label_names, key, ("le", format_value(bound) if math.isinf(bound) else repr(bound))
+                )
                 yield f"{self.name}_bucket{labels} {format_value(cumulative)}"
             plain = _labels(self.label_names, key)
             yield f"{self.name}_sum{plain} {format_value(series[-2])}"

@@ -81,7 +81,9 @@ class StatelessHTTP:
         self.observer = observer
         self.live: set[Session] = set()
 
-    async def serve(self, scope: Scope, receive: Receive, send: Send, decoded: Decoded, version_header: str | None) -> None:
+    async def serve(
+        self, scope: Scope, receive: Receive, send: Send, decoded: Decoded, version_header: str | None
+    ) -> None:
         """Answer one decoded POST body (the version header as sent)."""
         await ModernExchange(self, scope, receive, send).serve(decoded, version_header)
 
@@ -105,7 +107,11 @@ class ModernExchange:
             await respond(self.send, 202)  # this revision defines none over HTTP: accepted, ignored
             return
         if not isinstance(decoded, Request):
-            await respond_json(self.send, 400, error_payload(ErrorCode.INVALID_REQUEST, "Invalid Request: POST one request or notification"))
+            await respond_json(
+                self.send,
+                400,
+                error_payload(ErrorCode.INVALID_REQUEST, "Invalid Request: POST one request or notification"),
+            )
             return
         try:
             envelope = self._check(decoded, version_header)

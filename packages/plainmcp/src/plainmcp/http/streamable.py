@@ -66,6 +66,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
+
 class StreamableHTTP:
     """ASGI app for the MCP endpoint. Run it inside :meth:`running` (the HTTP app's lifespan does).
 
@@ -170,14 +171,22 @@ class StreamableHTTP:
     async def _post(self, scope: Scope, receive: Receive, send: Send) -> None:
         accept = header(scope, "accept") or ""
         if not (("application/json" in accept and "text/event-stream" in accept) or "*/*" in accept):
-            await respond_json(send, 406, error_payload(ErrorCode.INVALID_REQUEST, "Not Acceptable: accept application/json and text/event-stream"))
+            await respond_json(
+                send,
+                406,
+                error_payload(
+                    ErrorCode.INVALID_REQUEST, "Not Acceptable: accept application/json and text/event-stream"
+                ),
+            )
             return
         body = await read_json_body(scope, receive, send, self.max_body_bytes)
         if body is None:
             return
         decoded = decode(body)
         if isinstance(decoded, Invalid):
-            reply = decoded.reply or ErrorResponse(None, {"code": ErrorCode.INVALID_REQUEST, "message": "Invalid Request"})
+            reply = decoded.reply or ErrorResponse(
+                None, {"code": ErrorCode.INVALID_REQUEST, "message": "Invalid Request"}
+            )
             await respond_json(send, 400, reply.to_dict())
             return
         version_header = header(scope, "mcp-protocol-version")
@@ -188,24 +197,34 @@ class StreamableHTTP:
 
     # ---------------------------------------------------------------------------------- legacy
 
-    async def _post_legacy(self, scope: Scope, receive: Receive, send: Send, decoded: Decoded, version: str | None) -> None:
+    async def _post_legacy(
+        self, scope: Scope, receive: Receive, send: Send, decoded: Decoded, version: str | None
+    ) -> None:
         if (repeated := repeated_header(scope, MIRRORED_HEADERS)) is not None:
             await _repeated(send, repeated, decoded.id if isinstance(decoded, Request) else None)
             return
         session_id = header(scope, "mcp-session-id")
         if isinstance(decoded, Request) and decoded.method == protocol.INITIALIZE and session_id is None:
             if len(self.sessions) >= self.max_sessions:
-                await respond_json(send, 503, error_payload(ErrorCode.INTERNAL_ERROR, "Too many sessions; try again later"))
+                await respond_json(
+                    send, 503, error_payload(ErrorCode.INTERNAL_ERROR, "Too many sessions; try again later")
+                )
                 return
             session = self._open_session(principal_subject(scope))
         elif session_id is None:
-            await respond_json(send, 400, error_payload(ErrorCode.INVALID_REQUEST, "Bad Request: missing Mcp-Session-Id header"))
+            await respond_json(
+                send, 400, error_payload(ErrorCode.INVALID_REQUEST, "Bad Request: missing Mcp-Session-Id header")
+            )
             return
         elif (found := self.sessions.get(session_id)) is None or not found.owned_by(scope):
             await _session_not_found(send)
             return
         elif version is not None and version not in LEGACY_VERSIONS:
-            await respond_json(send, 400, error_payload(ErrorCode.INVALID_REQUEST, f"Bad Request: unsupported MCP-Protocol-Version {version!r}"))
+            await respond_json(
+                send,
+                400,
+                error_payload(ErrorCode.INVALID_REQUEST, f"Bad Request: unsupported MCP-Protocol-Version {version!r}"),
+            )
             return
         else:
             session = found
@@ -220,11 +239,22 @@ class StreamableHTTP:
             await respond(send, 202, headers=headers)
 
     async def _post_batch(
-        self, send: Send, session: LegacySession, batch: Batch, headers: list[tuple[str, str]],
+        self,
+        send: Send,
+        session: LegacySession,
+        batch: Batch,
+        headers: list[tuple[str, str]],
         http_request_id: str | None,
     ) -> None:
         if not session.connection.accepts_batches():
-            await respond_json(send, 400, error_payload(ErrorCode.INVALID_REQUEST, "Invalid Request: batches are not supported in this protocol revision"), headers=headers)
+            await respond_json(
+                send,
+                400,
+                error_payload(
+                    ErrorCode.INVALID_REQUEST, "Invalid Request: batches are not supported in this protocol revision"
+                ),
+                headers=headers,
+            )
             return
         replies: list[BatchPart] = [
             (None, encode(item.reply)) for item in batch.items if isinstance(item, Invalid) and item.reply is not None
@@ -237,7 +267,14 @@ class StreamableHTTP:
                 continue
             if isinstance(item, Request):
                 if item.id in buffers or session.owns(item.id):
-                    replies.append((None, encode(error_response(item.id, ErrorCode.INVALID_REQUEST, "Invalid Request: id already in use"))))
+                    replies.append(
+                        (
+                            None,
+                            encode(
+                                error_response(item.id, ErrorCode.INVALID_REQUEST, "Invalid Request: id already in use")
+                            ),
+                        )
+                    )
                     continue
                 buffers[item.id] = session.open_stream(item.id)
                 session.attach(item.id, http_request_id)
@@ -275,13 +312,17 @@ class StreamableHTTP:
             resume = parse_event_id(last_event_id)
             buffer = session.buffers.get(resume[0]) if resume is not None else None
             if resume is None or buffer is None:
-                await respond_json(send, 404, error_payload(ErrorCode.INVALID_REQUEST, "Unknown or expired Last-Event-ID"))
+                await respond_json(
+                    send, 404, error_payload(ErrorCode.INVALID_REQUEST, "Unknown or expired Last-Event-ID")
+                )
                 return
             after = resume[1]
         else:
             buffer = session.standalone
             if buffer.readers:
-                await respond_json(send, 409, error_payload(ErrorCode.INVALID_REQUEST, "Conflict: a GET stream is already open"))
+                await respond_json(
+                    send, 409, error_payload(ErrorCode.INVALID_REQUEST, "Conflict: a GET stream is already open")
+                )
                 return
             # The first GET also gets what was published before it (as far as the buffer reaches);
             # a later one without Last-Event-ID starts from now, since the earlier GET saw the rest.
@@ -377,7 +418,11 @@ class LegacySession:
             self.buffers.pop(self._finished.pop(0), None)
 
     async def answer(
-        self, request: Request, receive: Receive, send: Send, headers: list[tuple[str, str]],
+        self,
+        request: Request,
+        receive: Receive,
+        send: Send,
+        headers: list[tuple[str, str]],
         scope_state: dict[str, Any] | None = None,
     ) -> None:
         """Serve one posted request: JSON if its answer comes first, else an SSE stream."""
@@ -391,7 +436,9 @@ class LegacySession:
         await self.feed(request)
         await buffer.wait_started()  # the interruption count is still 0 when a POST starts
         if buffer.finished and buffer.seq == 0:
-            await respond_json(send, 500, error_payload(ErrorCode.INTERNAL_ERROR, "Session ended", request.id), headers=headers)
+            await respond_json(
+                send, 500, error_payload(ErrorCode.INTERNAL_ERROR, "Session ended", request.id), headers=headers
+            )
             return
         if buffer.finished and buffer.seq == 1:
             await respond(send, 200, buffer.history[0][1], content_type="application/json", headers=headers)
@@ -414,8 +461,14 @@ class LegacySession:
         return True
 
     async def stream(
-        self, buffer: EventBuffer, after: int, receive: Receive, send: Send, headers: list[tuple[str, str]],
-        *, interruptions: int | None = None,
+        self,
+        buffer: EventBuffer,
+        after: int,
+        receive: Receive,
+        send: Send,
+        headers: list[tuple[str, str]],
+        *,
+        interruptions: int | None = None,
     ) -> None:
         """Write ``buffer``'s events after ``after`` as SSE until it finishes or the client leaves.
 
@@ -462,11 +515,19 @@ async def _cancel_on_disconnect(receive: Receive, scope: anyio.CancelScope) -> N
 
 
 async def _repeated(send: Send, name: str, request_id: RequestId | None = None) -> None:
-    await respond_json(send, 400, error_payload(ErrorCode.INVALID_REQUEST, f"Bad Request: the {name} header was sent more than once", request_id))
+    await respond_json(
+        send,
+        400,
+        error_payload(ErrorCode.INVALID_REQUEST, f"Bad Request: the {name} header was sent more than once", request_id),
+    )
 
 
 async def _session_not_found(send: Send) -> None:
-    await respond_json(send, 404, error_payload(ErrorCode.INVALID_REQUEST, "Session not found: it ended or never existed; initialize again"))
+    await respond_json(
+        send,
+        404,
+        error_payload(ErrorCode.INVALID_REQUEST, "Session not found: it ended or never existed; initialize again"),
+    )
 
 
 def _is_modern(decoded: Decoded, version_header: str | None) -> bool:

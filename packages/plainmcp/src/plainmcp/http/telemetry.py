@@ -54,25 +54,36 @@ class HTTPMetrics:
         self.server = server
         self.registry = registry = Registry()
         self.call_duration = registry.histogram(
-            "mcp_call_duration_seconds", "Time to answer an MCP request, by method and tool.",
-            DURATION_BUCKETS, ("method", "tool"),
+            "mcp_call_duration_seconds",
+            "Time to answer an MCP request, by method and tool.",
+            DURATION_BUCKETS,
+            ("method", "tool"),
         )
         self.call_total = registry.counter(
-            "mcp_call_total", "MCP requests answered (or cancelled), by method, tool and outcome.",
+            "mcp_call_total",
+            "MCP requests answered (or cancelled), by method, tool and outcome.",
             ("method", "tool", "outcome"),
         )
         self.input_size = registry.histogram(
-            "mcp_input_size_bytes", "Size of each MCP request as JSON, by method and tool.",
-            SIZE_BUCKETS, ("method", "tool"),
+            "mcp_input_size_bytes",
+            "Size of each MCP request as JSON, by method and tool.",
+            SIZE_BUCKETS,
+            ("method", "tool"),
         )
         self.output_size = registry.histogram(
-            "mcp_output_size_bytes", "Size of each MCP response as JSON, by method and tool.",
-            SIZE_BUCKETS, ("method", "tool"),
+            "mcp_output_size_bytes",
+            "Size of each MCP response as JSON, by method and tool.",
+            SIZE_BUCKETS,
+            ("method", "tool"),
         )
         self.active_sessions = registry.gauge("mcp_active_sessions", "Open MCP sessions, by transport.", ("transport",))
-        self.active_streams = registry.gauge("mcp_active_streams", "Open SSE response streams, by transport.", ("transport",))
+        self.active_streams = registry.gauge(
+            "mcp_active_streams", "Open SSE response streams, by transport.", ("transport",)
+        )
         self.http_responses = registry.counter(
-            "mcp_http_responses_total", "HTTP responses, by route and status code.", ("route", "status"),
+            "mcp_http_responses_total",
+            "HTTP responses, by route and status code.",
+            ("route", "status"),
         )
 
     def track_sessions(self, transport: str, count: Callable[[], int]) -> None:
