@@ -131,6 +131,23 @@ def test_call_read_prompt_over_streamable_http(everything_url, era) -> None:
     assert json.loads(prompt.out)["messages"][0]["role"] == "user"
 
 
+@pytest.mark.parametrize(
+    ("era", "arguments"),
+    [
+        ("modern", ["--arg", 'region:="eu-zürich"']),  # no --arg to convert: listed for the header alone
+        ("modern", ["--args", '{"region": "eu-zürich"}']),
+        ("modern", ["--arg", "region=eu-zürich"]),
+        ("legacy", ["--args", '{"region": "eu-zürich"}']),  # no headers in 2025-11-25; still answers
+    ],
+)
+def test_call_mirrors_x_mcp_header_arguments_over_http(everything_url, era, arguments) -> None:
+    # Regression: `call` listed the tools only to convert `--arg NAME=VALUE`, so with JSON
+    # arguments the transport had never seen test_custom_header's x-mcp-header annotation,
+    # sent no Mcp-Param-Region header, and the 2026-07-28 server answered -32020.
+    ran = plainmcp("call", "--era", era, everything_url, "test_custom_header", *arguments)
+    assert (ran.code, ran.out) == (0, "Region: eu-zürich\n"), ran.err
+
+
 def test_call_tool_error_over_http_exits_3(everything_url) -> None:
     ran = plainmcp("call", everything_url, "test_error_handling")
     assert ran.code == 3, ran.err

@@ -4,7 +4,8 @@ Arguments come as ``--arg name=value`` (repeatable) and/or ``--args '{"json": "o
 (``--arg`` wins on a clash). For ``call``, a ``name=value`` is converted by the tool's input
 schema: a property typed ``string`` gets the text as it is, any other type gets the text parsed as
 JSON (``count=3`` is the number 3, ``tags=["a"]`` a list), so ``zip=01234`` stays a string when
-the tool says it is one. ``name:=json`` always parses JSON.
+the tool says it is one. ``name:=json`` always parses JSON. Over HTTP, a call with arguments lists
+the tools first as well, so the transport knows which of them to mirror in ``Mcp-Param-*`` headers.
 """
 
 from __future__ import annotations
@@ -70,7 +71,9 @@ def main(args: argparse.Namespace) -> int:
         written, args.name = _operands(args)
         if args.operation != "read":  # malformed arguments are refused before anything starts
             parse_arguments(args.arg, args.args, None, typed=args.operation == "call")
-        return target_from(args, written, args.command_tail)
+        chosen = target_from(args, written, args.command_tail)
+        args.over_http = chosen.url is not None
+        return chosen
 
     body = {"call": _call, "read": _read, "prompt": _prompt}[args.operation]
     return run(target, lambda client: body(client, args), verbose=args.verbose)
@@ -147,8 +150,10 @@ def _accepts_string_only(schema: dict[str, Any]) -> bool:
 
 async def _call(client: Any, args: argparse.Namespace) -> int:
     schema = None
-    if any(not pair.partition("=")[0].endswith(":") for pair in args.arg):
-        # Only a listing knows the types; skipped when nothing needs converting.
+    if _needs_listing(args):
+        # One listing serves both needs: the schema converts the --arg texts, and over HTTP the
+        # transport learns from it which arguments a 2026-07-28 call mirrors as Mcp-Param-*
+        # headers (SEP-2243; it only mirrors for tools it has seen listed, else -32020).
         tools = await client.list_all_tools()
         schema = next((t.get("inputSchema") for t in tools if t.get("name") == args.name), None)
     arguments = parse_arguments(args.arg, args.args, schema)
@@ -159,6 +164,15 @@ async def _call(client: Any, args: argparse.Namespace) -> int:
         progress.done()
     print(render.dumps(result) if args.json else render.tool_result(result))
     return TOOL_ERROR if result.get("isError") else OK
+
+
+def _needs_listing(args: argparse.Namespace) -> bool:
+    """Whether ``call`` lists the tools first: an ``--arg`` to convert by the schema, or any
+    argument at all over HTTP (it may have to be mirrored in a header). A call without arguments,
+    or over stdio with only JSON arguments, goes straight out."""
+    if any(not pair.partition("=")[0].endswith(":") for pair in args.arg):
+        return True
+    return bool(getattr(args, "over_http", False)) and bool(args.arg or args.args)
 
 
 async def _read(client: Any, args: argparse.Namespace) -> int:
