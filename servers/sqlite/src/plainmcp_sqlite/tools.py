@@ -119,8 +119,11 @@ class ReadTools:
         offset = paging.offset_of(args["cursor"], db, sql, raw) if "cursor" in args else 0
         want = args.get("max_rows", config.rows_by_default)
         budget = min(config.result_budget, config.max_result_bytes)
+        params = bind(raw)
+        # A client that asked for a task has its taskId here; the checks above run again in the task.
+        await ctx.start_task()
         outcome = await run_statement(
-            self.pick(args).db, sql, bind(raw), want, budget, max_value_bytes=config.max_result_bytes, skip=offset
+            self.pick(args).db, sql, params, want, budget, max_value_bytes=config.max_result_bytes, skip=offset
         )
         result = shaped(outcome, config)
         blocks = []
@@ -341,6 +344,7 @@ def register(server: Server, read: ReadTools, write: WriteTools | None = None) -
         input_schema=naming(query_input(read.config), names),
         output_schema=RESULT_OUTPUT,
         annotations=READ_ONLY,
+        task_support="optional",  # a long query can run as a task the client polls or cancels
     )(read.query)
     server.tool(
         description=LIST_DOC,
