@@ -67,6 +67,7 @@ SEARCH_CONTENT = ToolSpec(
         ("matches", "truncated"),
     ),
     annotations=READ,
+    task_support="optional",  # a search over a large tree can run as a task the client polls or cancels
 )
 
 
@@ -146,6 +147,8 @@ class SearchTools(ToolFamily):
             shown_length=len(shown),
             gitignore=self.git_rules(args, place),
         )
+        # A client that asked for a task has its taskId here; the checks above run again in the task.
+        await ctx.start_task()
         try:
             found = await search_contents(
                 place,

@@ -70,6 +70,8 @@ class ToolSpec:
     input_schema: dict[str, Any] | None
     output_schema: dict[str, Any]
     annotations: ToolAnnotations
+    #: "optional": the handler may go on as a task (``ctx.start_task()``) when the client asks.
+    task_support: str = "forbidden"
 
 
 def add_tool(server: Server, spec: ToolSpec, handler: Handler, *, meta: dict[str, Any] | None = None) -> None:
@@ -82,6 +84,7 @@ def add_tool(server: Server, spec: ToolSpec, handler: Handler, *, meta: dict[str
         output_schema=spec.output_schema,
         annotations=spec.annotations,
         meta=meta,
+        task_support=spec.task_support,
     )(known_arguments(frozenset(properties), guarded(handler)))
 
 
