@@ -238,6 +238,9 @@ class WeatherTools:
             raise ToolError(f"days must be a whole number from 1 to {schemas.MAX_DAYS}.")
         hourly = bool(args.get("hourly", False))
         full = args.get("detail", "summary") == "full"
+        # A client that asked for a task has its taskId here (the upstream may make it wait on retries);
+        # the checks above run again in the task.
+        await ctx.start_task()
         if args.get("source") == "nws":
             # Imported here: usforecast builds on this module's helpers.
             from .usforecast import nws_forecast
@@ -403,7 +406,9 @@ def register(server: Server, tools: WeatherTools) -> None:
     """Add the four tools to ``server``, each answered by its method of ``tools``."""
     _add(server, tools.search_locations, "Search locations", schemas.SEARCH_INPUT, schemas.SEARCH_OUTPUT)
     _add(server, tools.get_current_weather, "Current weather", schemas.CURRENT_INPUT, schemas.CURRENT_OUTPUT)
-    _add(server, tools.get_forecast, "Weather forecast", schemas.FORECAST_INPUT, schemas.FORECAST_OUTPUT)
+    # A forecast waiting on upstream retries can run as a task the client polls or cancels.
+    forecast_schemas = schemas.FORECAST_INPUT, schemas.FORECAST_OUTPUT
+    _add(server, tools.get_forecast, "Weather forecast", *forecast_schemas, task_support="optional")
     _add(server, tools.get_alerts, "US weather alerts", schemas.ALERTS_INPUT, schemas.ALERTS_OUTPUT)
 
 
@@ -413,10 +418,16 @@ def _add(
     title: str,
     input_schema: dict[str, Any],
     output_schema: dict[str, Any],
+    task_support: str = "forbidden",
 ) -> None:
     """``handler`` as the tool of its name. All the tools only read, answer the same when repeated, and
     reach outside the process (the upstream APIs): their annotations say so."""
     annotations = ToolAnnotations(title=title, read_only=True, idempotent=True, open_world=True)
     server.tool(
-        handler.__name__, title=title, input_schema=input_schema, output_schema=output_schema, annotations=annotations
+        handler.__name__,
+        title=title,
+        input_schema=input_schema,
+        output_schema=output_schema,
+        annotations=annotations,
+        task_support=task_support,
     )(handler)
