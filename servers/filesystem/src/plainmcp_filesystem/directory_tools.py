@@ -18,8 +18,24 @@ from .dirsize import directory_sizes
 from .gitignore import GitIgnore
 from .globs import Excluder
 from .read_tools import iso
+from .result_pages import fitting, more
 from .sizes import weight
-from .toolkit import EXCLUDES, GITIGNORE, PATH, READ, Budget, ToolFamily, ToolSpec, big_array, count, obj, out, result
+from .toolkit import (
+    CURSOR,
+    EXCLUDES,
+    GITIGNORE,
+    NEXT_CURSOR,
+    PATH,
+    READ,
+    Budget,
+    ToolFamily,
+    ToolSpec,
+    big_array,
+    count,
+    obj,
+    out,
+    result,
+)
 from .walk import Pacer, walk
 
 LIST_DIRECTORY = ToolSpec(
@@ -34,6 +50,7 @@ LIST_DIRECTORY = ToolSpec(
             "includeHidden": {"type": "boolean", "default": True},
             "gitignore": GITIGNORE,
             "maxEntries": count(),
+            "cursor": CURSOR,
         },
         ("path",),
     ),
@@ -56,6 +73,7 @@ LIST_DIRECTORY = ToolSpec(
                 "description": "with dirSizes: directories too large to count whole (their size is a lower bound)",
             },
             "truncated": {"type": "boolean"},
+            "nextCursor": NEXT_CURSOR,
         },
         ("path", "directories", "files", "others", "truncated"),
     ),
@@ -71,6 +89,7 @@ DIRECTORY_TREE = ToolSpec(
             "excludePatterns": EXCLUDES,
             "gitignore": GITIGNORE,
             "maxEntries": count(),
+            "cursor": CURSOR,
         },
         ("path",),
     ),
@@ -80,6 +99,7 @@ DIRECTORY_TREE = ToolSpec(
             "tree": big_array("{name, type, children?}, nested"),
             "entries": {"type": "integer"},
             "truncated": {"type": "boolean"},
+            "nextCursor": NEXT_CURSOR,
         },
         ("path", "tree", "entries", "truncated"),
     ),
@@ -125,6 +145,13 @@ class Listing:
         self.directories = [name for name in self.directories if not ignore.ignored(name, name, True)]
         self.files = [name for name in self.files if not ignore.ignored(name, name, False)]
         self.others = [(name, kind) for name, kind in self.others if not ignore.ignored(name, name, False)]
+
+    def window(self, start: int, stop: int) -> None:
+        """Keep the entries from ``start`` to ``stop`` (in the order shown)."""
+        dirs, files = len(self.directories), len(self.files)
+        self.directories = self.directories[start:stop]
+        self.files = self.files[max(start - dirs, 0) : max(stop - dirs, 0)]
+        self.others = self.others[max(start - dirs - files, 0) : max(stop - dirs - files, 0)]
 
     def keep(self, cap: int) -> None:
         """Keep the first ``cap`` entries: directories, then files, then the others."""
@@ -188,6 +215,16 @@ def _fitting(listing: Listing, cap: int, *, detailed: bool, max_bytes: int) -> i
 class DirectoryTools(ToolFamily):
     """Listings and trees."""
 
+    def _page(self, args: dict[str, Any], listing: Listing, detailed: bool) -> tuple[int, int, int]:
+        """Keep the page of ``listing`` this call shows, within the text budget: (entries in all pages, start, stop)."""
+        shown, start = len(listing), self.cursors.start("list_directory", args)
+        # A suffix like "  (123+ bytes)" is charged to every entry.
+        suffix = 32 if detailed or args.get("dirSizes") else 2
+        names = itertools.islice(listing.names(), start, None)
+        stop = start + fitting((weight(name) + suffix for name in names), self.config.max_read_bytes - 400)
+        listing.window(start, stop)
+        return shown, start, stop
+
     async def list_directory(self, ctx: Context, args: dict[str, Any]) -> ToolResult:
         """List one directory's entries (directories first). sizes adds file sizes and mtimes (sortBy
         size or modified implies it), dirSizes each subdirectory's total. Recursive: directory_tree."""
@@ -210,6 +247,7 @@ class DirectoryTools(ToolFamily):
         truncated = total > cap or listing.incomplete
         if total > cap:
             listing.keep(cap)
+        shown, start, stop = self._page(args, listing, detailed)
         data: dict[str, Any] = {
             "path": policy.display(place.real),
             "directories": listing.directories,
@@ -257,7 +295,13 @@ class DirectoryTools(ToolFamily):
             )
         elif truncated:
             summary += f" (the first {cap} of {total} entries)"
+        if start or stop < shown:
+            summary += f"; entries {min(start + 1, shown)}-{min(stop, shown)} of {shown}"
         lines.append(summary)
+        if stop < shown:
+            data["truncated"] = True
+            data["nextCursor"] = self.cursors.issue("list_directory", args, stop)
+            lines.append(more(data["nextCursor"]))
         return result("\n".join(lines), data)
 
     async def directory_tree(self, ctx: Context, args: dict[str, Any]) -> ToolResult:
@@ -272,6 +316,10 @@ class DirectoryTools(ToolFamily):
         lines: list[str] = []
         truncated = False
         budget = Budget(self.config.max_result_bytes)
+        # Entries before the cursor are walked again, not shown: only the directories above them are kept.
+        start, room = self.cursors.start("directory_tree", args), Budget(self.config.max_read_bytes - 400)
+        above: list[str] = []
+        following = None
         with anchored.directory(place) as fd:
             for entry in walk(fd, max_depth=self.depth(args), exclude=exclude, ignore=self.ignore(args, place)):
                 await pacer.step()
@@ -279,6 +327,22 @@ class DirectoryTools(ToolFamily):
                 if pacer.count > cap or not budget.take(2 * weight(entry.name) + 2 * entry.depth + 36):
                     truncated = True
                     break
+                if pacer.count <= start:
+                    del above[entry.depth - 1 :]
+                    if entry.kind == "directory":
+                        above.append(entry.name)
+                    continue
+                if not room.take(weight(entry.name) + 2 * entry.depth) and lines:
+                    following = pacer.count - 1
+                    break
+                if not lines and entry.depth > 1:
+                    # A continued page starts inside directories an earlier page showed: they are
+                    # repeated in the structure (marked continued), and named once in the text.
+                    for name in above[: entry.depth - 1]:
+                        inside: list[dict[str, Any]] = []
+                        stack[-1].append({"name": name, "type": "directory", "children": inside, "continued": True})
+                        stack.append(inside)
+                    lines.append(f"[continued inside {'/'.join(above[: entry.depth - 1])}/]")
                 del stack[entry.depth :]
                 node: dict[str, Any] = {"name": entry.name, "type": entry.kind}
                 stack[-1].append(node)
@@ -288,13 +352,19 @@ class DirectoryTools(ToolFamily):
                     lines.append("  " * (entry.depth - 1) + entry.name + "/")
                 else:
                     lines.append("  " * (entry.depth - 1) + entry.name + ("@" if entry.kind == "symlink" else ""))
-        entries = pacer.count - 1 if truncated else pacer.count
+        entries = following if following is not None else pacer.count - 1 if truncated else pacer.count
         if truncated:
             lines.append(
                 f"[truncated after {entries} entries (entry or size cap); lower maxDepth, add "
                 "excludePatterns or list a subdirectory]"
             )
-        return result(
-            "\n".join(lines) or "(empty)",
-            {"path": policy.display(place), "tree": tree, "entries": entries, "truncated": truncated},
-        )
+        data: dict[str, Any] = {
+            "path": policy.display(place),
+            "tree": tree,
+            "entries": max(entries - start, 0),
+            "truncated": truncated or following is not None,
+        }
+        if following is not None:
+            data["nextCursor"] = self.cursors.issue("directory_tree", args, following)
+            lines.append(more(data["nextCursor"]))
+        return result("\n".join(lines) or "(empty)", data)

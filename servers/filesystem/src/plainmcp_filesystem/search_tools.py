@@ -9,8 +9,24 @@ import anyio
 from plainmcp import Context, ToolError, ToolResult
 
 from .globs import MAX_PATTERN_CHARS, Excluder, compile_glob
+from .result_pages import fitting, more
 from .search import ContentSearch, GrepRequest, SearchTimeout, compile_query, search_contents, search_names
-from .toolkit import EXCLUDES, GITIGNORE, PATH, READ, ToolFamily, ToolSpec, big_array, count, obj, out, result
+from .sizes import weight
+from .toolkit import (
+    CURSOR,
+    EXCLUDES,
+    GITIGNORE,
+    NEXT_CURSOR,
+    PATH,
+    READ,
+    ToolFamily,
+    ToolSpec,
+    big_array,
+    count,
+    obj,
+    out,
+    result,
+)
 from .walk import Pacer
 
 if TYPE_CHECKING:
@@ -29,11 +45,13 @@ SEARCH_FILES = ToolSpec(
             "excludePatterns": EXCLUDES,
             "gitignore": GITIGNORE,
             "maxResults": count(),
+            "cursor": CURSOR,
         },
         ("path", "pattern"),
     ),
     output_schema=out(
-        {"matches": big_array("absolute paths"), "truncated": {"type": "boolean"}}, ("matches", "truncated")
+        {"matches": big_array("absolute paths"), "truncated": {"type": "boolean"}, "nextCursor": NEXT_CURSOR},
+        ("matches", "truncated"),
     ),
     annotations=READ,
 )
@@ -52,6 +70,7 @@ SEARCH_CONTENT = ToolSpec(
             "excludePatterns": EXCLUDES,
             "gitignore": GITIGNORE,
             "maxResults": count("Matching lines"),
+            "cursor": CURSOR,
         },
         ("path", "query"),
     ),
@@ -63,6 +82,7 @@ SEARCH_CONTENT = ToolSpec(
             "skippedBinary": {"type": "integer"},
             "skippedLarge": {"type": "integer"},
             "truncated": {"type": "boolean"},
+            "nextCursor": NEXT_CURSOR,
         },
         ("matches", "truncated"),
     ),
@@ -75,15 +95,20 @@ def _join(shown: str, relative: str) -> str:
     return os.path.join(shown, *relative.split("/")) if relative else shown
 
 
-def _grep_lines(found: ContentSearch) -> list[str]:
-    """The matches as grep prints them (``path:line:text``, context as ``path-line-text``), then a summary."""
+def _grep_match(match: dict[str, Any]) -> list[str]:
+    """One match as grep prints it (``path:line:text``, context as ``path-line-text``)."""
     lines: list[str] = []
-    for match in found.matches:
-        for offset, before in enumerate(match.get("before", ())):
-            lines.append(f"{match['path']}-{match['line'] - len(match['before']) + offset}-{before}")
-        lines.append(f"{match['path']}:{match['line']}:{match['text']}")
-        for offset, after in enumerate(match.get("after", ())):
-            lines.append(f"{match['path']}-{match['line'] + 1 + offset}-{after}")
+    for offset, before in enumerate(match.get("before", ())):
+        lines.append(f"{match['path']}-{match['line'] - len(match['before']) + offset}-{before}")
+    lines.append(f"{match['path']}:{match['line']}:{match['text']}")
+    for offset, after in enumerate(match.get("after", ())):
+        lines.append(f"{match['path']}-{match['line'] + 1 + offset}-{after}")
+    return lines
+
+
+def _grep_lines(found: ContentSearch) -> list[str]:
+    """The matches as grep prints them, then a summary."""
+    lines = [line for match in found.matches for line in _grep_match(match)]
     summary = (
         f"{len(found.matches)} matching lines in {found.files_matched} of {found.files_searched} files searched"
         f"; skipped {found.skipped_binary} binary and {found.skipped_large} large files"
@@ -118,10 +143,18 @@ class SearchTools(ToolFamily):
             ignore=self.ignore(args, place),
         )
         matches = [_join(shown, relative) for relative, _ in found]
-        text = "\n".join(matches) if matches else "No matches found"
+        # A page of the matches within the text budget; a cursor goes on from the first one left out.
+        start = self.cursors.start("search_files", args)
+        stop = start + fitting((weight(path) + 1 for path in matches[start:]), self.config.max_read_bytes - 400)
+        page = matches[start:stop]
+        text = "\n".join(page) if page else "No matches found"
         if truncated:
             text += "\n[more matches exist; raise maxResults or narrow the pattern]"
-        return result(text, {"matches": matches, "truncated": truncated})
+        data: dict[str, Any] = {"matches": page, "truncated": truncated or stop < len(matches)}
+        if stop < len(matches):
+            data["nextCursor"] = self.cursors.issue("search_files", args, stop)
+            text += f"\n[matches {start + 1}-{stop} of {len(matches)}] " + more(data["nextCursor"])
+        return result(text, data)
 
     async def search_content(self, ctx: Context, args: dict[str, Any]) -> ToolResult:
         """Search inside text files for a string or regex, like grep: path:line:text, with optional
@@ -162,14 +195,23 @@ class SearchTools(ToolFamily):
             raise ToolError(str(problem)) from None
         for match in found.matches:
             match["path"] = _join(shown, match["path"])
-        return result(
-            "\n".join(_grep_lines(found)),
-            {
-                "matches": found.matches,
-                "filesSearched": found.files_searched,
-                "filesMatched": found.files_matched,
-                "skippedBinary": found.skipped_binary,
-                "skippedLarge": found.skipped_large,
-                "truncated": found.truncated,
-            },
-        )
+        # A page of the matches within the text budget; a cursor goes on from the first one left out.
+        everything, start = found.matches, self.cursors.start("search_content", args)
+        weights = (sum(len(line) + 1 for line in _grep_match(match)) for match in everything[start:])
+        stop = start + fitting(weights, config.max_read_bytes - 400)
+        found.matches = everything[start:stop]
+        lines = _grep_lines(found)
+        following = self.cursors.issue("search_content", args, stop) if stop < len(everything) else None
+        if following is not None:
+            lines.append(f"[matching lines {start + 1}-{stop} of {len(everything)}] " + more(following))
+        data: dict[str, Any] = {
+            "matches": found.matches,
+            "filesSearched": found.files_searched,
+            "filesMatched": found.files_matched,
+            "skippedBinary": found.skipped_binary,
+            "skippedLarge": found.skipped_large,
+            "truncated": found.truncated or following is not None,
+        }
+        if following is not None:
+            data["nextCursor"] = following
+        return result("\n".join(lines), data)

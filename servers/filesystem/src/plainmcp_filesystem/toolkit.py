@@ -16,6 +16,7 @@ from . import anchored
 from .editing import EditFailed
 from .gitignore import GitIgnore, parents_rules
 from .paths import AccessError
+from .result_pages import PageCursors
 from .writing import WriteFailed
 
 if TYPE_CHECKING:
@@ -124,6 +125,7 @@ class ToolFamily:
     def __init__(self, config: Config, access: Access) -> None:
         self.config = config
         self.access = access
+        self.cursors = PageCursors()
 
     def limit(self, args: dict[str, Any], key: str, default: int) -> int:
         """The cap a client asked for with ``key`` (or ``default``), never above ``max_entries_limit``."""
@@ -248,5 +250,9 @@ def big_array(items: str) -> dict[str, Any]:
 #: Their count and length are checked by the Excluder (globs.MAX_PATTERNS, MAX_PATTERN_CHARS).
 #: On by default: a model searching a repository wants its sources, not node_modules or build output.
 GITIGNORE = {"type": "boolean", "default": True}
+
+#: The cursor of a cut listing or search (its nextCursor); good only with the same other arguments.
+CURSOR = {"type": "string"}
+NEXT_CURSOR = {"type": "string", "description": "more left: pass as cursor"}
 
 EXCLUDES = {"type": "array", "items": {"type": "string"}, "description": "Globs to skip ('node_modules', 'build/**')"}
