@@ -124,6 +124,8 @@ async def test_a_cursor_is_refused_for_another_call_or_when_edited(tmp_path: Pat
                 ("list_directory", {"path": "two", "cursor": cursor}),  # another path
                 ("list_directory", {"path": "one", "sizes": True, "cursor": cursor}),  # other options
                 ("search_files", {"path": "one", "pattern": "*", "cursor": cursor}),  # another tool
+                ("directory_tree", {"path": "one", "cursor": cursor}),
+                ("search_content", {"path": "one", "query": "x", "cursor": cursor}),
                 ("list_directory", {"path": "one", "cursor": f"{int(number) + 1}.{signature}"}),  # edited
                 ("list_directory", {"path": "one", "cursor": "0:0"}),  # read_text_file's form
             ]

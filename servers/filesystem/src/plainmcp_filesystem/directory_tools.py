@@ -343,6 +343,7 @@ class DirectoryTools(ToolFamily):
                         stack[-1].append({"name": name, "type": "directory", "children": inside, "continued": True})
                         stack.append(inside)
                     lines.append(f"[continued inside {'/'.join(above[: entry.depth - 1])}/]")
+                    room.take(len(lines[-1].encode()))
                 del stack[entry.depth :]
                 node: dict[str, Any] = {"name": entry.name, "type": entry.kind}
                 stack[-1].append(node)

@@ -129,6 +129,7 @@ class SearchTools(ToolFamily):
     async def search_files(self, ctx: Context, args: dict[str, Any]) -> ToolResult:
         """Find files and directories by glob: '*.py' matches names at any depth, 'src/**/x.py' paths
         below path. Names only: to search inside files use search_content."""
+        start = self.cursors.start("search_files", args)  # a bad cursor is refused before any work
         policy, place = await self.directory(ctx, args)
         shown = policy.display(place)
         found, truncated = await search_names(
@@ -144,7 +145,6 @@ class SearchTools(ToolFamily):
         )
         matches = [_join(shown, relative) for relative, _ in found]
         # A page of the matches within the text budget; a cursor goes on from the first one left out.
-        start = self.cursors.start("search_files", args)
         stop = start + fitting((weight(path) + 1 for path in matches[start:]), self.config.max_read_bytes - 400)
         page = matches[start:stop]
         text = "\n".join(page) if page else "No matches found"
@@ -160,6 +160,7 @@ class SearchTools(ToolFamily):
         """Search inside text files for a string or regex, like grep: path:line:text, with optional
         context. Binary and oversized files are skipped."""
         config = self.config
+        start = self.cursors.start("search_content", args)  # a bad cursor is refused before any work
         policy, place = await self.directory(ctx, args)
         shown = policy.display(place)
         regex = bool(args.get("regex"))
@@ -196,8 +197,8 @@ class SearchTools(ToolFamily):
         for match in found.matches:
             match["path"] = _join(shown, match["path"])
         # A page of the matches within the text budget; a cursor goes on from the first one left out.
-        everything, start = found.matches, self.cursors.start("search_content", args)
-        weights = (sum(len(line) + 1 for line in _grep_match(match)) for match in everything[start:])
+        everything = found.matches
+        weights = (sum(len(line.encode()) + 1 for line in _grep_match(match)) for match in everything[start:])
         stop = start + fitting(weights, config.max_read_bytes - 400)
         found.matches = everything[start:stop]
         lines = _grep_lines(found)
