@@ -96,7 +96,7 @@ DIRECTORY_TREE = ToolSpec(
     output_schema=out(
         {
             "path": {"type": "string"},
-            "tree": big_array("{name, type, children?}, nested"),
+            "tree": big_array("{name, type, children?, continued?}, nested"),
             "entries": {"type": "integer"},
             "truncated": {"type": "boolean"},
             "nextCursor": NEXT_CURSOR,
