@@ -22,6 +22,8 @@ import pytest
 from plainmcp import MCPError, Server, connect_stdio
 from plainmcp.testing import connect_in_memory
 
+from tests.proc_status import memory_mib
+
 from .conftest import Tree, text_of
 
 pytestmark = pytest.mark.anyio
@@ -33,17 +35,6 @@ WAIT = 10
 
 def command(root: Path, *extra: str) -> list[str]:
     return [sys.executable, "-m", "plainmcp_filesystem", str(root), "--no-watch", *extra]
-
-
-def memory_mib(pid: int) -> dict[str, int]:
-    """``VmRSS`` and ``VmHWM`` (peak) of a process, in MiB."""
-    found = {}
-    with open(f"/proc/{pid}/status") as status:
-        for line in status:
-            key, _, value = line.partition(":")
-            if key in ("VmRSS", "VmHWM"):
-                found[key] = int(value.split()[0]) // 1024
-    return found
 
 
 def cpu_seconds(pid: int) -> float:

@@ -17,23 +17,14 @@ import pytest
 from plainmcp import connect_stdio
 from plainmcp_sqlite import engine
 
+from tests.proc_status import memory_mib
+
 from .support import STDIO_COMMAND, WAIT, make_shop, serve, text_of
 
 pytestmark = pytest.mark.anyio
 
 #: The issue's bound for any attack.
 MAX_RSS_MIB = 300
-
-
-def memory_mib(pid: int) -> dict[str, int]:
-    """``VmRSS`` and ``VmHWM`` (peak) of a process, in MiB."""
-    found = {}
-    with open(f"/proc/{pid}/status") as status:
-        for line in status:
-            key, _, value = line.partition(":")
-            if key in ("VmRSS", "VmHWM"):
-                found[key] = int(value.split()[0]) // 1024
-    return found
 
 
 def columns(expression: str, count: int) -> str:

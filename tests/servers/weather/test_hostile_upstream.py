@@ -5,11 +5,11 @@ while the attack runs."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import anyio
 import pytest
 from plainmcp import connect_stdio
+
+from tests.proc_status import memory_kib
 
 from .hostile import HostileUpstream
 from .support import SERVER_MODULE
@@ -29,13 +29,8 @@ TOO_SLOW = "The Open-Meteo forecast service did not answer in time (tried once).
 
 
 def memory(pid: int) -> dict[str, int]:
-    """VmRSS (now) and VmHWM (the peak so far) of a process, in bytes, from /proc/<pid>/status."""
-    found = {}
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        name, _, value = line.partition(":")
-        if name in ("VmRSS", "VmHWM"):
-            found[name] = int(value.split()[0]) * 1024
-    return found
+    """VmRSS (now) and VmHWM (the peak so far) of a process, in bytes."""
+    return {key: kib * 1024 for key, kib in memory_kib(pid).items()}
 
 
 @pytest.fixture
