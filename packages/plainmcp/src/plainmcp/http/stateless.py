@@ -9,11 +9,11 @@ closing the response cancels the request, which is this revision's cancellation.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 import anyio
-from anyio.abc import ObjectSendStream, TaskGroup
+from anyio.abc import ObjectReceiveStream, ObjectSendStream, TaskGroup
 
 from .. import protocol
 from ..connection import ServerConnection
@@ -80,6 +80,17 @@ class StatelessHTTP:
         self.keepalive_seconds = keepalive_seconds
         self.observer = observer
         self.live: set[Session] = set()
+        #: Set by the owner's ``running()``: where watchers and keep-alive comments run.
+        self.background: TaskGroup | None = None
+        # Every exchange's connection reads this: one request comes, in the POST, and nothing after.
+        self.no_input: ObjectReceiveStream[Decoded]
+        input_send, self.no_input = anyio.create_memory_object_stream[Decoded](0)
+        input_send.close()
+
+    def task_group(self) -> TaskGroup:
+        if self.background is None:
+            raise RuntimeError("StreamableHTTP must run inside running() (the app lifespan)")
+        return self.background
 
     async def serve(
         self, scope: Scope, receive: Receive, send: Send, decoded: Decoded, version_header: str | None
@@ -167,27 +178,25 @@ class ModernExchange:
         """Serve the request in this task; notifications that come first turn the answer into an
         SSE stream. The client leaving cancels the request (this revision's cancellation).
         ``extras`` carries the envelope parsed by :meth:`_check`: the dispatcher does not parse it
-        again."""
-        input_send, input_receive = anyio.create_memory_object_stream[Decoded](0)
-        input_send.close()  # nothing more will come: this exchange is one request
+        again.
+
+        No task group of its own: most calls are answered before anything could cancel them, and
+        the work that watches or writes beside the request (the disconnect watcher, keep-alive
+        comments) starts late and only then, in the app's task group, stopped before we answer."""
         sink = _ExchangeStream(self, request)
-        connection = ServerConnection(self.app.server, input_receive, sink, observer=self.app.observer)
+        connection = ServerConnection(self.app.server, self.app.no_input, sink, observer=self.app.observer)
         session = connection.session
+        watcher = _Background(self.app)
+        sink.background = keep_alive = _Background(self.app)
+        sink.watch = watch = _LateWatch(lambda: watcher.start(self._cancel_when_gone, session, request.id, sink))
         self.app.live.add(session)
         try:
-            async with anyio.create_task_group() as task_group:
-                sink.task_group = task_group
-                watch = sink.watch = _LateWatch(
-                    lambda: task_group.start_soon(self._cancel_when_gone, session, request.id, sink)
-                )
-                try:
-                    reply = await session.answer(request, extras)
-                finally:
-                    watch.stop()
-                if watch.started or sink.started:
-                    task_group.cancel_scope.cancel()  # the watcher, the keep-alive comments
+            reply = await session.answer(request, extras)
         finally:
+            watch.stop()
             self.app.live.discard(session)
+            await watcher.stop()
+            await keep_alive.stop()
         if reply is None or sink.gone:
             return  # cancelled: nothing more may be sent for it
         if sink.started:
@@ -217,7 +226,7 @@ class _ExchangeStream(ObjectSendStream[Outbound]):
         self.events = EventStream(exchange.send)
         self.started = False
         self.gone = False
-        self.task_group: TaskGroup | None = None
+        self.background: _Background | None = None  # runs the keep-alive comments
         self.watch: _LateWatch | None = None
 
     async def send(self, item: Outbound) -> None:
@@ -232,8 +241,8 @@ class _ExchangeStream(ObjectSendStream[Outbound]):
                 self.started = True
                 if self.watch is not None:
                     self.watch.now()  # a stream may be long: watch for the client leaving from now on
-                if self.request.method in protocol.MODERN_ONLY_METHODS and self.task_group is not None:
-                    self.task_group.start_soon(self.events.keep_alive, self.exchange.app.keepalive_seconds)
+                if self.request.method in protocol.MODERN_ONLY_METHODS and self.background is not None:
+                    self.background.start(self.events.keep_alive, self.exchange.app.keepalive_seconds)
             await self.events.event(data.decode("utf-8"), event="message")
         except OSError:
             self.gone = True
@@ -291,6 +300,38 @@ class _LateWatch:
         self._stopped = True
         if self._timer is not None:
             self._timer.cancel()
+
+
+class _Background:
+    """One piece of work beside an exchange, run in the app's task group (started at most once),
+    which the exchange stops, and waits for, before it answers."""
+
+    def __init__(self, app: StatelessHTTP) -> None:
+        self._app = app
+        self._scope: anyio.CancelScope | None = None
+        self._done: anyio.Event | None = None
+
+    def start(self, func: Callable[..., Awaitable[object]], *args: object) -> None:
+        if self._scope is not None:
+            return
+        self._scope = scope = anyio.CancelScope()
+        self._done = done = anyio.Event()
+
+        async def run() -> None:
+            try:
+                with scope:
+                    await func(*args)
+            finally:
+                done.set()
+
+        self._app.task_group().start_soon(run)
+
+    async def stop(self) -> None:
+        if self._scope is None or self._done is None:
+            return
+        self._scope.cancel()
+        with anyio.CancelScope(shield=True):  # waited for even while the exchange is cancelled
+            await self._done.wait()
 
 
 def _mismatch(name: str, given: Any, expected: Any) -> MCPError:

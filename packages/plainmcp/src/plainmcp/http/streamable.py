@@ -116,16 +116,17 @@ class StreamableHTTP:
 
     @asynccontextmanager
     async def running(self) -> AsyncIterator[None]:
-        """Own the background work (legacy sessions, the idle reaper) for the app's lifetime."""
+        """Own the background work (legacy sessions, the idle reaper, what watches 2026-07-28
+        exchanges) for the app's lifetime."""
         async with anyio.create_task_group() as task_group:
-            self._task_group = task_group
+            self._task_group = self.stateless.background = task_group
             task_group.start_soon(self._reap_idle_sessions)
             try:
                 yield
             finally:
                 self.begin_shutdown()
                 task_group.cancel_scope.cancel()
-                self._task_group = None
+                self._task_group = self.stateless.background = None
 
     def begin_shutdown(self) -> None:
         """End what keeps connections open, gracefully: listen streams get their final result,
