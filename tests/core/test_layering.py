@@ -87,6 +87,7 @@ LAYERS: dict[str, int] = {
     "plainmcp.envelope": 1,
     "plainmcp.errors": 1,
     "plainmcp.framing": 1,
+    "plainmcp.json_codec": 1,
     "plainmcp.jsonrpc": 1,
     "plainmcp.pagination": 1,
     "plainmcp.param_headers": 1,

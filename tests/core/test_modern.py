@@ -207,7 +207,7 @@ async def test_structured_content_may_be_any_json_in_the_modern_era_only() -> No
         assert (await client.call_tool("numbers"))["structuredContent"] == [1, 2, 3]
     async with connect_in_memory(server) as legacy:
         result = await legacy.call_tool("numbers")
-    assert "structuredContent" not in result and result["content"][0]["text"] == "[1, 2, 3]"
+    assert "structuredContent" not in result and result["content"][0]["text"] == "[1,2,3]"
 
 
 # ----------------------------------------------------------------------------------- capabilities

@@ -117,7 +117,7 @@ async def test_tools_list_fields_follow_the_negotiated_version() -> None:
 async def test_structured_content_is_mirrored_and_dropped_before_2025_06_18() -> None:
     async with connect_in_memory(build_server()) as client:
         assert await client.call_tool("add", {"a": 1, "b": 2.5}) == {
-            "content": [{"type": "text", "text": '{"sum": 3.5}'}],
+            "content": [{"type": "text", "text": '{"sum":3.5}'}],
             "structuredContent": {"sum": 3.5},
         }
     async with connect_in_memory(build_server(), protocol_version="2025-03-26") as client:

@@ -38,6 +38,7 @@ _EXPORTS: dict[str, str] = {
     "content": "content",
     "demo": "demo",
     "inputs": "inputs",
+    "json_codec": "json_codec",
     "open_client": "client",
     "run_stdio": "stdio",
     "env_list_option": "command_line",
@@ -50,7 +51,7 @@ _EXPORTS: dict[str, str] = {
 }
 
 #: public names that are modules of their own
-_MODULES = frozenset({"content", "demo", "inputs"})
+_MODULES = frozenset({"content", "demo", "inputs", "json_codec"})
 
 __all__ = [
     "ALL_VERSIONS",
@@ -80,6 +81,7 @@ __all__ = [
     "env_option",
     "env_switch",
     "inputs",
+    "json_codec",
     "open_client",
     "run_server_command",
     "run_stdio",
@@ -104,7 +106,7 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:
-    from . import content, demo, inputs
+    from . import content, demo, inputs, json_codec
     from .client import Client, open_client
     from .command_line import (
         StartupError,

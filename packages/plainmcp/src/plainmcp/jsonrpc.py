@@ -8,11 +8,11 @@ or integers (never null, never fractional, never booleans), and ``params`` is an
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from typing import Any, TypeGuard
 
+from . import json_codec
 from .errors import ErrorCode
 
 RequestId = str | int
@@ -99,20 +99,13 @@ def error_response(id: RequestId | None, code: int, message: str, data: Any = No
     return ErrorResponse(id, error)
 
 
-def _reject_constant(name: str) -> Any:
-    # NaN and Infinity are not JSON; Python's parser would accept them by default.
-    raise ValueError(f"{name} is not valid JSON")
-
-
-_decoder = json.JSONDecoder(parse_constant=_reject_constant)
-# No cycle bookkeeping (check_circular): it costs a fifth of encoding a large result, and a cycle
-# still fails, as RecursionError, which encode() reports like any other unserializable value.
-_encoder = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False, check_circular=False)
-_ascii_encoder = json.JSONEncoder(separators=(",", ":"), ensure_ascii=True, allow_nan=False, check_circular=False)
-
-
 # A \uD800-\uDFFF escape: the only way a lone surrogate gets into parsed text (UTF-8 cannot carry one).
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+
+
+def _may_hold_lone_surrogate(data: bytes | str) -> bool:
+    raw = data if isinstance(data, bytes) else data.encode("utf-8", "surrogatepass")
+    return b"\\u" in raw and _SURROGATE_ESCAPE.search(raw) is not None  # the plain find is the fast path
 
 
 def decode(data: bytes | str) -> Decoded:
@@ -122,12 +115,11 @@ def decode(data: bytes | str) -> Decoded:
     Unicode text, and no handler could encode it) is refused with ``-32602``.
     """
     try:
-        text = data.decode("utf-8") if isinstance(data, bytes) else data
-        obj = _decoder.decode(text)
+        obj = json_codec.loads(data)
     except (ValueError, RecursionError):  # JSONDecodeError and UnicodeDecodeError are ValueErrors
         return Invalid(error_response(None, ErrorCode.PARSE_ERROR, "Parse error"), "not JSON")
     # Paired escapes (emoji from clients that escape non-ASCII) pass the full check below.
-    check = "\\u" in text and _SURROGATE_ESCAPE.search(text) is not None  # the plain find is the fast path
+    check = _may_hold_lone_surrogate(data)
     if isinstance(obj, list):
         if not obj:
             return Invalid(
@@ -259,12 +251,4 @@ def _classify_response(obj: dict[str, Any]) -> Message | Invalid:
 def encode(message: Message | list[Message]) -> bytes:
     """Serialize compactly as UTF-8, with no newline inside. Raises ValueError/TypeError on values
     JSON cannot carry (NaN, sets, objects)."""
-    obj = [m.to_dict() for m in message] if isinstance(message, list) else message.to_dict()
-    try:
-        try:
-            return _encoder.encode(obj).encode("utf-8")
-        except UnicodeEncodeError:
-            # Lone surrogates (legal in JSON escapes, illegal in UTF-8): keep them escaped.
-            return _ascii_encoder.encode(obj).encode("ascii")
-    except RecursionError:
-        raise ValueError("a value is circular, or nested too deeply for JSON") from None
+    return json_codec.dumps([m.to_dict() for m in message] if isinstance(message, list) else message.to_dict())

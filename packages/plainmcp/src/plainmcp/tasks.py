@@ -21,7 +21,6 @@ task id is "not found" (``-32602``), exactly like an unknown one.
 
 from __future__ import annotations
 
-import json
 import logging
 import secrets
 import time
@@ -33,6 +32,7 @@ from typing import Any
 import anyio
 from anyio.abc import TaskGroup
 
+from . import json_codec
 from .errors import ErrorCode, MCPError, invalid_params
 from .inputs import InputRequest, InputRequired, InputRound
 
@@ -231,7 +231,7 @@ class TaskStore:
         task._set(WORKING)
 
     def _complete(self, task: Task, result: dict[str, Any]) -> None:
-        size = len(json.dumps(result, separators=(",", ":"), ensure_ascii=False).encode("utf-8"))
+        size = len(json_codec.dumps(result))
         if size > self.max_result_bytes:
             logger.warning(
                 "task %s: result of %d bytes is over the %d-byte limit", task.id[:8], size, self.max_result_bytes

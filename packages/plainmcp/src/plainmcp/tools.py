@@ -8,6 +8,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import json_codec
 from .content import text
 from .param_headers import HeaderBinding, header_bindings
 from .schema import SchemaValidator
@@ -161,5 +162,5 @@ def to_call_result(tool: Tool, value: Any) -> tuple[dict[str, Any], Any]:
         result["structuredContent"] = structured
         if not result["content"]:
             # The specification asks for the serialized JSON in a text block too, for older clients.
-            result["content"] = [text(json.dumps(structured, ensure_ascii=False))]
+            result["content"] = [text(json_codec.dumps(structured).decode("utf-8"))]
     return result, structured
