@@ -8,7 +8,7 @@ closing the response cancels the request, which is this revision's cancellation.
 
 from __future__ import annotations
 
-import asyncio
+import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
@@ -86,6 +86,7 @@ class StatelessHTTP:
         self.no_input: ObjectReceiveStream[Decoded]
         input_send, self.no_input = anyio.create_memory_object_stream[Decoded](0)
         input_send.close()
+        self.watches = _LateWatches(self)
 
     def task_group(self) -> TaskGroup:
         if self.background is None:
@@ -186,17 +187,18 @@ class ModernExchange:
         sink = _ExchangeStream(self, request)
         connection = ServerConnection(self.app.server, self.app.no_input, sink, observer=self.app.observer)
         session = connection.session
-        watcher = _Background(self.app)
-        sink.background = keep_alive = _Background(self.app)
-        sink.watch = watch = _LateWatch(lambda: watcher.start(self._cancel_when_gone, session, request.id, sink))
+        sink.watcher = watcher = _Background(self.app, self._cancel_when_gone, session, request.id, sink)
+        watches = self.app.watches
+        watches.add(watcher)
         self.app.live.add(session)
         try:
             reply = await session.answer(request, extras)
         finally:
-            watch.stop()
+            watches.drop(watcher)
             self.app.live.discard(session)
             await watcher.stop()
-            await keep_alive.stop()
+            if sink.keep_alive is not None:
+                await sink.keep_alive.stop()
         if reply is None or sink.gone:
             return  # cancelled: nothing more may be sent for it
         if sink.started:
@@ -226,8 +228,8 @@ class _ExchangeStream(ObjectSendStream[Outbound]):
         self.events = EventStream(exchange.send)
         self.started = False
         self.gone = False
-        self.background: _Background | None = None  # runs the keep-alive comments
-        self.watch: _LateWatch | None = None
+        self.watcher: _Background | None = None  # of the client leaving
+        self.keep_alive: _Background | None = None  # comments on a long-lived stream
 
     async def send(self, item: Outbound) -> None:
         if self.gone:
@@ -239,10 +241,12 @@ class _ExchangeStream(ObjectSendStream[Outbound]):
             if not self.started:
                 await self.events.start()
                 self.started = True
-                if self.watch is not None:
-                    self.watch.now()  # a stream may be long: watch for the client leaving from now on
-                if self.request.method in protocol.MODERN_ONLY_METHODS and self.background is not None:
-                    self.background.start(self.events.keep_alive, self.exchange.app.keepalive_seconds)
+                if self.watcher is not None:
+                    self.exchange.app.watches.now(self.watcher)  # a stream may be long: watch from now on
+                if self.request.method in protocol.MODERN_ONLY_METHODS:
+                    app = self.exchange.app
+                    self.keep_alive = _Background(app, self.events.keep_alive, app.keepalive_seconds)
+                    self.keep_alive.start()
             await self.events.event(data.decode("utf-8"), event="message")
         except OSError:
             self.gone = True
@@ -260,71 +264,31 @@ class _ExchangeStream(ObjectSendStream[Outbound]):
         pass
 
 
-class _LateWatch:
-    """Watching for the client leaving, started only once a request has run for
-    :data:`WATCH_AFTER_SECONDS` (or starts streaming): most calls are answered sooner, and skip
-    the watcher task and the cancellation that ends it, which cost more than the call itself."""
-
-    def __init__(self, start: Callable[[], object]) -> None:
-        self._start = start
-        self.started = False
-        self._stopped = False
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._hop: asyncio.Task[None] | None = None  # held: the loop keeps only weak references
-        try:
-            self._loop = asyncio.get_running_loop()
-        except RuntimeError:  # not on asyncio: watch from the start
-            self._timer: asyncio.TimerHandle | None = None
-            self.now()
-        else:
-            self._timer = self._loop.call_later(WATCH_AFTER_SECONDS, self._due)
-
-    def now(self) -> None:
-        """Start watching (from a task of the exchange)."""
-        if not self.started and not self._stopped:
-            self.started = True
-            self._start()
-
-    def _due(self) -> None:
-        # A timer callback runs outside any task, where anyio cannot start one (NoEventLoopError
-        # since anyio 4.1x): hop into a short-lived task of our own, which starts the watcher.
-        if not self.started and not self._stopped and self._loop is not None:
-            self._hop = self._loop.create_task(self._now_in_task())
-
-    async def _now_in_task(self) -> None:
-        # stop() runs before the exchange's task group closes, so the group is still open here
-        # unless stop() was called first.
-        self.now()
-
-    def stop(self) -> None:
-        self._stopped = True
-        if self._timer is not None:
-            self._timer.cancel()
-
-
 class _Background:
-    """One piece of work beside an exchange, run in the app's task group (started at most once),
-    which the exchange stops, and waits for, before it answers."""
+    """One piece of work beside an exchange, run in the app's task group once started, which the
+    exchange stops, and waits for, before it answers."""
 
-    def __init__(self, app: StatelessHTTP) -> None:
+    def __init__(self, app: StatelessHTTP, func: Callable[..., Awaitable[object]], *args: object) -> None:
         self._app = app
+        self._func = func
+        self._args = args
         self._scope: anyio.CancelScope | None = None
         self._done: anyio.Event | None = None
 
-    def start(self, func: Callable[..., Awaitable[object]], *args: object) -> None:
-        if self._scope is not None:
-            return
-        self._scope = scope = anyio.CancelScope()
-        self._done = done = anyio.Event()
+    def start(self) -> None:
+        """Start it (once; later calls do nothing). Call from a task."""
+        if self._scope is None:
+            self._scope = anyio.CancelScope()
+            self._done = anyio.Event()
+            self._app.task_group().start_soon(self._run)
 
-        async def run() -> None:
-            try:
-                with scope:
-                    await func(*args)
-            finally:
-                done.set()
-
-        self._app.task_group().start_soon(run)
+    async def _run(self) -> None:
+        assert self._scope is not None and self._done is not None
+        try:
+            with self._scope:
+                await self._func(*self._args)
+        finally:
+            self._done.set()
 
     async def stop(self) -> None:
         if self._scope is None or self._done is None:
@@ -332,6 +296,48 @@ class _Background:
         self._scope.cancel()
         with anyio.CancelScope(shield=True):  # waited for even while the exchange is cancelled
             await self._done.wait()
+
+
+class _LateWatches:
+    """Watching for the client leaving, started only once a request has run for
+    :data:`WATCH_AFTER_SECONDS` (or starts streaming): most calls are answered sooner, and skip
+    the watcher task and the cancellation that ends it, which cost more than the call itself.
+
+    One sweeper task, running only while requests wait, starts the watchers that are due: a call
+    costs an entry in a dict, not a timer of its own."""
+
+    def __init__(self, app: StatelessHTTP) -> None:
+        self._app = app
+        self._waiting: dict[_Background, float] = {}  # in the order they began: oldest first
+        self._sweeping = False
+
+    def add(self, watcher: _Background) -> None:
+        self._waiting[watcher] = time.monotonic()
+        if not self._sweeping:
+            self._app.task_group().start_soon(self._sweep)
+            self._sweeping = True
+
+    def now(self, watcher: _Background) -> None:
+        """Start this one's watcher at once (a stream may be long)."""
+        if self._waiting.pop(watcher, None) is not None:
+            watcher.start()
+
+    def drop(self, watcher: _Background) -> None:
+        self._waiting.pop(watcher, None)
+
+    async def _sweep(self) -> None:
+        try:
+            while self._waiting:
+                await anyio.sleep(WATCH_AFTER_SECONDS)
+                due = time.monotonic() - WATCH_AFTER_SECONDS
+                while self._waiting:
+                    watcher = next(iter(self._waiting))
+                    if self._waiting[watcher] > due:
+                        break
+                    del self._waiting[watcher]
+                    watcher.start()
+        finally:
+            self._sweeping = False
 
 
 def _mismatch(name: str, given: Any, expected: Any) -> MCPError:
