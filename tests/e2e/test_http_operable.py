@@ -383,6 +383,27 @@ def test_the_exposition_format_escapes_labels_and_writes_histograms():
         counter.inc(-1, name="x")
 
 
+def test_metrics_keyed_updates_land_in_the_labelled_series():
+    """``inc_at`` / ``observe_at`` (the hot path's, label values in declared order) and the
+    labelled calls write the same series."""
+    registry = Registry()
+    counter = registry.counter("demo_total", "Counts.", ("method", "status"))
+    counter.inc(method="tools/call", status="200")
+    counter.inc_at(("tools/call", "200"), 2)
+    counter.inc_at(("ping", "404"))
+    histogram = registry.histogram("demo_seconds", "Times.", (0.1, 1.0), ("method", "tool"))
+    histogram.observe(0.05, method="tools/call", tool="echo")
+    histogram.observe_at(("tools/call", "echo"), 0.5)
+    assert counter.get(method="tools/call", status="200") == 3
+    assert counter.get(method="ping", status="404") == 1
+    assert histogram.count(method="tools/call", tool="echo") == 2
+    parsed = parse_exposition(registry.exposition().decode())
+    assert parsed.value("demo_seconds_bucket", method="tools/call", tool="echo", le="0.1") == 1
+    assert parsed.value("demo_seconds_bucket", method="tools/call", tool="echo", le="1.0") == 2
+    with pytest.raises(ValueError):
+        counter.inc_at(("ping", "404"), -1)
+
+
 # ------------------------------------------------------------------------------------- gateway
 
 

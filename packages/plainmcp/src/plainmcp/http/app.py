@@ -149,7 +149,7 @@ class MCPApp:
             exchange.finish(route=route, extra={"subject": subject} if subject else None)
             if self.metrics is not None:
                 status = exchange.status if exchange.status is not None else 499  # the client left first
-                self.metrics.http_responses.inc(route=route, status=str(status))
+                self.metrics.http_responses.inc_at((route, str(status)))  # labels: route, status
 
     def _route_name(self, path: str) -> str:
         """``path`` if it is one we serve, else ``other``: a bounded label and log field."""

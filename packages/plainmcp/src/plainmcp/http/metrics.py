@@ -88,6 +88,13 @@ class Counter(_Metric):
         key = self._key(labels)
         self.values[key] = self.values.get(key, 0.0) + amount
 
+    def inc_at(self, key: LabelValues, amount: float = 1.0) -> None:
+        """:meth:`inc` for label values already in :attr:`label_names` order (a hot path that
+        knows its labels skips building and checking a mapping)."""
+        if amount < 0:
+            raise ValueError("a counter cannot decrease")
+        self.values[key] = self.values.get(key, 0.0) + amount
+
     def get(self, **labels: str) -> float:
         return self.values.get(self._key(labels), 0.0)
 
@@ -148,7 +155,10 @@ class Histogram(_Metric):
         self.series: dict[LabelValues, list[float]] = {}  # bucket counts..., sum, count
 
     def observe(self, value: float, /, **labels: str) -> None:
-        key = self._key(labels)
+        self.observe_at(self._key(labels), value)
+
+    def observe_at(self, key: LabelValues, value: float) -> None:
+        """:meth:`observe` for label values already in :attr:`label_names` order."""
         series = self.series.get(key)
         if series is None:
             series = self.series[key] = [0.0] * (len(self.bounds) + 2)

@@ -97,11 +97,13 @@ class HTTPMetrics:
         if method == protocol.TOOLS_CALL:
             name = (request.params or {}).get("name")
             tool = name if isinstance(name, str) and name in self.server.tools else "unknown"
-        self.call_duration.observe(seconds, method=method, tool=tool)
-        self.call_total.inc(method=method, tool=tool, outcome=call_outcome(reply))
-        self.input_size.observe(_size(request), method=method, tool=tool)
+        # Label values in the order the metrics declare them: (method, tool[, outcome]).
+        key = (method, tool)
+        self.call_duration.observe_at(key, seconds)
+        self.call_total.inc_at((method, tool, call_outcome(reply)))
+        self.input_size.observe_at(key, _size(request))
         if reply is not None:
-            self.output_size.observe(_size(reply), method=method, tool=tool)
+            self.output_size.observe_at(key, _size(reply))
 
     def exposition(self) -> bytes:
         return self.registry.exposition()
