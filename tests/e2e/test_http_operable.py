@@ -21,6 +21,7 @@ import pytest
 from plainmcp.http.app import MCPApp
 from plainmcp.http.auth import BearerAuth, StaticTokens
 from plainmcp.http.event_buffer import EventBuffer
+from plainmcp.http.exchange import RequestIds
 from plainmcp.http.metrics import Registry
 from plainmcp.logs import JsonFormatter, TextFormatter
 
@@ -152,6 +153,15 @@ def test_an_unusable_request_id_is_replaced_by_a_fresh_one(srv, http, value):
     response = http.get(f"{srv.base_url}/health", headers={"X-Request-ID": value.encode("utf-8")})
     assert UUID.match(response.headers["x-request-id"])
     assert response.headers["x-mcp-request-id"] == response.headers["x-request-id"]
+
+
+def test_minted_request_ids_are_uuid_shaped_and_unique():
+    """The app mints ids from a random prefix and a counter, not ``uuid4()`` per request: they must
+    still look like UUIDs to log tools, and never repeat, within an app or across two."""
+    first, second = RequestIds(), RequestIds()
+    ids = [first() for _ in range(5000)] + [second() for _ in range(5000)]
+    assert all(UUID.match(request_id) for request_id in ids)
+    assert len(set(ids)) == len(ids)
 
 
 def test_the_request_id_is_in_the_json_log_line_of_its_request():

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from .asgi import ASGIApp, HostPolicy, Receive, Scope, Send, principal_subject, respond, respond_json
 from .auth import WELL_KNOWN_PRM, BearerAuth
-from .exchange import Exchange
+from .exchange import Exchange, RequestIds
 from .gateway import Gateway
 from .legacy_sse import LegacySSE
 from .metrics import CONTENT_TYPE
@@ -86,6 +86,7 @@ class MCPApp:
         self.body_timeout = body_timeout
         self.write_timeout = write_timeout
         self.metrics = HTTPMetrics(server) if metrics else None
+        self._request_ids = RequestIds()
         observer = self.metrics.observe_call if self.metrics is not None else None
         self.streamable = (
             StreamableHTTP(
@@ -139,6 +140,7 @@ class MCPApp:
             body_timeout=self.body_timeout,
             write_timeout=self.write_timeout,
             on_stream=self._stream_counter(route),
+            new_id=self._request_ids,
         )
         try:
             with exchange.cancel_scope:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import re
+import secrets
 import time
 import uuid
 from collections.abc import Callable
@@ -33,13 +34,33 @@ _USABLE_ID = re.compile(r"[\x21-\x7e]{1,128}")
 _SMALL_BODY = 64 * 1024
 
 
-def request_id_of(scope: Scope) -> str:
-    """The client's request id if it sent a usable one, else a new UUID."""
+class RequestIds:
+    """Fresh request ids, shaped as version 4 UUIDs and cheap to mint: a random prefix (74 random
+    bits, drawn again every 2**48 ids) and a counter in the last 12 hex digits. Unique within the
+    process, and across processes as random UUIDs are; a request id is echoed to its client and
+    logged, never a secret, so it needs no fresh randomness per request (``uuid.uuid4()`` reads
+    the OS's random source on every call)."""
+
+    def __init__(self) -> None:
+        self._prefix = ""
+        self._next = 1 << 48  # reseed on the first call
+
+    def __call__(self) -> str:
+        if self._next >= 1 << 48:
+            self._prefix = str(uuid.uuid4())[:24]  # "xxxxxxxx-xxxx-4xxx-yxxx-"
+            self._next = secrets.randbelow(1 << 47)
+        value = self._next
+        self._next = value + 1
+        return f"{self._prefix}{value:012x}"
+
+
+def request_id_of(scope: Scope, new_id: Callable[[], str] | None = None) -> str:
+    """The client's request id if it sent a usable one, else ``new_id()`` (default: a new UUID)."""
     for name in REQUEST_ID_HEADERS:
         value = header(scope, name)
         if value and _USABLE_ID.fullmatch(value):
             return value
-    return str(uuid.uuid4())
+    return new_id() if new_id is not None else str(uuid.uuid4())
 
 
 class Exchange:
@@ -49,6 +70,7 @@ class Exchange:
         body_timeout: seconds for the whole request body to arrive.
         write_timeout: seconds one ``send`` may wait for a client that does not read.
         on_stream: called with +1 when an SSE response starts and -1 when the request ends.
+        new_id: mints the request id when the client sent no usable one (default: a UUID).
     """
 
     def __init__(
@@ -60,9 +82,10 @@ class Exchange:
         body_timeout: float | None = 30.0,
         write_timeout: float | None = 30.0,
         on_stream: Callable[[int], None] | None = None,
+        new_id: Callable[[], str] | None = None,
     ) -> None:
         self.scope = scope
-        self.id = request_id_of(scope)
+        self.id = request_id_of(scope, new_id)
         scope.setdefault("state", {})["request_id"] = self.id
         self._receive = receive
         self._send = send
