@@ -99,6 +99,7 @@ LAYERS: dict[str, int] = {
     "plainmcp.uri_template": 1,
     "plainmcp.versions": 1,
     # 2. Session: async, transport-agnostic, over a pair of object streams.
+    "plainmcp.request_tasks": 2,
     "plainmcp.session": 2,
     "plainmcp.subscriptions": 2,
     # 3. Server and client API: the registry, the context, the era router and its two dispatchers.

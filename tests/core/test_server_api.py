@@ -121,7 +121,7 @@ async def test_structured_content_is_mirrored_and_dropped_before_2025_06_18() ->
             "structuredContent": {"sum": 3.5},
         }
     async with connect_in_memory(build_server(), protocol_version="2025-03-26") as client:
-        assert await client.call_tool("add", {"a": 1, "b": 2}) == {"content": [{"type": "text", "text": '{"sum": 3}'}]}
+        assert await client.call_tool("add", {"a": 1, "b": 2}) == {"content": [{"type": "text", "text": '{"sum":3}'}]}
 
 
 async def test_tool_argument_errors_are_is_error_results_naming_the_problem() -> None:

@@ -24,14 +24,21 @@ from __future__ import annotations
 import json
 import math
 import os
+from types import ModuleType
 from typing import Any
 
-try:
+
+def _load_orjson() -> ModuleType | None:
     if os.environ.get("PLAINMCP_JSON", "").strip().lower() == "stdlib":
-        raise ImportError("the standard library's codec was asked for")
-    import orjson as _orjson
-except ImportError:
-    _orjson = None
+        return None
+    try:
+        import orjson
+    except ImportError:
+        return None
+    return orjson
+
+
+_orjson = _load_orjson()
 
 
 def backend() -> str:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 import anyio
-from anyio.abc import ObjectReceiveStream, ObjectSendStream, TaskGroup
+from anyio.abc import ObjectReceiveStream, ObjectSendStream
 
 from . import protocol
 from .errors import ErrorCode, MCPError, RequestFailed
@@ -36,6 +36,7 @@ from .jsonrpc import (
     error_response,
     is_id,
 )
+from .request_tasks import RequestTasks
 
 logger = logging.getLogger(__name__)
 
@@ -159,7 +160,7 @@ class Session:
         self._pending: dict[RequestId, _Pending] = {}
         self._progress_routes: dict[str | int, RequestId] = {}
         self._ids = itertools.count(1)
-        self._task_group: TaskGroup | None = None
+        self._tasks: RequestTasks | None = None
         self._active = 0
         self._idle: anyio.Event | None = None  # made only when someone waits for the work to end
         self._closed = False
@@ -172,7 +173,7 @@ class Session:
         """Serve until the read stream ends, then let in-flight work finish (bounded) and close."""
         try:
             async with anyio.create_task_group() as task_group:
-                self._task_group = task_group
+                self._tasks = RequestTasks(task_group)
                 async with self._read_stream:
                     receive_nowait = getattr(self._read_stream, "receive_nowait", None)
                     while True:
@@ -208,9 +209,9 @@ class Session:
         return self._closed
 
     def _start(self, func: Callable[..., Any], *args: Any) -> None:
-        assert self._task_group is not None
+        assert self._tasks is not None
         self._active += 1
-        self._task_group.start_soon(self._tracked, func, *args, name="plainmcp-request")
+        self._tasks.start_soon(self._tracked, func, *args, name="plainmcp-request")
 
     async def _tracked(self, func: Callable[..., Any], *args: Any) -> None:
         try:
