@@ -613,6 +613,18 @@ def test_a_body_that_does_not_arrive_in_time_is_408(http):
             assert sock.recv(65536).startswith(b"HTTP/1.1 200 ")
 
 
+def test_a_slow_body_is_408_at_the_gateway_too(http):
+    """The body's deadline cancels whatever request is waiting for it, whichever endpoint reads."""
+    with serve_app(MCPApp(build_server(), body_timeout=0.3)) as served:
+        head = (
+            f"POST /mcp/call HTTP/1.1\r\nHost: {HOST}:{served.port}\r\nContent-Type: application/json\r\n"
+            "Content-Length: 200\r\n\r\n"
+        ).encode()
+        answer = raw_exchange(served.port, head + b'{"jsonrpc":')
+        assert answer.startswith(b"HTTP/1.1 408 "), answer[:200]
+        assert http.get(f"{served.base_url}/health").status_code == 200
+
+
 def test_a_client_that_stops_reading_is_dropped_and_its_call_cancelled(http, probe):
     with serve_app(MCPApp(build_server(probe), write_timeout=0.5)) as served:
         body = dumps(modern_body(1, "tools/call", {"name": "flood", "arguments": {}}, meta={"progressToken": "f"}))

@@ -13,6 +13,7 @@ request cancelled and its connection closed.
 from __future__ import annotations
 
 import logging
+import math
 import re
 import secrets
 import time
@@ -102,7 +103,7 @@ class Exchange:
         self.body_timed_out = False
         self.stalled = False
         self._body_done = False
-        self._deadline: float | None = None
+        self._deadline_set = False
         self._id_header = self.id.encode("ascii")
 
     # ------------------------------------------------------------------------------- receiving
@@ -112,18 +113,17 @@ class Exchange:
             message = await self._receive()
             self._count_in(message)
             return message
-        if self._deadline is None:
-            self._deadline = time.monotonic() + self.body_timeout
-        with anyio.move_on_after(max(0.0, self._deadline - time.monotonic())):
-            message = await self._receive()
-            self._count_in(message)
-            return message
-        # The body did not arrive in time: to the app this is a client that left; the app
-        # then answers 408 (see :meth:`timed_out_response`).
-        self.body_timed_out = True
-        self._body_done = True
-        logger.info("request %s: body not received within %g s", self.id, self.body_timeout)
-        return {"type": "http.disconnect"}
+        if not self._deadline_set:
+            # Until the body is in, its deadline is the request's: one timer on the cancel scope
+            # the app runs in, not a scope of its own around every receive. Passing it cancels
+            # the request, which is then answered 408 (see :meth:`timed_out_response`).
+            self._deadline_set = True
+            self.cancel_scope.deadline = anyio.current_time() + self.body_timeout
+        message = await self._receive()
+        self._count_in(message)
+        if self._body_done:
+            self.cancel_scope.deadline = math.inf
+        return message
 
     def _count_in(self, message: Message) -> None:
         if message["type"] == "http.request":
@@ -169,7 +169,11 @@ class Exchange:
             raise TimeoutError("the client stopped reading")
 
     async def timed_out_response(self) -> None:
-        """Answer 408 if the body timed out before anything was sent."""
+        """Answer 408 if the body timed out before anything was sent. Call when the app has
+        returned from :attr:`cancel_scope`."""
+        if self._deadline_set and not self._body_done and self.cancel_scope.cancelled_caught and not self.stalled:
+            self.body_timed_out = True
+            logger.info("request %s: body not received within %g s", self.id, self.body_timeout)
         if self.body_timed_out and self.status is None:
             await respond_json(
                 self.send,
