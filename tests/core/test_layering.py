@@ -33,6 +33,20 @@ def test_importing_plainmcp_does_not_load_jsonschema() -> None:
     assert result.stdout.strip() == "False", result.stderr
 
 
+def test_a_stdio_server_starts_without_the_modules_only_some_features_need() -> None:
+    # Each costs a millisecond or more of every server's cold start: hmac/hashlib (OpenSSL) sign
+    # 2026-07-28 input state, secrets made task ids, urllib.parse serves resource templates.
+    # They are imported where those features run.
+    code = (
+        "import sys, plainmcp, plainmcp.stdio, plainmcp.connection\n"
+        "server = plainmcp.Server('s', '1')\n"
+        "server.tool(name='echo')(lambda ctx, args: 'x')\n"
+        "print(sorted(m for m in ('hmac', 'hashlib', 'secrets', 'urllib.parse') if m in sys.modules))"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert result.stdout.strip() == "[]", result.stderr
+
+
 def test_public_api_all_is_sorted_and_importable() -> None:
     import plainmcp
 

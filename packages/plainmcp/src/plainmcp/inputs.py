@@ -17,8 +17,6 @@ not encrypted: the client can decode it, so it must never carry secrets.
 from __future__ import annotations
 
 import base64
-import hashlib
-import hmac
 import json
 import time
 from dataclasses import dataclass
@@ -126,8 +124,14 @@ def _unb64(text: str) -> bytes:
     return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
 
 
+# hashlib and hmac are imported where used: with OpenSSL behind them they cost milliseconds of
+# every server's start-up, and only servers that ask for input (2026-07-28) need them.
+
+
 def binding(method: str, params: dict[str, Any]) -> str:
     """A digest of what a state belongs to: the method, its target and its arguments."""
+    import hashlib
+
     target = {key: params.get(key) for key in ("name", "uri", "arguments")}
     encoded = json.dumps([method, target], sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(encoded.encode("utf-8")).hexdigest()
@@ -135,6 +139,9 @@ def binding(method: str, params: dict[str, Any]) -> str:
 
 def seal_state(key: bytes, bound_to: str, answers: dict[str, Any], state: dict[str, Any]) -> str:
     """A signed, opaque ``requestState`` token."""
+    import hashlib
+    import hmac
+
     payload = json.dumps(
         {"b": bound_to, "t": int(time.time()), "a": answers, "s": state}, separators=(",", ":"), ensure_ascii=False
     ).encode("utf-8")
@@ -145,6 +152,9 @@ def seal_state(key: bytes, bound_to: str, answers: dict[str, Any], state: dict[s
 def open_state(key: bytes, bound_to: str, token: Any) -> tuple[dict[str, Any], dict[str, Any]]:
     """The (answers, handler state) sealed in ``token``. Raises MCPError(-32602) unless the token
     is ours, intact, unexpired and bound to this very request."""
+    import hashlib
+    import hmac
+
     if not isinstance(token, str) or token.count(".") != 1:
         raise invalid_state()
     payload_text, signature_text = token.split(".")

@@ -14,7 +14,7 @@ The store, its bounds and its runner are the server's (:class:`~plainmcp.tasks.T
 
 from __future__ import annotations
 
-import secrets
+import os
 from typing import TYPE_CHECKING, Any
 
 from . import protocol
@@ -54,7 +54,7 @@ class LegacyTasks:
         self.server = server
         self.peer = peer
         self._spawn = spawn
-        self.owner = "session:" + secrets.token_hex(16)
+        self.owner = "session:" + os.urandom(16).hex()
         self._created_any = False  # most connections never create one: no need to look at the store
 
     async def call_tool(
