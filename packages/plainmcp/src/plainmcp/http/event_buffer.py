@@ -37,7 +37,8 @@ class EventBuffer:
         #: The answer that finished a request's stream, as a batch member (``framing.BatchPart``):
         #: (the request id if it is a result, else None; its JSON). Set by the session's router.
         self.reply: tuple[Any, bytes] | None = None
-        self._changed = anyio.Event()
+        # Made only when someone waits: most request streams are answered before anyone does.
+        self._changed: anyio.Event | None = None
 
     def event_id(self, seq: int) -> str:
         return f"{self.key}-{seq}"
@@ -65,8 +66,15 @@ class EventBuffer:
         self._wake()
 
     def _wake(self) -> None:
-        self._changed.set()
-        self._changed = anyio.Event()
+        if self._changed is not None:
+            self._changed.set()
+            self._changed = None
+
+    def _next_change(self) -> anyio.Event:
+        """Set at the next change of this buffer."""
+        if self._changed is None:
+            self._changed = anyio.Event()
+        return self._changed
 
     async def read_from(self, after: int, interruptions: int | None = None) -> AsyncIterator[tuple[int, bytes]]:
         """Every event numbered above ``after``, then live ones, until the stream is finished or
@@ -76,7 +84,7 @@ class EventBuffer:
         self.readers += 1
         try:
             while True:
-                changed = self._changed
+                changed = self._next_change()  # taken before the yields below: a change during them counts
                 oldest = self.history[0][0] if self.history else self.seq + 1
                 if cursor + 1 < oldest and cursor < self.seq:
                     logger.warning(
@@ -95,12 +103,12 @@ class EventBuffer:
     async def wait_finished(self) -> None:
         """Wait until no more events will come."""
         while not self.finished:
-            await self._changed.wait()
+            await self._next_change().wait()
 
     async def wait_started(self) -> None:
         """Wait until the stream has an event, has finished, or was interrupted."""
         while not self.history and not self.finished and not self.interruptions:
-            await self._changed.wait()
+            await self._next_change().wait()
 
 
 _EVENT_ID = re.compile(r"([0-9a-f]{1,64})-([0-9]{1,18})")
