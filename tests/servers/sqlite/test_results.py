@@ -7,6 +7,7 @@ import math
 from typing import Any
 
 import pytest
+from plainmcp import json_codec
 from plainmcp_sqlite import results
 from plainmcp_sqlite.engine import Outcome
 
@@ -16,6 +17,8 @@ COLUMNS = {
     "integers and nulls": [None, 7, None, 0],
     "reals": [0.25, -1.5, 3.0, 1e300],
     "reals with an infinity": [0.5, math.inf, -math.inf, None],
+    "reals and an infinity": [1.5, -math.inf, 2.0, 0.0],
+    "reals whose sum overflows": [1.7e308, 1.7e308, -0.5, 1e-7],
     "numbers mixed": [1, 2.5, None, -3],
     "short texts": ["a", "", "ünïcode", "with space"],
     "texts and nulls": [None, "b", "", None],
@@ -51,8 +54,9 @@ def reference_table(columns: list[str], rows: list[list[Any]]) -> tuple[str, boo
 def test_rows_convert_like_cell_by_cell(names):
     rows = list(zip(*(COLUMNS[name] for name in names), strict=True))
     shown, cut = results.json_rows(rows, 16)
-    assert (shown, cut) == reference_json(rows, 16)
-    assert all(type(row) is list for row in shown)
+    # Rows are tuples or lists (JSON writes both as arrays): the same arrays on the wire.
+    assert type(shown) is list and all(type(row) in (list, tuple) for row in shown)
+    assert (json_codec.loads(json_codec.dumps(shown)), cut) == reference_json(rows, 16)
     outcome = Outcome(names, rows, False)
     structured = results.to_json(outcome, max_cell_chars=16, max_rows=10)
     assert structured["rows"] == shown and structured.get("cells_truncated", 0) == cut
@@ -66,3 +70,19 @@ def test_long_table_cells_are_shortened_and_escaped():
     assert table.splitlines()[0] == "| long | pipe\\|name |"
     assert table.splitlines()[2] == "| " + "y" * (results.TABLE_CELL_CHARS - 1) + "… | a\\|b |"
     assert results.render_table(["n"], [[1], [None]]) == ("| n |\n|---|\n| 1 |\n| NULL |", False)
+
+
+def test_rows_already_json_are_kept_without_a_copy():
+    rows = [(1, "a", 0.5), (2, None, 1e300)]
+    shown, cut = results.json_rows(rows, 16)
+    assert shown is rows and cut == 0
+
+
+def test_table_writes_numbers_as_the_json_does():
+    """The same digits as structuredContent (a float written by the JSON encoder, not by str)."""
+    rows = [[1e300, 7, 1e-7], [None, -(2**63), 0.1]]
+    table, _shortened = results.render_table(["a", "b", "c"], rows)
+    cells = [line.strip("| ").split(" | ") for line in table.splitlines()[2:]]
+    assert cells == [
+        [json_codec.dumps(value).decode() if value is not None else "NULL" for value in row] for row in rows
+    ]

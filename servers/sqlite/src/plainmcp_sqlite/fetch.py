@@ -47,31 +47,31 @@ def fetch_rows(cursor: sqlite3.Cursor, max_rows: int, max_bytes: int, *, partial
         if _next_undecoded(cursor) is None:
             break
     if columns:
-        fetch, keep = cursor.fetchone, rows.append
-        size = 0
-        sized = _SIZED
-        while True:
-            full = "rows" if len(rows) == max_rows else "bytes" if size > max_bytes else None
-            try:
-                row = _next_undecoded(cursor) if full else fetch()
-            except (sqlite3.DataError, MemoryError):
-                # fetchone steps to the next row after converting this one: a failure here is
-                # SQLite refusing to build a later row. Rows already kept are a true prefix.
-                if not rows or not partial:
-                    raise
-                capped_by = full or "bytes"
-                break
-            if row is None:
-                break
-            if full:
+        keep, size, sized = rows.append, 0, _SIZED
+        # Set once the rows or the budget are full: then the next row only tells whether more exist.
+        full = "rows" if max_rows == 0 else None
+        row: tuple[Any, ...] | None = None
+        try:
+            if full is None:
+                # Iterating the cursor steps it as fetchone does, without a method call per row.
+                for row in cursor:
+                    for value in row:
+                        size += len(value) if type(value) in sized else 8
+                    if size > max_bytes and rows:
+                        capped_by = "bytes"  # this row is past the budget: left out, so more exist
+                        break
+                    keep(row)
+                    if len(rows) == max_rows or size > max_bytes:
+                        full = "rows" if len(rows) == max_rows else "bytes"
+                        break
+            if full is not None and _next_undecoded(cursor) is not None:
                 capped_by = full
-                break
-            for value in row:
-                size += len(value) if type(value) in sized else 8
-            if size > max_bytes and rows:
-                capped_by = "bytes"
-                break
-            keep(row)
+        except (sqlite3.DataError, MemoryError):
+            # The cursor steps to the next row after converting this one: a failure here is
+            # SQLite refusing to build a later row. Rows already kept are a true prefix.
+            if not rows or not partial:
+                raise
+            capped_by = full or "bytes"
         row = None  # the row past the budget, if any: not held while the result is built
     changes = cursor.rowcount if cursor.rowcount > 0 else 0
     return Outcome(columns, rows, capped_by is not None, capped_by, changes, cursor.lastrowid)
