@@ -61,6 +61,9 @@ def test_rows_convert_like_cell_by_cell(names):
     structured = results.to_json(outcome, max_cell_chars=16, max_rows=10)
     assert structured["rows"] == shown and structured.get("cells_truncated", 0) == cut
     assert results.render_table(names, shown) == reference_table(names, shown)
+    # The columns shape() hands over give the table a second pass over the rows would.
+    shaped, by_column = results.shape(outcome, max_cell_chars=16, max_rows=10)
+    assert shaped == structured and results.summary(shaped, by_column) == results.summary(shaped)
 
 
 def test_long_table_cells_are_shortened_and_escaped():

@@ -61,13 +61,19 @@ _STRINGS = frozenset({str})
 _INFINITIES = (math.inf, -math.inf)
 
 
-def json_column(values: Sequence[Any], max_chars: int) -> tuple[Sequence[Any], int]:
-    """:func:`cell` over one column: the values as JSON, and how many were cut.
+#: One column of a result: its values, and the set of their types.
+Column = tuple[Sequence[Any], set[type]]
+
+
+def json_column(values: Sequence[Any], max_chars: int, kinds: set[type] | None = None) -> tuple[Sequence[Any], int]:
+    """:func:`cell` over one column: the values as JSON, and how many were cut (``kinds``: the
+    values' types, when already known).
 
     A column of integers, NULLs, finite reals or short texts is already JSON and is returned as it
     is, after a few checks that run over the whole column at once; only a column holding a blob, an
     infinity or an over-long text (or a mix of these with other kinds) is converted cell by cell."""
-    kinds = set(map(type, values))
+    if kinds is None:
+        kinds = set(map(type, values))
     if kinds <= _INTEGERS:
         return values, 0
     if kinds == _FLOATS:
@@ -88,12 +94,29 @@ def json_column(values: Sequence[Any], max_chars: int) -> tuple[Sequence[Any], i
     return [value for value, _ in shown], sum(cut for _, cut in shown)
 
 
-def by_column(rows: Sequence[Sequence[Any]]) -> list[Sequence[Any]]:
+def _by_column(rows: Sequence[Sequence[Any]]) -> list[Sequence[Any]]:
     """The values of each column of ``rows`` (all of one width).
 
     Not ``zip(*rows)``: that makes an iterator per row at once, which sets off a garbage collection
     over the young rows on nearly every call; ``map`` with ``itemgetter`` allocates nothing per row."""
     return [list(map(itemgetter(index), rows)) for index in range(len(rows[0]))] if rows else []
+
+
+def json_columns(rows: Sequence[Sequence[Any]], max_chars: int) -> tuple[list[Column], int, bool]:
+    """The columns of ``rows`` as JSON (:func:`json_column`) with their types, the number of cells
+    cut, and whether a column had to be converted."""
+    found: list[Column] = []
+    cut = 0
+    converted = False
+    for values in _by_column(rows):
+        kinds = set(map(type, values))
+        shown, column_cut = json_column(values, max_chars, kinds)
+        if shown is not values:
+            kinds = set(map(type, shown))
+            converted = True
+            cut += column_cut
+        found.append((shown, kinds))
+    return found, cut, converted
 
 
 def json_rows(rows: Sequence[Sequence[Any]], max_chars: int) -> tuple[list[Sequence[Any]], int]:
@@ -102,26 +125,29 @@ def json_rows(rows: Sequence[Sequence[Any]], max_chars: int) -> tuple[list[Seque
 
     A row is any sequence (JSON writes a tuple as an array): rows that are already JSON come back as
     they are, the very tuples sqlite3 made, without a copy."""
+    shown, cut, _columns = _json_rows(rows, max_chars)
+    return shown, cut
+
+
+def _json_rows(rows: Sequence[Sequence[Any]], max_chars: int) -> tuple[list[Sequence[Any]], int, list[Column]]:
     if not rows:
-        return [], 0
-    columns = by_column(rows)
-    cut = 0
-    converted = False
-    for index, values in enumerate(columns):
-        shown, column_cut = json_column(values, max_chars)
-        if shown is not values:
-            columns[index] = shown
-            converted = True
-            cut += column_cut
+        return [], 0, []
+    columns, cut, converted = json_columns(rows, max_chars)
     if converted:
-        return list(zip(*columns, strict=True)), cut
-    return rows if isinstance(rows, list) else list(rows), cut
+        return list(zip(*(values for values, _ in columns), strict=True)), cut, columns
+    return rows if isinstance(rows, list) else list(rows), cut, columns
 
 
 def to_json(outcome: Outcome, *, max_cell_chars: int, max_rows: int) -> dict[str, Any]:
     """The structured result of a statement: ``{columns, rows, row_count, truncated}``, with
     ``hint`` when rows were left out and ``cells_truncated`` when cells were cut."""
-    rows, cut = json_rows(outcome.rows, max_cell_chars)
+    return shape(outcome, max_cell_chars=max_cell_chars, max_rows=max_rows)[0]
+
+
+def shape(outcome: Outcome, *, max_cell_chars: int, max_rows: int) -> tuple[dict[str, Any], list[Column]]:
+    """:func:`to_json`'s result, and its rows by column (to pass to :func:`summary`, which then
+    need not take them apart again)."""
+    rows, cut, columns = _json_rows(outcome.rows, max_cell_chars)
     result: dict[str, Any] = {
         "columns": outcome.columns,
         "rows": rows,
@@ -132,7 +158,7 @@ def to_json(outcome: Outcome, *, max_cell_chars: int, max_rows: int) -> dict[str
         result["hint"] = page_hint(len(rows), outcome.capped_by, max_rows)
     if cut:
         result["cells_truncated"] = cut
-    return result
+    return result, columns
 
 
 def page_hint(shown: int, capped_by: str | None, max_rows: int) -> str:
@@ -168,13 +194,15 @@ def table_cell(value: Any) -> tuple[str, bool]:
 _SPECIAL = ("\\", "|", "\r", "\n")
 
 
-def table_column(values: Sequence[Any]) -> tuple[Sequence[str], bool]:
-    """:func:`table_cell` over one column: the texts, and whether one was shortened.
+def table_column(values: Sequence[Any], kinds: set[type] | None = None) -> tuple[Sequence[str], bool]:
+    """:func:`table_cell` over one column: the texts, and whether one was shortened (``kinds``: the
+    values' types, when already known).
 
     Numbers need no escaping and texts rarely do: a column of numbers is written in one call of the
     JSON encoder (which writes a float several times faster than ``str``), and a column of texts is
     checked whole (one join) and escaped only if it must be."""
-    kinds = set(map(type, values))
+    if kinds is None:
+        kinds = set(map(type, values))
     if kinds <= _NUMBERS:
         try:
             texts = json_codec.dumps(values)[1:-1].decode("ascii").split(",")
@@ -192,9 +220,12 @@ def table_column(values: Sequence[Any]) -> tuple[Sequence[str], bool]:
     return [text for text, _ in shown], any(shortened for _, shortened in shown)
 
 
-def render_table(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> tuple[str, bool]:
+def render_table(
+    columns: Sequence[str], rows: Sequence[Sequence[Any]], by_column: list[Column] | None = None
+) -> tuple[str, bool]:
     """A Markdown table of JSON-shaped rows, and whether a cell was shortened to
-    :data:`TABLE_CELL_CHARS` in it. Built a column at a time, then joined in one pass."""
+    :data:`TABLE_CELL_CHARS` in it. Built a column at a time (``by_column``: the rows' columns with
+    their types, when already known), then joined in one pass."""
     if not columns:
         return "", False
     head, head_shortened = table_column(columns)
@@ -202,8 +233,10 @@ def render_table(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> tuple
     shortened = head_shortened
     if rows:
         texts = []
-        for values in by_column(rows):
-            text, column_shortened = table_column(values)
+        if by_column is None:
+            by_column = [(values, set(map(type, values))) for values in _by_column(rows)]
+        for values, kinds in by_column:
+            text, column_shortened = table_column(values, kinds)
             texts.append(text)
             shortened = shortened or column_shortened
         lines.append(_body(texts, len(rows)))
@@ -222,12 +255,13 @@ def _body(texts: list[Sequence[str]], count: int) -> str:
     return "| " + "".join(pieces)
 
 
-def summary(result: dict[str, Any]) -> str:
-    """The readable form of a structured result: a count line, the table, then the hint."""
+def summary(result: dict[str, Any], by_column: list[Column] | None = None) -> str:
+    """The readable form of a structured result: a count line, the table, then the hint
+    (``by_column``: its rows by column, as :func:`shape` gives them)."""
     count = result["row_count"]
     head = f"{count} row{'s' if count != 1 else ''}" + (" (truncated)" if result["truncated"] else "")
     parts = [head]
-    table, shortened = render_table(result["columns"], result["rows"])
+    table, shortened = render_table(result["columns"], result["rows"], by_column)
     if table and count:
         parts.append(table)
         if shortened:

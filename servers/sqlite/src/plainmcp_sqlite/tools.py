@@ -12,14 +12,24 @@ configuration, the catalogue, the connections); :func:`register` is the table th
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections import OrderedDict
 from collections.abc import Mapping
 from typing import Any
 
-from plainmcp import Context, ErrorCode, MCPError, Server, ToolAnnotations, ToolError, ToolResult, content, inputs
+from plainmcp import (
+    Context,
+    ErrorCode,
+    MCPError,
+    Server,
+    ToolAnnotations,
+    ToolError,
+    ToolResult,
+    content,
+    inputs,
+    json_codec,
+)
 
 from . import catalog, overview, paging, results
 from .config import Config
@@ -125,7 +135,7 @@ class ReadTools:
         outcome = await run_statement(
             self.pick(args).db, sql, params, want, budget, max_value_bytes=config.max_result_bytes, skip=offset
         )
-        result = shaped(outcome, config)
+        result, by_column = results.shape(outcome, max_cell_chars=config.max_cell_chars, max_rows=config.max_rows)
         blocks = []
         if outcome.more:
             cursor = result["next_cursor"] = paging.next_cursor(db, sql, raw, offset + len(outcome.rows))
@@ -141,7 +151,7 @@ class ReadTools:
                         description=f"Up to {config.max_rows} rows of this result from row {offset + 1}, as JSON",
                     )
                 )
-        return ToolResult(content=[content.text(results.summary(result)), *blocks], structured=result)
+        return ToolResult(content=[content.text(results.summary(result, by_column)), *blocks], structured=result)
 
     async def result(self, ctx: Context, uri: str, variables: dict[str, str]) -> str | None:
         """A query's result as JSON, from the row its URI says: up to ``--max-rows`` rows and about
@@ -157,7 +167,8 @@ class ReadTools:
             )
         except (ToolError, DatabaseError) as failure:
             raise MCPError(ErrorCode.INVALID_PARAMS, f"The result cannot be read: {failure}") from None
-        return json.dumps(shaped(outcome, self.config), ensure_ascii=False)
+        # Up to --max-result-bytes of rows: written by the core's codec, compact, as the tool results are.
+        return json_codec.dumps(shaped(outcome, self.config)).decode("utf-8")
 
     async def list_tables(self, ctx: Context, args: dict[str, Any]) -> ToolResult:
         """The tables and views of the database with their column names, and row counts where
