@@ -485,11 +485,21 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
+def compile_sources() -> None:
+    """Byte-compile plainmcp's sources first, as pip did for the SDK when it installed it: the
+    development install is editable, and with stale or no ``__pycache__`` (``PYTHONDONTWRITEBYTECODE``
+    is common in CI images) every cold start would compile the core from source."""
+    import compileall
+
+    compileall.compile_dir(HERE.parent / "packages" / "plainmcp" / "src", quiet=1)
+
+
 def main(argv: list[str]) -> int:
     args = parse_args(argv)
     settings = QUICK if args.quick else FULL
     samples = Samples()
     load = load_average()
+    compile_sources()
     try:
         round_robin(settings.cold_reps, measure_cold_start, samples, "cold start")
         round_robin(settings.load_reps, lambda t: measure_load(t, settings), samples, "load")
