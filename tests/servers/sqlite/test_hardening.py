@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import threading
 import time
 
 import anyio
@@ -219,6 +220,20 @@ async def test_cancelled_statement_is_stopped_and_its_worker_returns_to_idle(tmp
         assert outcome.rows == [(3,)]
         assert db._worker is worker  # the same connection: the statement itself stopped
         assert db.retired == 0
+    finally:
+        await db.close()
+
+
+async def test_shape_runs_on_the_database_thread_off_the_event_loop(tmp_path):
+    # query turns its rows into JSON and a table there: the event loop only sends the answer.
+    db = engine.Database(make_shop(tmp_path), "read")
+    try:
+        outcome = await db.run(
+            "SELECT id FROM customers ORDER BY id", max_rows=10, shape=lambda found: (threading.get_ident(), found.rows)
+        )
+        assert db._worker is not None
+        assert outcome.shaped == (db._worker._thread.ident, [(1,), (2,), (3,)])
+        assert outcome.shaped[0] != threading.get_ident()
     finally:
         await db.close()
 

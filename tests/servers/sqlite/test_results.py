@@ -62,8 +62,9 @@ def test_rows_convert_like_cell_by_cell(names):
     assert structured["rows"] == shown and structured.get("cells_truncated", 0) == cut
     assert results.render_table(names, shown) == reference_table(names, shown)
     # The columns shape() hands over give the table a second pass over the rows would.
-    shaped, by_column = results.shape(outcome, max_cell_chars=16, max_rows=10)
-    assert shaped == structured and results.summary(shaped, by_column) == results.summary(shaped)
+    shaped, table = results.shape_with_table(outcome, max_cell_chars=16, max_rows=10)
+    assert shaped == structured and table == results.render_table(names, shown)
+    assert results.summary(shaped, table) == results.summary(shaped)
 
 
 def test_long_table_cells_are_shortened_and_escaped():

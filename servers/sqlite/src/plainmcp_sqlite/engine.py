@@ -49,7 +49,7 @@ import logging
 import os
 import sqlite3
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -356,6 +356,7 @@ class Database:
         dry_run: bool = False,
         expect_changes: int | None = None,
         skip: int = 0,
+        shape: Callable[[Outcome], Any] | None = None,
     ) -> Outcome:
         """Run one statement and fetch at most ``max_rows`` rows (fewer when they pass ``max_bytes``).
 
@@ -364,7 +365,10 @@ class Database:
         own transaction, committed when it succeeds; with ``dry_run`` inside a savepoint that is
         rolled back (the outcome counts the changes it would make, and says what they are); with
         ``expect_changes`` committed only when it changed exactly that many rows. The first ``skip``
-        rows are stepped over (a later page).
+        rows are stepped over (a later page). ``shape``, when given, runs on the worker thread once the
+        statement has ended, and its result becomes the outcome's ``shaped``: turning many rows into
+        JSON and text there keeps the work off the event loop, and on the thread (and the core) whose
+        cache still holds the rows.
 
         Raises:
             Changed: ``expect_changes`` was not met; nothing was committed.
@@ -394,6 +398,7 @@ class Database:
                         max_bytes,
                         (dry_run, expect_changes),
                         skip,
+                        shape,
                     )
                     ended = True
                     return outcome
@@ -465,6 +470,7 @@ class Database:
         max_bytes: int,
         confirmation: tuple[bool, int | None] = (False, None),
         skip: int = 0,
+        shape: Callable[[Outcome], Any] | None = None,
     ) -> Outcome:
         """On the worker thread: the whole statement. On failure a write transaction is left open
         for :meth:`_settle`, which runs after the event loop cancelled the deadline timer.
@@ -499,6 +505,8 @@ class Database:
                 )
             else:
                 _internal(connection, guard, "COMMIT")
+        if shape is not None:
+            outcome.shaped = shape(outcome)
         return outcome
 
     @staticmethod

@@ -23,6 +23,8 @@ class Outcome:
     all_changes: int = 0
     #: Write mode: what the statement does, as the authorizer saw it (``"deleting from orders"``).
     effects: tuple[str, ...] = ()
+    #: What the caller's ``shape`` made of the rows on the worker thread (see ``Database.run``).
+    shaped: Any = None
 
 
 def fetch_rows(cursor: sqlite3.Cursor, max_rows: int, max_bytes: int, *, partial: bool, skip: int = 0) -> Outcome:

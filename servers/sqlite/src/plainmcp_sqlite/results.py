@@ -63,6 +63,8 @@ _INFINITIES = (math.inf, -math.inf)
 
 #: One column of a result: its values, and the set of their types.
 Column = tuple[Sequence[Any], set[type]]
+#: A Markdown table, and whether a cell was shortened in it (:func:`render_table`).
+Table = tuple[str, bool]
 
 
 def json_column(values: Sequence[Any], max_chars: int, kinds: set[type] | None = None) -> tuple[Sequence[Any], int]:
@@ -145,8 +147,8 @@ def to_json(outcome: Outcome, *, max_cell_chars: int, max_rows: int) -> dict[str
 
 
 def shape(outcome: Outcome, *, max_cell_chars: int, max_rows: int) -> tuple[dict[str, Any], list[Column]]:
-    """:func:`to_json`'s result, and its rows by column (to pass to :func:`summary`, which then
-    need not take them apart again)."""
+    """:func:`to_json`'s result, and its rows by column (for :func:`render_table`, which then need
+    not take them apart again)."""
     rows, cut, columns = _json_rows(outcome.rows, max_cell_chars)
     result: dict[str, Any] = {
         "columns": outcome.columns,
@@ -255,15 +257,21 @@ def _body(texts: list[Sequence[str]], count: int) -> str:
     return "| " + "".join(pieces)
 
 
-def summary(result: dict[str, Any], by_column: list[Column] | None = None) -> str:
+def shape_with_table(outcome: Outcome, *, max_cell_chars: int, max_rows: int) -> tuple[dict[str, Any], Table]:
+    """:func:`shape`'s result and its table (:func:`render_table`), from one pass over the columns."""
+    result, by_column = shape(outcome, max_cell_chars=max_cell_chars, max_rows=max_rows)
+    return result, render_table(result["columns"], result["rows"], by_column)
+
+
+def summary(result: dict[str, Any], table: Table | None = None) -> str:
     """The readable form of a structured result: a count line, the table, then the hint
-    (``by_column``: its rows by column, as :func:`shape` gives them)."""
+    (``table``: its rows' :func:`render_table`, when already made)."""
     count = result["row_count"]
     head = f"{count} row{'s' if count != 1 else ''}" + (" (truncated)" if result["truncated"] else "")
     parts = [head]
-    table, shortened = render_table(result["columns"], result["rows"], by_column)
-    if table and count:
-        parts.append(table)
+    text, shortened = table if table is not None else render_table(result["columns"], result["rows"])
+    if text and count:
+        parts.append(text)
         if shortened:
             parts.append(
                 f"Cells longer than {TABLE_CELL_CHARS} characters are shortened in this table (the "

@@ -12,6 +12,7 @@ configuration, the catalogue, the connections); :func:`register` is the table th
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from collections import OrderedDict
@@ -133,9 +134,19 @@ class ReadTools:
         # A client that asked for a task has its taskId here; the checks above run again in the task.
         await ctx.start_task()
         outcome = await run_statement(
-            self.pick(args).db, sql, params, want, budget, max_value_bytes=config.max_result_bytes, skip=offset
+            self.pick(args).db,
+            sql,
+            params,
+            want,
+            budget,
+            max_value_bytes=config.max_result_bytes,
+            skip=offset,
+            # The rows become JSON and a table on the database's thread, not on the event loop.
+            shape=functools.partial(
+                results.shape_with_table, max_cell_chars=config.max_cell_chars, max_rows=config.max_rows
+            ),
         )
-        result, by_column = results.shape(outcome, max_cell_chars=config.max_cell_chars, max_rows=config.max_rows)
+        result, table = outcome.shaped
         blocks = []
         if outcome.more:
             cursor = result["next_cursor"] = paging.next_cursor(db, sql, raw, offset + len(outcome.rows))
@@ -151,7 +162,7 @@ class ReadTools:
                         description=f"Up to {config.max_rows} rows of this result from row {offset + 1}, as JSON",
                     )
                 )
-        return ToolResult(content=[content.text(results.summary(result, by_column)), *blocks], structured=result)
+        return ToolResult(content=[content.text(results.summary(result, table)), *blocks], structured=result)
 
     async def result(self, ctx: Context, uri: str, variables: dict[str, str]) -> str | None:
         """A query's result as JSON, from the row its URI says: up to ``--max-rows`` rows and about
@@ -163,12 +174,19 @@ class ReadTools:
         try:
             params = bind(raw)
             outcome = await self.catalogues[db].db.run(
-                sql, params, max_rows=self.config.max_rows, max_bytes=self.config.max_result_bytes, skip=offset
+                sql,
+                params,
+                max_rows=self.config.max_rows,
+                max_bytes=self.config.max_result_bytes,
+                skip=offset,
+                # Up to --max-result-bytes of rows become JSON text on the database's thread, written by
+                # the core's codec (compact, as tool results are), not on the event loop.
+                shape=lambda outcome: json_codec.dumps(shaped(outcome, self.config)).decode("utf-8"),
             )
         except (ToolError, DatabaseError) as failure:
             raise MCPError(ErrorCode.INVALID_PARAMS, f"The result cannot be read: {failure}") from None
-        # Up to --max-result-bytes of rows: written by the core's codec, compact, as the tool results are.
-        return json_codec.dumps(shaped(outcome, self.config)).decode("utf-8")
+        text: str = outcome.shaped
+        return text
 
     async def list_tables(self, ctx: Context, args: dict[str, Any]) -> ToolResult:
         """The tables and views of the database with their column names, and row counts where
