@@ -20,7 +20,7 @@ def everything_url():
 
 def test_call_converts_args_by_schema_and_prints_structured_content() -> None:
     ran = plainmcp("call", FEATURE_TARGET, "add", "--arg", "a=1", "--arg", "b=2.5")
-    assert (ran.code, ran.out) == (0, '{"sum": 3.5}\n'), ran.err  # the text block; structured content says the same
+    assert (ran.code, ran.out) == (0, '{"sum":3.5}\n'), ran.err  # the text block; structured content says the same
 
 
 def test_call_string_property_keeps_digits_as_text() -> None:

@@ -279,3 +279,39 @@ def test_tap_forwards_signals_and_mirrors_how_the_server_ended(tmp_path, mode, e
             process.wait(WAIT)
     assert b"ready\n" + out == expected_out
     assert process.returncode == expected_code
+
+
+def test_an_answer_that_arrives_while_its_request_is_being_passed_on_is_paired(monkeypatch, tmp_path) -> None:
+    # A fast server can answer before the upstream pump returns from writing the request: the
+    # request must already be recorded then (this lost latencies once the core got faster).
+    from plainmcp.cli import tap
+
+    request = line({"jsonrpc": "2.0", "id": 9, "method": "ping"})
+    answer = line({"jsonrpc": "2.0", "id": 9, "result": {}})
+    chunks = [request, b""]
+    log_path = tmp_path / "tap.jsonl"
+    recorder = tap.Recorder(log_path.open("w", encoding="utf-8"), None)
+
+    def answered_during_the_write(fd: int, data: bytes) -> bool:
+        recorder.feed(tap.SERVER_TO_CLIENT, answer, 0.0)
+        return True
+
+    class Stdin:
+        def fileno(self) -> int:
+            return -1
+
+        def close(self) -> None:
+            pass
+
+    class Process:
+        stdin = Stdin()
+
+    monkeypatch.setattr(tap, "_read", lambda fd: chunks.pop(0))
+    monkeypatch.setattr(tap, "_write_all", answered_during_the_write)
+    proxy = tap.Tap(["server"], recorder)
+    proxy.process = Process()  # type: ignore[assignment]  # the pump needs only stdin
+    proxy._client_to_server()
+    recorder.log.close()
+    records = [json.loads(row) for row in log_path.read_text().splitlines()]
+    answered = [record for record in records if record.get("direction") == tap.SERVER_TO_CLIENT]
+    assert answered and answered[0]["method"] == "ping" and "latency_ms" in answered[0]

@@ -321,10 +321,11 @@ class Tap:
                 chunk = _read(0)
                 if not chunk:
                     break
-                now = time.monotonic()
+                # Recorded before it is passed on: a fast server's answer can reach the other pump
+                # before this one returns from the write, and must find its request to pair with.
+                self.recorder.feed(CLIENT_TO_SERVER, chunk, time.monotonic())
                 if not _write_all(destination, chunk):
                     break  # the server closed its stdin (or exited): nothing more can reach it
-                self.recorder.feed(CLIENT_TO_SERVER, chunk, now)
         finally:
             # The client's end of input is the server's: the spec's first shutdown signal.
             try:
