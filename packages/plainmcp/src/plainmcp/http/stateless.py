@@ -54,6 +54,8 @@ MODERN_ERROR_STATUS: dict[int, int] = {
 }
 #: A 2026-07-28 request still running after this long starts watching for its client leaving.
 WATCH_AFTER_SECONDS = 0.02
+#: The name of the task that starts those watchers.
+SWEEPER_NAME = "plainmcp-late-watch-sweeper"
 NAME_HEADER_SOURCE = {
     protocol.TOOLS_CALL: "name",
     protocol.PROMPTS_GET: "name",
@@ -199,8 +201,15 @@ class ModernExchange:
             await watcher.stop()
             if sink.keep_alive is not None:
                 await sink.keep_alive.stop()
+            # The watcher holds the sink that holds it: without this cycle, reference counting
+            # frees the exchange at once, and the cyclic collector has less to do under load.
+            sink.watcher = sink.keep_alive = None
         if reply is None or sink.gone:
             return  # cancelled: nothing more may be sent for it
+        # One turn of the event loop before answering, as the per-exchange task group's exit gave:
+        # an exchange that runs from its body to its answer without one let the other connections
+        # wait, p99 at 64 connections (wrk) 40-160 ms instead of 15-25 ms, for a similar rate.
+        await anyio.lowlevel.cancel_shielded_checkpoint()
         if sink.started:
             await sink.finish(reply)
         else:
@@ -303,18 +312,20 @@ class _LateWatches:
     :data:`WATCH_AFTER_SECONDS` (or starts streaming): most calls are answered sooner, and skip
     the watcher task and the cancellation that ends it, which cost more than the call itself.
 
-    One sweeper task, running only while requests wait, starts the watchers that are due: a call
+    One sweeper task, running while requests come, starts the watchers that are due: a call
     costs an entry in a dict, not a timer of its own."""
 
     def __init__(self, app: StatelessHTTP) -> None:
         self._app = app
         self._waiting: dict[_Background, float] = {}  # in the order they began: oldest first
         self._sweeping = False
+        self._added = False  # since the sweeper last woke
 
     def add(self, watcher: _Background) -> None:
         self._waiting[watcher] = time.monotonic()
+        self._added = True
         if not self._sweeping:
-            self._app.task_group().start_soon(self._sweep)
+            self._app.task_group().start_soon(self._sweep, name=SWEEPER_NAME)
             self._sweeping = True
 
     def now(self, watcher: _Background) -> None:
@@ -326,8 +337,11 @@ class _LateWatches:
         self._waiting.pop(watcher, None)
 
     async def _sweep(self) -> None:
+        # It ends only after a whole period in which no request began: under load it stays, and
+        # a task is not started again for nearly every request.
         try:
-            while self._waiting:
+            while self._added or self._waiting:
+                self._added = False
                 await anyio.sleep(WATCH_AFTER_SECONDS)
                 due = time.monotonic() - WATCH_AFTER_SECONDS
                 while self._waiting:
