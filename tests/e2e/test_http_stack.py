@@ -11,11 +11,13 @@ own log line. The connection guard's attack tests run on the default stack (http
 from __future__ import annotations
 
 import functools
+import gc
 import sys
 from pathlib import Path
 
 import httpx
 import pytest
+from plainmcp import Server
 from plainmcp.http import app as http_app
 from plainmcp_everything.tools import SIMPLE_TEXT
 
@@ -112,3 +114,21 @@ _ON_H11 = functools.partial(server_process, env={"PLAINMCP_HTTP_PARSER": "h11"})
 def test_the_connection_guard_holds_on_the_h11_parser(attack, monkeypatch):
     monkeypatch.setattr(slots, "server_process", _ON_H11)
     attack()
+
+
+def test_run_http_freezes_the_start_up_heap_before_serving(monkeypatch):
+    """Objects made at start (modules, the server, its schemas) live as long as the process: frozen
+    out of the cyclic collector's sight, a full collection under load took ~1 ms instead of 7-30 ms
+    (every in-flight request waits for it)."""
+    frozen: list[int] = []
+
+    def serve(app, config, listener):
+        frozen.append(gc.get_freeze_count())
+        listener.close()
+
+    monkeypatch.setattr(http_app, "_serve", serve)
+    try:
+        http_app.run_http(Server("freeze-test", "0"), port=0)
+    finally:
+        gc.unfreeze()
+    assert frozen and frozen[0] > 1000
