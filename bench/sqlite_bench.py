@@ -1,6 +1,6 @@
 """plainmcp-sqlite against the official ``mcp-server-sqlite`` (PyPI), side by side in one run.
 
-    .venv/bin/python bench/sqlite_bench.py [--quick] [--floor] [--json] [--check]
+    .venv/bin/python bench/sqlite_bench.py [--quick] [--floor] [--floor-steps] [--json] [--check]
 
 The peer is installed into its own venv under ``.ci-cache/sqlite-bench`` (first run only); the
 databases are generated there too. Both servers are driven over stdio by the same client
@@ -16,7 +16,10 @@ With ``--floor`` it also runs ``bench/servers/sqlite_floor.py`` (the least a ser
 core) on the two rates. The rates are measured in repetitions, the servers interleaved with a
 rotating start, and reported as medians. The targets are printed beside the ratios, ``met`` or
 ``MISSED``: issue 20's for the 1,000-row SELECT (>= 2.5x the official server, and >= 0.8x the floor's
-calls/s with ``--floor``) and issue 7's for cold start and ``list_tables`` (>= 3x). Exit status 0
+calls/s with ``--floor``) and issue 7's for cold start and ``list_tables`` (>= 3x). ``--floor-steps``
+also runs the floor with, one step at a time, the work plainmcp-sqlite adds to a ``query`` (its worker
+thread, its byte budget, its JSON checks, its readable table), and prints what each step costs per
+call. Exit status 0
 whatever the numbers unless ``--check`` is given (then 1 when a target is missed); 2 when a server
 misbehaves.
 """
@@ -167,8 +170,17 @@ TARGETS = (
 )
 
 
-def floor_command(db: Path) -> list[str]:
-    return [sys.executable, str(ROOT / "bench" / "servers" / "sqlite_floor.py"), str(db)]
+def floor_command(db: Path, step: int = 0) -> list[str]:
+    return [sys.executable, str(ROOT / "bench" / "servers" / "sqlite_floor.py"), str(db), str(step)]
+
+
+#: The floor's steps towards what plainmcp-sqlite does on a query (bench/servers/sqlite_floor.py).
+FLOOR_STEPS = {
+    1: "+ on a worker thread",
+    2: "+ rows measured against the byte budget",
+    3: "+ values checked as JSON",
+    4: "+ the Markdown table as the text",
+}
 
 
 def advantage(measure: str, ours: float, theirs: float) -> float:
@@ -184,21 +196,24 @@ async def measure_all(options: argparse.Namespace) -> tuple[dict[str, dict[str, 
     big = make_db(CACHE / f"items-{big_rows}.db", big_rows)
     runs, seconds, reps = (3, 1.0, 1) if options.quick else (7, 3.0, 3)
     commands = {"plainmcp": our_command(small), "official": peer_command(small)}
-    if options.floor:
+    if options.floor or options.floor_steps:
         commands["floor"] = floor_command(small)
+    # The floor's steps answer only the SELECT (their list_tables is the floor's own).
+    steps = {f"floor+{step}": floor_command(small, step) for step in FLOOR_STEPS} if options.floor_steps else {}
     medians: dict[str, dict[str, float]] = {}
     samples: dict[str, dict[str, list[float]]] = {}
     print(f"measuring {COLD} ...", file=sys.stderr, flush=True)
     medians[COLD] = {name: await cold_start(commands[name], runs) for name in ("plainmcp", "official")}
     for measure in (LIST, QUERY):
         print(f"measuring {measure} ...", file=sys.stderr, flush=True)
-        names = list(commands)
+        servers = {**commands, **(steps if measure == QUERY else {})}
+        names = list(servers)
         found: dict[str, list[float]] = {name: [] for name in names}
         for repetition in range(reps):
             # Interleaved, each repetition starting with the next server, so machine noise hits all alike.
             for name in names[repetition % len(names) :] + names[: repetition % len(names)]:
-                tool, arguments = CALLS[measure][name]
-                found[name].append(await rate(commands[name], tool, arguments, seconds))
+                tool, arguments = CALLS[measure][name.partition("+")[0]]
+                found[name].append(await rate(servers[name], tool, arguments, seconds))
         samples[measure] = found
         medians[measure] = {name: sorted(values)[len(values) // 2] for name, values in found.items()}
     print(f"measuring {RSS} on {big_rows:,} rows ...", file=sys.stderr, flush=True)
@@ -244,6 +259,8 @@ def print_report(medians: dict[str, dict[str, float]], checked: list[dict[str, A
             verdict = by_measure.get((measure, "floor"))
             share = figures["plainmcp"] / figures["floor"]
             print(f"{measure:46} {share:16.2f} {ceiling:17.2f}x " + (_verdict(verdict) if verdict else f"{'-':>10}"))
+    if "floor+1" in medians[QUERY]:
+        print_floor_steps(medians[QUERY])
     missed = [v for v in checked if not v["met"]]
     print(
         f"\n{len(missed)} of {len(checked)} targets missed: "
@@ -251,6 +268,20 @@ def print_report(medians: dict[str, dict[str, float]], checked: list[dict[str, A
         if missed
         else f"\nall {len(checked)} targets met" + ("" if floor else " (the floor's needs --floor)")
     )
+
+
+def print_floor_steps(figures: dict[str, float]) -> None:
+    """The SELECT's rate at each floor step, and what the step costs per call (µs)."""
+    print(f"\n{'1,000-row SELECT: the floor, step by step':46} {'calls/s':>16} {'µs per call':>18} {'step costs':>10}")
+    previous = figures["floor"]
+    print(f"{'floor':46} {previous:16.1f} {1e6 / previous:18.0f}")
+    for step, label in FLOOR_STEPS.items():
+        rate = figures[f"floor+{step}"]
+        print(f"{label:46} {rate:16.1f} {1e6 / rate:18.0f} {1e6 / rate - 1e6 / previous:+10.0f}")
+        previous = rate
+    ours = figures["plainmcp"]
+    label = "plainmcp-sqlite (+ deadline, caps, checks)"
+    print(f"{label:46} {ours:16.1f} {1e6 / ours:18.0f} {1e6 / ours - 1e6 / previous:+10.0f}")
 
 
 def _verdict(verdict: dict[str, Any]) -> str:
@@ -265,6 +296,12 @@ async def main() -> int:
         action="store_true",
         help="also measure the least any server can do (bench/servers/sqlite_floor.py) and check the "
         "SELECT against it; its calls/s over the peer's is the highest ratio reachable",
+    )
+    parser.add_argument(
+        "--floor-steps",
+        action="store_true",
+        help="with the floor, also the floor plus, one step at a time, the work plainmcp-sqlite adds to a "
+        "query, and what each step costs per call",
     )
     parser.add_argument("--json", action="store_true", help="also print medians, samples and verdicts as JSON")
     parser.add_argument("--check", action="store_true", help="exit 1 if a target is missed")
