@@ -45,24 +45,19 @@ _HEADER_TABLE = "plainmcp.headers"  # scope key of the request's headers by name
 _REPEATED = "plainmcp.repeated_headers"  # scope key of the names sent more than once (when any)
 
 
-@functools.lru_cache(maxsize=128)
-def _header_key(name: str) -> bytes:
-    return name.lower().encode("latin-1")
-
-
-def _header_table(scope: Scope) -> dict[bytes, bytes]:
+def _header_table(scope: Scope) -> dict[str, str]:
     table = scope.get(_HEADER_TABLE)
     if table is None:
-        # One pass over the header list per request, instead of one per lookup: a request is
-        # asked for ten or so headers on its way through the app.
+        # One pass over the header list per request, decoding each header once, instead of one
+        # pass and one decoding per lookup: a request is asked for ten or so headers on its way.
         table = {}
         repeated = None
-        for key, value in scope.get("headers", ()):
-            key = key.lower()
+        for raw_key, raw_value in scope.get("headers", ()):
+            key = raw_key.decode("latin-1").lower()
             if key in table:
                 repeated = (repeated or set()) | {key}
             else:
-                table[key] = value
+                table[key] = raw_value.decode("latin-1").strip()
         scope[_HEADER_TABLE] = table
         if repeated:
             scope[_REPEATED] = repeated
@@ -71,8 +66,7 @@ def _header_table(scope: Scope) -> dict[bytes, bytes]:
 
 def header(scope: Scope, name: str) -> str | None:
     """The first value of a request header (names compare case-insensitively)."""
-    value = _header_table(scope).get(_header_key(name))
-    return None if value is None else value.decode("latin-1").strip()
+    return _header_table(scope).get(name.lower())
 
 
 def repeated_header(scope: Scope, names: Iterable[str]) -> str | None:
@@ -81,7 +75,7 @@ def repeated_header(scope: Scope, names: Iterable[str]) -> str | None:
     repeated = scope.get(_REPEATED)
     if repeated:
         for name in names:
-            if _header_key(name) in repeated:
+            if name.lower() in repeated:
                 return name
     return None
 
