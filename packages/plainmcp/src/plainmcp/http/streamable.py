@@ -13,6 +13,7 @@ logs, a ``subscriptions/listen`` stream). Closing the response stream cancels th
 from __future__ import annotations
 
 import functools
+import itertools
 import logging
 import secrets
 import time
@@ -346,7 +347,11 @@ class LegacySession:
         self.last_seen = time.monotonic()
         self._input, input_receive = anyio.create_memory_object_stream[Decoded](64)
         self.connection = ServerConnection(app.server, input_receive, _RoutingStream(self), observer=app.observer)
-        self.standalone = EventBuffer(app.replay_events, max_bytes=app.replay_bytes)
+        # Stream keys: a random prefix of the session's and a counter (unique within the session,
+        # as event ids must be), not a read of the OS random source per request.
+        self._key_prefix = secrets.token_hex(4)
+        self._keys = itertools.count(1)
+        self.standalone = EventBuffer(app.replay_events, self._next_key(), max_bytes=app.replay_bytes)
         self.standalone_opened = False
         self.buffers: dict[str, EventBuffer] = {self.standalone.key: self.standalone}
         self._by_request: dict[RequestId, EventBuffer] = {}
@@ -383,12 +388,15 @@ class LegacySession:
         except (anyio.ClosedResourceError, anyio.BrokenResourceError):
             logger.debug("session %s closed; dropped input", self.id[:8])
 
+    def _next_key(self) -> str:
+        return f"{self._key_prefix}{next(self._keys):x}"
+
     def owns(self, request_id: RequestId) -> bool:
         """Whether a request with this id is being answered on a stream of this session."""
         return request_id in self._by_request
 
     def open_stream(self, request_id: RequestId) -> EventBuffer:
-        buffer = EventBuffer(self.app.replay_events, max_bytes=self.app.replay_bytes)
+        buffer = EventBuffer(self.app.replay_events, self._next_key(), max_bytes=self.app.replay_bytes)
         self.buffers[buffer.key] = buffer
         self._by_request[request_id] = buffer
         return buffer
