@@ -1,5 +1,6 @@
-"""Request tasks are plain asyncio tasks that keep an anyio task group's guarantees: they end with
-the group, a failure reaches the group, and each starts in a copy of its starter's context."""
+"""Request tasks are plain asyncio tasks that keep an anyio task group's guarantees: ``aclose`` (the
+owner's ``finally``) cancels and waits for them, a failure reaches the group, and each starts in a
+copy of its starter's context."""
 
 from __future__ import annotations
 
@@ -26,11 +27,11 @@ async def test_tasks_are_plain_asyncio_tasks_outside_the_group() -> None:
         tasks = RequestTasks(group)
         tasks.start_soon(work, name="plain-one")
         await anyio.wait_all_tasks_blocked()
-        group.cancel_scope.cancel()
+        await tasks.aclose()
     assert names == ["plain-one"]
 
 
-async def test_cancelling_the_group_cancels_running_tasks_and_waits_for_their_cleanup() -> None:
+async def test_aclose_cancels_running_tasks_and_waits_for_their_cleanup() -> None:
     events: list[str] = []
     started = anyio.Event()
 
@@ -49,7 +50,8 @@ async def test_cancelling_the_group_cancels_running_tasks_and_waits_for_their_cl
         for _ in range(3):
             tasks.start_soon(slow, name="slow")
         await started.wait()
-        group.cancel_scope.cancel()
+        await tasks.aclose()
+        assert sorted(events) == ["cancelled"] * 3 + ["cleaned up"] * 3  # before aclose returned
     assert sorted(events) == ["cancelled"] * 3 + ["cleaned up"] * 3  # every cleanup finished before the group
 
 
@@ -64,8 +66,12 @@ async def test_an_outer_cancellation_reaches_the_tasks() -> None:
 
     with anyio.move_on_after(0.05):
         async with anyio.create_task_group() as group:
-            RequestTasks(group).start_soon(slow, name="slow")
-            await anyio.sleep_forever()
+            tasks = RequestTasks(group)
+            try:
+                tasks.start_soon(slow, name="slow")
+                await anyio.sleep_forever()
+            finally:
+                await tasks.aclose()  # under cancellation: shielded, it still waits
     assert finished == ["slow"]
 
 
@@ -85,8 +91,12 @@ async def test_a_failing_task_fails_the_group_like_a_child() -> None:
     with pytest.raises(ExceptionGroup) as raised:
         async with anyio.create_task_group() as group:
             tasks = RequestTasks(group)
-            tasks.start_soon(other, name="other")
-            tasks.start_soon(fail, name="fail")
+            try:
+                tasks.start_soon(other, name="other")
+                tasks.start_soon(fail, name="fail")
+                await anyio.sleep_forever()  # the failure cancels this, as a child's would
+            finally:
+                await tasks.aclose()
     assert [type(error) for error in raised.value.exceptions] == [LookupError]
     assert other_cancelled == [True]
 
@@ -105,7 +115,7 @@ async def test_each_task_starts_in_a_copy_of_the_starters_context() -> None:
         VAR.set("second")
         tasks.start_soon(work, name="two")
         await anyio.wait_all_tasks_blocked()
-        group.cancel_scope.cancel()
+        await tasks.aclose()
     assert seen == ["first", "second"]
     assert VAR.get() == "second"
 
@@ -128,4 +138,18 @@ async def test_without_an_asyncio_loop_the_group_spawns(monkeypatch: pytest.Monk
         monkeypatch.setattr(group, "start_soon", counting)
         RequestTasks(group).start_soon(work, name="via-group")
         await ran.wait()
-    assert spawned == ["via-group"]  # no keeper: the group itself ran the task
+    assert spawned == ["via-group"]  # the group itself ran the task
+
+
+async def test_after_aclose_the_group_spawns() -> None:
+    ran = anyio.Event()
+
+    async def work() -> None:
+        ran.set()
+
+    async with anyio.create_task_group() as group:
+        tasks = RequestTasks(group)
+        await tasks.aclose()
+        tasks.start_soon(work, name="late")
+        assert not tasks._tasks  # not a plain task: nobody would close it
+        await ran.wait()

@@ -3,16 +3,16 @@
 Under asyncio (where every plainmcp transport runs) a request task is a plain asyncio task.
 Spawning one through an anyio task group costs about 9 us more (a handle, a cancel scope and the
 group's bookkeeping per task): a third of all the server's work for a small ``tools/call`` over
-stdio. The group's guarantees are kept by one anyio task in the group, the *keeper*, which owns
-the plain tasks:
+stdio. The group's guarantees are kept by its owner and by the tasks themselves:
 
-- when the group is cancelled (the session ends or is cancelled), the keeper cancels every task
-  still running and the group does not finish until they have;
+- the owner calls :meth:`RequestTasks.aclose` before the group's block ends, however it ends
+  (in a ``finally``): every task still running is cancelled, and ``aclose`` returns once all have
+  finished, as the group would wait for its children;
 - an exception escaping a task is raised in the group, exactly as if the task were the group's
   own child (it cancels the rest and reaches whoever awaits the group).
 
 Each task starts in a copy of the context it was started from, as a group's child would. Under
-another anyio backend the group spawns the tasks itself.
+another anyio backend, and after ``aclose``, the group spawns the tasks itself.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from anyio.abc import TaskGroup
 
 
 class RequestTasks:
-    """Start coroutines as tasks that live no longer than ``group``.
+    """Start coroutines as tasks that live no longer than ``group``'s block.
 
     Create it inside the group's ``async with`` block, from a task of the group's backend.
     """
@@ -35,13 +35,9 @@ class RequestTasks:
         self._group = group
         self._tasks: set[asyncio.Task[Any]] = set()
         self._loop = _running_asyncio_loop()  # None: not asyncio, the group does the work
-        self._kept = False
-        if self._loop is not None:
-            self._kept = True
-            group.start_soon(self._keep, name="plainmcp-request-keeper")
 
     def start_soon(self, func: Callable[..., Coroutine[Any, Any, Any]], *args: Any, name: str) -> None:
-        if self._loop is None or not self._kept:
+        if self._loop is None:
             self._group.start_soon(func, *args, name=name)
             return
         task = self._loop.create_task(func(*args), name=name)
@@ -53,16 +49,15 @@ class RequestTasks:
         if not task.cancelled() and (failure := task.exception()) is not None:
             self._group.start_soon(_raise, failure, name="plainmcp-request-failure")
 
-    async def _keep(self) -> None:
-        try:
-            await anyio.sleep_forever()
-        finally:
-            self._kept = False  # from here on the group spawns (and refuses once it has ended)
-            for task in self._tasks:
-                task.cancel()
-            with anyio.CancelScope(shield=True):
-                while self._tasks:
-                    await asyncio.wait(set(self._tasks))
+    async def aclose(self) -> None:
+        """Cancel the tasks still running and wait until every one has finished (shielded: also
+        when the caller is being cancelled). Tasks started afterwards are the group's."""
+        self._loop = None
+        for task in self._tasks:
+            task.cancel()
+        with anyio.CancelScope(shield=True):
+            while self._tasks:
+                await asyncio.wait(set(self._tasks))
 
 
 def _running_asyncio_loop() -> asyncio.AbstractEventLoop | None:

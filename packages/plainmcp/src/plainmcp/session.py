@@ -173,29 +173,19 @@ class Session:
         """Serve until the read stream ends, then let in-flight work finish (bounded) and close."""
         try:
             async with anyio.create_task_group() as task_group:
-                self._tasks = RequestTasks(task_group)
-                async with self._read_stream:
-                    receive_nowait = getattr(self._read_stream, "receive_nowait", None)
-                    while True:
-                        try:
-                            # What is already queued needs no event-loop turn (memory streams).
-                            item = receive_nowait() if receive_nowait is not None else await self._read_stream.receive()
-                        except anyio.WouldBlock:
-                            try:
-                                item = await self._read_stream.receive()
-                            except anyio.EndOfStream:
-                                break
-                        except anyio.EndOfStream:
-                            break
-                        await self._dispatch(item)
-                # End of input: nothing we asked can be answered any more.
-                self._closed = True
-                self.input_ended.set()
-                self._fail_pending("Input ended")
-                if self._active:
-                    self._idle = anyio.Event()
-                    with anyio.move_on_after(self.shutdown_grace):
-                        await self._idle.wait()
+                self._tasks = tasks = RequestTasks(task_group)
+                try:
+                    await self._read_until_end()
+                    # End of input: nothing we asked can be answered any more.
+                    self._closed = True
+                    self.input_ended.set()
+                    self._fail_pending("Input ended")
+                    if self._active:
+                        self._idle = anyio.Event()
+                        with anyio.move_on_after(self.shutdown_grace):
+                            await self._idle.wait()
+                finally:
+                    await tasks.aclose()  # what is still running is cancelled, and waited for
                 task_group.cancel_scope.cancel()
         finally:
             self._closed = True
@@ -207,6 +197,22 @@ class Session:
     def closed(self) -> bool:
         """True once the peer's input has ended: no request of ours can be answered any more."""
         return self._closed
+
+    async def _read_until_end(self) -> None:
+        async with self._read_stream:
+            receive_nowait = getattr(self._read_stream, "receive_nowait", None)
+            while True:
+                try:
+                    # What is already queued needs no event-loop turn (memory streams).
+                    item = receive_nowait() if receive_nowait is not None else await self._read_stream.receive()
+                except anyio.WouldBlock:
+                    try:
+                        item = await self._read_stream.receive()
+                    except anyio.EndOfStream:
+                        return
+                except anyio.EndOfStream:
+                    return
+                await self._dispatch(item)
 
     def _start(self, func: Callable[..., Any], *args: Any) -> None:
         assert self._tasks is not None
