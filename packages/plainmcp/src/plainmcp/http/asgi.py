@@ -138,11 +138,11 @@ async def respond(
     content_type: str | None = None,
     headers: Iterable[tuple[str, str]] = (),
 ) -> None:
-    all_headers = list(headers)
+    raw = _encode_headers(headers)
     if content_type is not None:
-        all_headers.append(("content-type", content_type))
-    all_headers.append(("content-length", str(len(body))))
-    await send({"type": "http.response.start", "status": status, "headers": _encode_headers(all_headers)})
+        raw.append((b"content-type", content_type.encode("latin-1")))
+    raw.append((b"content-length", b"%d" % len(body)))
+    await send({"type": "http.response.start", "status": status, "headers": raw})
     await send({"type": "http.response.body", "body": body})
 
 
