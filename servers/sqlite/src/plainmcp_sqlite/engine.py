@@ -365,10 +365,8 @@ class Database:
         own transaction, committed when it succeeds; with ``dry_run`` inside a savepoint that is
         rolled back (the outcome counts the changes it would make, and says what they are); with
         ``expect_changes`` committed only when it changed exactly that many rows. The first ``skip``
-        rows are stepped over (a later page). ``shape``, when given, runs on the worker thread once the
-        statement has ended, and its result becomes the outcome's ``shaped``: turning many rows into
-        JSON and text there keeps the work off the event loop, and on the thread (and the core) whose
-        cache still holds the rows.
+        rows are stepped over (a later page). ``shape`` runs on the worker thread once the statement
+        has ended, its result the outcome's ``shaped`` (many rows made JSON off the event loop).
 
         Raises:
             Changed: ``expect_changes`` was not met; nothing was committed.
@@ -383,23 +381,13 @@ class Database:
             generation = guard.arm(limit)
             guard.value_limit = min(MAX_VALUE_BYTES, max_bytes if max_value_bytes is None else max_value_bytes)
             timer = asyncio.get_running_loop().call_later(limit, guard.interrupt, generation)
+            arguments = (connection, guard, sql, params, max_rows, max_bytes, (dry_run, expect_changes), skip, shape)
             ended = failed = overdue = False
             try:
                 # The timer interrupts at the deadline; a step that cannot be interrupted is left
                 # behind STOP_GRACE later (see the finally clause).
                 with anyio.move_on_after(limit + STOP_GRACE):
-                    outcome: Outcome = await worker.call(
-                        self._statement,
-                        connection,
-                        guard,
-                        sql,
-                        params,
-                        max_rows,
-                        max_bytes,
-                        (dry_run, expect_changes),
-                        skip,
-                        shape,
-                    )
+                    outcome: Outcome = await worker.call(self._statement, *arguments)
                     ended = True
                     return outcome
                 overdue = True
