@@ -22,7 +22,6 @@ import shutil
 import subprocess
 import sys
 import tarfile
-import tomllib
 import zipfile
 from pathlib import Path
 
@@ -43,9 +42,9 @@ def projects() -> list[Path]:
 
 
 def mismatched_versions(expected: str) -> list[str]:
-    """The packages whose pyproject.toml version is not ``expected`` (the release tag without its ``v``)."""
-    found = [tomllib.loads((p / "pyproject.toml").read_text())["project"] for p in projects()]
-    return [f"{project['name']} is {project['version']}" for project in found if project["version"] != expected]
+    """The packages whose declared version is not ``expected`` (the release tag without its ``v``)."""
+    found = [(workspace.project_name(p), workspace.declared_version(p)) for p in projects()]
+    return [f"{name} is {version}" for name, version in found if version != expected]
 
 
 def metadata(path: Path) -> email.message.Message:

@@ -12,6 +12,7 @@ packages and the tools cannot drift from what hatch would install (tests/devenv 
 
 from __future__ import annotations
 
+import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -70,3 +71,24 @@ def resolve(root: Path, globs: list[str]) -> tuple[Path, ...]:
             raise WorkspaceError(f"workspace member {pattern!r} matches no directory with a pyproject.toml")
         found |= matched
     return tuple(sorted(found))
+
+
+def project_name(package: Path) -> str:
+    """The distribution name in the pyproject.toml of ``package``."""
+    return str(tomllib.loads((package / "pyproject.toml").read_text(encoding="utf-8"))["project"]["name"])
+
+
+def declared_version(package: Path) -> str:
+    """The version a package declares: ``project.version`` of its pyproject.toml, or, when the version is
+    dynamic, the ``__version__ = "..."`` literal of the file ``[tool.hatch.version] path`` names (how the
+    servers declare theirs: their code reads it at no cost, and hatchling reads it from there)."""
+    pyproject = tomllib.loads((package / "pyproject.toml").read_text(encoding="utf-8"))
+    project = pyproject["project"]
+    if "version" in project:
+        return str(project["version"])
+    path = pyproject["tool"]["hatch"]["version"]["path"]
+    source = (package / path).read_text(encoding="utf-8")
+    found = re.search(r'^__version__ = "([^"]+)"$', source, re.MULTILINE)
+    if found is None:
+        raise WorkspaceError(f'{package / path} declares no __version__ = "..."')
+    return found.group(1)

@@ -14,7 +14,6 @@ import os
 import re
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -125,8 +124,8 @@ def initialize(command: list[str], *, env: dict[str, str] | None, cwd: Path, tim
 
 
 def project_version(directory: Path) -> str:
-    """``project.version`` of the pyproject.toml in ``directory``."""
-    return tomllib.loads((directory / "pyproject.toml").read_text())["project"]["version"]
+    """The version the package in ``directory`` declares (pyproject.toml's, or its ``__version__``)."""
+    return str(_load_script("workspace").declared_version(directory))
 
 
 def server_args(name: str, home: Path) -> list[str]:

@@ -12,7 +12,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from .offline import ROOT, SERVERS, initialize, server_args
+from .offline import ROOT, SERVERS, initialize, project_version, server_args
 from .registry_schema import SERVER_JSON
 
 OWNER = "io.github.plainmcp"  # the GitHub owner the registry namespace is verified against
@@ -53,7 +53,7 @@ def test_readme_carries_the_mcp_name_marker(name: str) -> None:
 
 @pytest.mark.parametrize("name", SERVERS)
 def test_one_version_in_pyproject_server_json_and_the_running_server(name: str, tmp_path: Path) -> None:
-    version = _project(name)["version"]
+    version = project_version(ROOT / "servers" / name)
     document = _server_json(name)
     assert document["version"] == version
     assert document["packages"][0]["version"] == version

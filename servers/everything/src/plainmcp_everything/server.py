@@ -8,11 +8,10 @@ every protocol feature to the code that shows it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from importlib import metadata
 
 from plainmcp import Server
 
-from . import changes, input_required, prompts, resources, tasks, tools
+from . import __version__, changes, input_required, prompts, resources, tasks, tools
 from .config import Config
 
 NAME = "plainmcp-everything"
@@ -45,7 +44,7 @@ def build_server(config: Config, deps: Deps | None = None) -> Server:
     """
     server = Server(
         NAME,
-        metadata.version(NAME),  # the package's __version__, read here because __init__ imports this module
+        __version__,
         title=TITLE,
         description=INFO_DESCRIPTION,
         instructions=INSTRUCTIONS,

@@ -11,11 +11,11 @@ import functools
 import logging
 import time
 from dataclasses import dataclass
-from importlib import metadata
 
 import anyio
 from plainmcp import Server
 
+from . import __version__
 from .access import Access
 from .config import Config
 from .directory_tools import DIRECTORY_TREE, LIST_DIRECTORY, DirectoryTools
@@ -102,7 +102,7 @@ def build_server(config: Config, deps: Deps | None = None) -> Server:
     access = Access(deps.policy, use_roots=config.use_roots)
     server = Server(
         NAME,
-        metadata.version(NAME),
+        __version__,
         title="Filesystem",
         description="Safe file access with content search and live resource subscriptions",
         instructions=INSTRUCTIONS,

@@ -8,13 +8,12 @@ background task, :class:`.watch.LibraryUpkeep`).
 
 from __future__ import annotations
 
-import importlib.metadata
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from plainmcp import Server
 
-from . import tools
+from . import __version__, tools
 from .catalog import Catalog
 from .completion import History
 from .config import Config
@@ -62,7 +61,7 @@ def build_server(config: Config, deps: Deps | None = None) -> Server:
     deps = deps or default_deps(config)
     server = Server(
         NAME,
-        importlib.metadata.version(NAME),
+        __version__,
         title="Prompt library",
         description="Prompts kept as Markdown files, served live as MCP prompts",
         instructions=INSTRUCTIONS,

@@ -7,13 +7,12 @@ connection (``--allow-write`` only) at the first ``execute``. Both close when se
 
 from __future__ import annotations
 
-import importlib.metadata
 from dataclasses import dataclass
 from typing import Any
 
 from plainmcp import Server
 
-from . import canned, prompts, resources, tools
+from . import __version__, canned, prompts, resources, tools
 from .catalog import Catalog
 from .config import Config, Named
 from .engine import Database
@@ -92,7 +91,7 @@ def build_server(config: Config, deps: Deps | None = None) -> Server:
         )
     server = Server(
         NAME,
-        importlib.metadata.version(NAME),
+        __version__,
         title="SQLite",
         description="Explore and query a SQLite database: read-only by default, bounded in time and size",
         instructions=INSTRUCTIONS + f"This server is {mode}." + several,
