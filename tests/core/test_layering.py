@@ -136,6 +136,7 @@ LAYERS: dict[str, int] = {
     "plainmcp.http.app": 4,
     "plainmcp.http.asgi": 4,
     "plainmcp.http.auth": 4,
+    "plainmcp.http.body_deadlines": 4,
     "plainmcp.http.connection_guard": 4,
     "plainmcp.http.event_buffer": 4,
     "plainmcp.http.exchange": 4,

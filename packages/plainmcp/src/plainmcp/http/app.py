@@ -21,8 +21,11 @@ from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
+import anyio
+
 from .asgi import ASGIApp, HostPolicy, Receive, Scope, Send, principal_subject, respond, respond_json
 from .auth import WELL_KNOWN_PRM, BearerAuth
+from .body_deadlines import BodyDeadlines
 from .exchange import Exchange, RequestIds
 from .gateway import Gateway
 from .legacy_sse import LegacySSE
@@ -88,6 +91,7 @@ class MCPApp:
         self.write_timeout = write_timeout
         self.metrics = HTTPMetrics(server) if metrics else None
         self._request_ids = RequestIds()
+        self._body_deadlines = BodyDeadlines(body_timeout) if body_timeout is not None else None
         observer = self.metrics.observe_call if self.metrics is not None else None
         self.streamable = (
             StreamableHTTP(
@@ -119,13 +123,21 @@ class MCPApp:
 
     @asynccontextmanager
     async def running(self) -> AsyncIterator[None]:
-        """The app's lifetime: the server's background tasks, and the Streamable HTTP sweeper."""
-        async with self.server.running():
-            if self.streamable is None:
-                yield
-                return
-            async with self.streamable.running():
-                yield
+        """The app's lifetime: the server's background tasks, the body deadlines' sweeper, and
+        the Streamable HTTP background work."""
+        async with self.server.running(), anyio.create_task_group() as task_group:
+            if self._body_deadlines is not None:
+                self._body_deadlines.task_group = task_group
+            try:
+                if self.streamable is None:
+                    yield
+                else:
+                    async with self.streamable.running():
+                        yield
+            finally:
+                if self._body_deadlines is not None:
+                    self._body_deadlines.task_group = None
+                task_group.cancel_scope.cancel()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -142,6 +154,7 @@ class MCPApp:
             write_timeout=self.write_timeout,
             on_stream=self._stream_counter(route),
             new_id=self._request_ids,
+            deadlines=self._body_deadlines,
         )
         try:
             with exchange.cancel_scope:

@@ -25,6 +25,7 @@ import anyio
 
 from ..errors import ErrorCode
 from .asgi import Message, Receive, Scope, Send, error_payload, header, respond_json
+from .body_deadlines import BodyDeadlines
 
 logger = logging.getLogger(__name__)
 
@@ -72,6 +73,8 @@ class Exchange:
         write_timeout: seconds one ``send`` may wait for a client that does not read.
         on_stream: called with +1 when an SSE response starts and -1 when the request ends.
         new_id: mints the request id when the client sent no usable one (default: a UUID).
+        deadlines: the app's keeper of body deadlines (default, or outside its lifespan: a timer
+            of this request's own).
     """
 
     def __init__(
@@ -84,6 +87,7 @@ class Exchange:
         write_timeout: float | None = 30.0,
         on_stream: Callable[[int], None] | None = None,
         new_id: Callable[[], str] | None = None,
+        deadlines: BodyDeadlines | None = None,
     ) -> None:
         self.scope = scope
         self.id = request_id_of(scope, new_id)
@@ -104,6 +108,8 @@ class Exchange:
         self.stalled = False
         self._body_done = False
         self._deadline_set = False
+        self._own_deadline = False
+        self._deadlines = deadlines if body_timeout is not None else None
         self._id_header = self.id.encode("ascii")
 
     # ------------------------------------------------------------------------------- receiving
@@ -114,16 +120,30 @@ class Exchange:
             self._count_in(message)
             return message
         if not self._deadline_set:
-            # Until the body is in, its deadline is the request's: one timer on the cancel scope
-            # the app runs in, not a scope of its own around every receive. Passing it cancels
-            # the request, which is then answered 408 (see :meth:`timed_out_response`).
+            # Until the body is in, its deadline is the request's: passing it cancels the request
+            # (the cancel scope the app runs in), which is then answered 408 (see
+            # :meth:`timed_out_response`). The app's sweeper keeps the clock; outside the app's
+            # lifespan, a timer on the cancel scope does.
             self._deadline_set = True
-            self.cancel_scope.deadline = anyio.current_time() + self.body_timeout
+            if self._deadlines is None or not self._deadlines.add(self):
+                self._own_deadline = True
+                self.cancel_scope.deadline = anyio.current_time() + self.body_timeout
         message = await self._receive()
         self._count_in(message)
         if self._body_done:
-            self.cancel_scope.deadline = math.inf
+            self._stop_clock()
         return message
+
+    def _stop_clock(self) -> None:
+        if self._own_deadline:
+            self.cancel_scope.deadline = math.inf
+        elif self._deadlines is not None:
+            self._deadlines.drop(self)
+
+    def body_deadline_passed(self) -> None:
+        """The body did not arrive in time (the app's sweeper calls this)."""
+        if not self._body_done:
+            self.cancel_scope.cancel()
 
     def _count_in(self, message: Message) -> None:
         if message["type"] == "http.request":
@@ -186,6 +206,8 @@ class Exchange:
 
     def finish(self, *, route: str, extra: dict[str, Any] | None = None) -> None:
         """Write the access-log line (debug level for probes and scrapes)."""
+        if not self._body_done and self._deadline_set:
+            self._stop_clock()
         if self.streaming and self.on_stream is not None:
             self.on_stream(-1)
         level = logging.DEBUG if route in ("/health", "/metrics") else logging.INFO
