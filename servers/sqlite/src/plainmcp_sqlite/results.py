@@ -58,6 +58,7 @@ _NUMBERS = frozenset({int, float, _NULL})
 _TEXTS = frozenset({str, _NULL})
 _FLOATS = frozenset({float})
 _STRINGS = frozenset({str})
+_NULL = type(None)
 _INFINITIES = (math.inf, -math.inf)
 
 
@@ -136,7 +137,12 @@ def _json_rows(rows: Sequence[Sequence[Any]], max_chars: int) -> tuple[list[Sequ
         return [], 0, []
     columns, cut, converted = json_columns(rows, max_chars)
     if converted:
-        return list(zip(*(values for values, _ in columns), strict=True)), cut, columns
+        rows = list(zip(*(values for values, _ in columns), strict=True))
+    if any(_NULL in kinds for _, kinds in columns):
+        # Beside a null, the core's codec checks its output by reading it back (a NaN would be
+        # written as null too), and a tuple reads back as a list: rows with a NULL go out as lists,
+        # or the message would be encoded a second time, by the slower standard library.
+        return list(map(list, rows)), cut, columns
     return rows if isinstance(rows, list) else list(rows), cut, columns
 
 
