@@ -11,13 +11,16 @@ The rules (every message the core reads or writes goes through here):
 
 ``orjson`` does most of the work when it is installed (a declared dependency on CPython). It
 differs from the rules in three places, each handled here: it reads integers past 64 bits as
-floats, writes NaN as ``null``, and refuses lone surrogates, large integers and non-string keys
-outright; it also writes enums and UUIDs, which the standard library refuses. Whenever it refuses, or its answer might differ, the standard library's codec (which
-follows the rules by itself) does the work instead, so the two always agree on what is valid.
+floats, writes NaN as ``null``, and refuses lone surrogates, large integers and non-string keys.
+Whenever it refuses, or its answer might differ, the standard library's codec (which follows the
+rules by itself) does the work instead. One leniency remains: orjson also writes enums and UUIDs,
+which the standard library refuses.
+
 Output that holds a ``null`` is read back and compared with the value, to find a NaN written as
 null: a value built of dicts and lists passes at C speed, while a tuple (which reads back as a
 list) sends the value to the standard library, correct but several times slower; producers of
-large results with nulls should use lists. ``PLAINMCP_JSON=stdlib`` selects the standard library alone.
+large results with nulls should use lists. ``PLAINMCP_JSON=stdlib`` selects the standard library
+alone.
 
 Sans-I/O and synchronous.
 """
