@@ -7,6 +7,7 @@ waiting, so under load a new sweeper task was started for nearly every call.
 
 from __future__ import annotations
 
+import gc
 import json
 from typing import Any
 
@@ -14,7 +15,7 @@ import anyio
 import pytest
 from plainmcp import Server
 from plainmcp.http.app import MCPApp
-from plainmcp.http.stateless import SWEEPER_NAME, WATCH_AFTER_SECONDS
+from plainmcp.http.stateless import SWEEPER_NAME, WATCH_AFTER_SECONDS, ModernExchange
 
 from .http_server import modern_body, modern_headers
 
@@ -88,3 +89,21 @@ async def test_one_sweeper_serves_a_run_of_calls_and_ends_after_them() -> None:
         with anyio.fail_after(5):
             while sweepers():  # no call for a whole period: it ends
                 await anyio.sleep(WATCH_AFTER_SECONDS)
+
+
+async def test_an_answered_exchange_is_freed_without_the_cyclic_collector() -> None:
+    """The exchange's connection and session hold its write stream in reference cycles; the
+    stream lets go of the exchange once it is over, so the request's objects do not wait for a
+    garbage collection (which, under load, every request in flight waits for)."""
+    app = MCPApp(quick_server())
+    async with app.running():
+        assert await post(app, 0) == 200
+        gc.collect()
+        gc.disable()
+        try:
+            for request_id in range(1, 21):
+                assert await post(app, request_id) == 200
+            alive = sum(1 for thing in gc.get_objects() if isinstance(thing, ModernExchange))
+        finally:
+            gc.enable()
+    assert alive == 0
