@@ -17,6 +17,7 @@ reads to find the server's scene.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import subprocess
 import sys
@@ -93,14 +94,25 @@ def server_venv(path: Path, name: str) -> Path:
     return python
 
 
+def declared_version(package: Path) -> str:
+    """The version ``package`` declares, as tools/workspace.py reads it (pyproject's, or its ``__version__``)."""
+    spec = importlib.util.spec_from_file_location("_plainmcp_workspace", ROOT / "tools" / "workspace.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return str(module.declared_version(package))
+
+
 def dist_info(site: Path, pyproject: Path) -> Path:
     """The ``*.dist-info`` directory pip writes for the project of ``pyproject``: its METADATA and its
     entry points (``[project.scripts]`` as ``console_scripts``, and every ``[project.entry-points]`` group)."""
     project = tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]
+    version = declared_version(pyproject.parent)
     groups = {"console_scripts": project.get("scripts", {}), **project.get("entry-points", {})}
-    record = site / f"{project['name'].replace('-', '_')}-{project['version']}.dist-info"
+    record = site / f"{project['name'].replace('-', '_')}-{version}.dist-info"
     record.mkdir()
-    (record / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {project['name']}\nVersion: {project['version']}\n")
+    (record / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {project['name']}\nVersion: {version}\n")
     (record / "entry_points.txt").write_text(
         "".join(
             f"[{group}]\n" + "".join(f"{key} = {value}\n" for key, value in entries.items()) + "\n"
