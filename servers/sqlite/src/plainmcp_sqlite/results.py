@@ -58,7 +58,6 @@ _NUMBERS = frozenset({int, float, _NULL})
 _TEXTS = frozenset({str, _NULL})
 _FLOATS = frozenset({float})
 _STRINGS = frozenset({str})
-_NULL = type(None)
 _INFINITIES = (math.inf, -math.inf)
 
 
