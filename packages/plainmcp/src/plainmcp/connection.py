@@ -44,8 +44,15 @@ class ServerConnection:
     ) -> None:
         self.server = server
         self.session = Session(read_stream, write_stream, self, **session_options)
-        self.legacy = LegacyLifecycle(server, self, self.session.spawn)
+        self._legacy: LegacyLifecycle | None = None
         self.modern = ModernDispatcher(server, self)
+
+    @property
+    def legacy(self) -> LegacyLifecycle:
+        """The legacy era's state, made at its first use: a 2026-07-28 exchange never needs it."""
+        if self._legacy is None:
+            self._legacy = LegacyLifecycle(self.server, self, self.session.spawn)
+        return self._legacy
 
     async def run(self) -> None:
         """Serve until the client's input ends (plus the session's grace period)."""
@@ -54,21 +61,22 @@ class ServerConnection:
             await self.session.run()
         finally:
             self.server.bus.detach(self)
-            self.legacy.tasks.end()  # a legacy task belongs to its connection
+            if self._legacy is not None:
+                self._legacy.tasks.end()  # a legacy task belongs to its connection
 
     @property
     def version(self) -> str | None:
         """The legacy revision ``initialize`` agreed on (None before, and for modern clients)."""
-        return self.legacy.version
+        return self._legacy.version if self._legacy is not None else None
 
     @property
     def subscribed_uris(self) -> set[str]:
-        return self.legacy.subscriptions
+        return self._legacy.subscriptions if self._legacy is not None else set()
 
     # ------------------------------------------------------------------------------ Handler API
 
     def accepts_batches(self) -> bool:
-        return self.legacy.accepts_batches()
+        return self._legacy is not None and self._legacy.accepts_batches()
 
     async def handle_request(self, request: Request, call: InFlight) -> Any:
         if is_modern_request(request):

@@ -54,8 +54,16 @@ class LegacyTasks:
         self.server = server
         self.peer = peer
         self._spawn = spawn
-        self.owner = "session:" + os.urandom(16).hex()
+        self._owner: str | None = None
         self._created_any = False  # most connections never create one: no need to look at the store
+
+    @property
+    def owner(self) -> str:
+        """This connection's name in the task store, random, made when first needed (most
+        connections never make a task: no syscall for them)."""
+        if self._owner is None:
+            self._owner = "session:" + os.urandom(16).hex()
+        return self._owner
 
     async def call_tool(
         self,
