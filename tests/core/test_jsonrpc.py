@@ -445,3 +445,21 @@ def test_frame_answers_an_unserializable_result_with_an_internal_error() -> None
     cyclic["self"] = cyclic
     line = json.loads(frame(Response(7, cyclic)))
     assert line["id"] == 7 and line["error"]["code"] == -32603
+
+
+def test_messages_are_immutable_values_equal_by_their_fields():
+    request = Request(1, "tools/call", {"name": "echo"})
+    assert request == Request(1, "tools/call", {"name": "echo"})
+    assert request != Request(2, "tools/call", {"name": "echo"})
+    assert Response(1, {}) != ErrorResponse(1, {})  # same fields, another kind of message
+    assert Invalid(None, "x") == Invalid(None, "x") and Batch((request,)) == Batch(
+        (Request(1, "tools/call", {"name": "echo"}),)
+    )
+    with pytest.raises(AttributeError):
+        request.id = 2  # type: ignore[misc]  # the point: it cannot be changed
+    with pytest.raises(AttributeError):
+        del request.method
+    with pytest.raises(TypeError):
+        hash(request)  # equal by value, and params is a mutable dict
+    assert repr(request) == "Request(id=1, method='tools/call', params={'name': 'echo'})"
+    assert not hasattr(request, "__dict__")

@@ -15,7 +15,6 @@ import logging
 import math
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, Protocol
 
 import anyio
@@ -51,15 +50,18 @@ ProgressCallback = Callable[[float, "float | None", "str | None"], Any]
 Observer = Callable[["Request", "Message | None", float], None]
 
 
-@dataclass(slots=True)
 class Outbound:
     """A message on its way out, and the incoming request it belongs to (if any).
 
     Transports that multiplex (Streamable HTTP) route by ``related_to``; stdio ignores it.
     """
 
-    message: Message | list[Message]
-    related_to: RequestId | None = None
+    # A plain class, not a dataclass: making a dataclass costs every process's start-up ~0.3 ms.
+    __slots__ = ("message", "related_to")
+
+    def __init__(self, message: Message | list[Message], related_to: RequestId | None = None) -> None:
+        self.message = message
+        self.related_to = related_to
 
 
 class Handler(Protocol):
@@ -116,11 +118,15 @@ class InFlight:
         await self._session.notify(protocol.PROGRESS, params, related_to=self.request.id)
 
 
-@dataclass(slots=True)
 class _Pending:
-    event: anyio.Event
-    on_progress: ProgressCallback | None
-    reply: Message | None = None
+    """An outgoing request waiting for its reply."""
+
+    __slots__ = ("event", "on_progress", "reply")
+
+    def __init__(self, event: anyio.Event, on_progress: ProgressCallback | None) -> None:
+        self.event = event
+        self.on_progress = on_progress
+        self.reply: Message | None = None
 
 
 class Session:
