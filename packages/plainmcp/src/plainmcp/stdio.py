@@ -76,6 +76,7 @@ class StdinStream(ObjectReceiveStream[Decoded]):
         # non-blocking descriptor (a readiness report may be stale by the time we read), so it is
         # used only for a pipe or socket of our own, never for a terminal shared with a shell.
         self._loop: Any = None
+        self._more_waiting = True  # the last read filled the buffer: read again before waiting
         self._watching = False
         self._waiter: Any = None
         self._nonblocking = False
@@ -115,7 +116,7 @@ class StdinStream(ObjectReceiveStream[Decoded]):
                 self._ready.extend(self._decoder.finish())
 
     async def _read(self) -> bytes:
-        if self._nonblocking and _asyncio_loop() is not None:
+        if self._nonblocking and (self._loop is not None or _asyncio_loop() is not None):
             return await self._read_asyncio()
         if self._mode == "poll":
             try:
@@ -134,16 +135,21 @@ class StdinStream(ObjectReceiveStream[Decoded]):
     async def _read_asyncio(self) -> bytes:
         """Wait for the descriptor with a reader registration that stays in place between reads,
         instead of one registration (two epoll_ctl calls and a future) per message."""
-        loop = self._loop = _asyncio_loop()
-        eager = True
+        loop = self._loop = self._loop or _asyncio_loop()
+        waited = False
         while not self._eof:
-            try:
-                data = os.read(self.fd, _READ_SIZE)
-            except BlockingIOError:
-                eager = False
-            else:
-                self._eager = eager
-                return data
+            # Read at once only after a read that filled the buffer (more is likely waiting) or a
+            # readiness report; after a short read the pipe is most likely empty, and a read now
+            # would fail, once per message of a client that waits for each answer.
+            if waited or self._more_waiting:
+                try:
+                    data = os.read(self.fd, _READ_SIZE)
+                except BlockingIOError:
+                    pass  # a stale readiness report: wait again
+                else:
+                    self._eager = not waited  # found without waiting: input is flooding in
+                    self._more_waiting = len(data) == _READ_SIZE
+                    return data
             if not self._watching:
                 loop.add_reader(self.fd, self._readable)
                 self._watching = True
@@ -152,6 +158,7 @@ class StdinStream(ObjectReceiveStream[Decoded]):
                 await self._waiter
             finally:
                 self._waiter = None
+            waited = True
         return b""
 
     def _readable(self) -> None:
@@ -244,6 +251,7 @@ class StdoutStream(ObjectSendStream[Outbound]):
         self._broken = False
         self._restore = False
         self._turn_open = False  # a message was written in this event-loop turn
+        self._loop: Any = None
         # Regular files and /dev/null cannot be polled (epoll refuses them); their writes never
         # wait, so the drain writes them directly instead of waiting to be told it may.
         self._pollable = True
@@ -285,8 +293,10 @@ class StdoutStream(ObjectSendStream[Outbound]):
             self._room.set()
 
     def _open_turn(self) -> None:
-        loop = _asyncio_loop()
-        if loop is not None:
+        if self._loop is None:
+            self._loop = _asyncio_loop() or False  # False: not asyncio (asked once, not per message)
+        loop = self._loop
+        if loop:
             self._turn_open = True
             loop.call_soon(self._close_turn)
 
