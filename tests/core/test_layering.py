@@ -111,6 +111,7 @@ LAYERS: dict[str, int] = {
     "plainmcp.schema_messages": 1,
     "plainmcp.sse": 1,
     "plainmcp.uri_template": 1,
+    "plainmcp.values": 1,
     "plainmcp.versions": 1,
     # 2. Session: async, transport-agnostic, over a pair of object streams.
     "plainmcp.request_tasks": 2,

@@ -7,12 +7,12 @@ result on with the call, so the dispatcher does not parse it again.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from . import protocol
 from .errors import ErrorCode, MCPError, invalid_params
 from .jsonrpc import Request
+from .values import Value, set_field
 from .versions import LEGACY_VERSIONS, MODERN_VERSIONS
 
 ENVELOPE_KEYS = (
@@ -35,14 +35,22 @@ def is_modern_request(request: Request) -> bool:
     return request.method in protocol.MODERN_ONLY_METHODS
 
 
-@dataclass(frozen=True, slots=True)
-class Envelope:
+class Envelope(Value):
     """A modern request's terms: its revision, and what the client says about itself."""
 
+    __slots__ = ("version", "client_capabilities", "client_info", "log_threshold")
     version: str
     client_capabilities: dict[str, Any]
     client_info: dict[str, Any]
     log_threshold: int | None
+
+    def __init__(
+        self, version: str, client_capabilities: dict[str, Any], client_info: dict[str, Any], log_threshold: int | None
+    ) -> None:
+        set_field(self, "version", version)
+        set_field(self, "client_capabilities", client_capabilities)
+        set_field(self, "client_info", client_info)
+        set_field(self, "log_threshold", log_threshold)
 
 
 def check_version(version: str) -> None:

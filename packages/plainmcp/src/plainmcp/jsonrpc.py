@@ -13,6 +13,7 @@ from typing import Any, TypeGuard
 
 from . import json_codec
 from .errors import ErrorCode
+from .values import Value, set_field
 
 RequestId = str | int
 
@@ -21,44 +22,16 @@ JSONRPC_VERSION = "2.0"
 MAX_BATCH = 1000
 
 
-_set = object.__setattr__  # how an immutable value sets its fields, once, in __init__
-
-
-class _Value:
-    """An immutable value of named fields (its ``__slots__``), equal to another of its class with
-    equal fields. Written by hand rather than as frozen dataclasses: making the six classes below
-    costs every process ~2 ms of its start-up that way, for nothing these need."""
-
-    __slots__: tuple[str, ...] = ()
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise AttributeError(f"{type(self).__name__} is immutable")
-
-    def __delattr__(self, name: str) -> None:
-        raise AttributeError(f"{type(self).__name__} is immutable")
-
-    def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
-            return NotImplemented
-        return all(getattr(self, name) == getattr(other, name) for name in self.__slots__)
-
-    __hash__ = None  # type: ignore[assignment]  # equal by value, and the values (dicts) are mutable
-
-    def __repr__(self) -> str:
-        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
-        return f"{type(self).__name__}({fields})"
-
-
-class Request(_Value):
+class Request(Value):
     __slots__ = ("id", "method", "params")
     id: RequestId
     method: str
     params: dict[str, Any] | None
 
     def __init__(self, id: RequestId, method: str, params: dict[str, Any] | None = None) -> None:
-        _set(self, "id", id)
-        _set(self, "method", method)
-        _set(self, "params", params)
+        set_field(self, "id", id)
+        set_field(self, "method", method)
+        set_field(self, "params", params)
 
     def to_dict(self) -> dict[str, Any]:
         message: dict[str, Any] = {"jsonrpc": JSONRPC_VERSION, "id": self.id, "method": self.method}
@@ -67,14 +40,14 @@ class Request(_Value):
         return message
 
 
-class Notification(_Value):
+class Notification(Value):
     __slots__ = ("method", "params")
     method: str
     params: dict[str, Any] | None
 
     def __init__(self, method: str, params: dict[str, Any] | None = None) -> None:
-        _set(self, "method", method)
-        _set(self, "params", params)
+        set_field(self, "method", method)
+        set_field(self, "params", params)
 
     def to_dict(self) -> dict[str, Any]:
         message: dict[str, Any] = {"jsonrpc": JSONRPC_VERSION, "method": self.method}
@@ -83,20 +56,20 @@ class Notification(_Value):
         return message
 
 
-class Response(_Value):
+class Response(Value):
     __slots__ = ("id", "result")
     id: RequestId
     result: Any
 
     def __init__(self, id: RequestId, result: Any) -> None:
-        _set(self, "id", id)
-        _set(self, "result", result)
+        set_field(self, "id", id)
+        set_field(self, "result", result)
 
     def to_dict(self) -> dict[str, Any]:
         return {"jsonrpc": JSONRPC_VERSION, "id": self.id, "result": self.result}
 
 
-class ErrorResponse(_Value):
+class ErrorResponse(Value):
     """An error response. ``id`` is None only when the request's id could not be read."""
 
     __slots__ = ("id", "error")
@@ -104,8 +77,8 @@ class ErrorResponse(_Value):
     error: dict[str, Any]
 
     def __init__(self, id: RequestId | None, error: dict[str, Any]) -> None:
-        _set(self, "id", id)
-        _set(self, "error", error)
+        set_field(self, "id", id)
+        set_field(self, "error", error)
 
     @property
     def code(self) -> int:
@@ -118,7 +91,7 @@ class ErrorResponse(_Value):
 Message = Request | Notification | Response | ErrorResponse
 
 
-class Invalid(_Value):
+class Invalid(Value):
     """Input that is not a valid message. ``reply`` is the error response to send, if any."""
 
     __slots__ = ("reply", "reason")
@@ -126,18 +99,18 @@ class Invalid(_Value):
     reason: str
 
     def __init__(self, reply: ErrorResponse | None, reason: str) -> None:
-        _set(self, "reply", reply)
-        _set(self, "reason", reason)
+        set_field(self, "reply", reply)
+        set_field(self, "reason", reason)
 
 
-class Batch(_Value):
+class Batch(Value):
     """A JSON array of messages, as 2025-03-26 allows. Whether it is accepted is the session's call."""
 
     __slots__ = ("items",)
     items: tuple[Message | Invalid, ...]
 
     def __init__(self, items: tuple[Message | Invalid, ...]) -> None:
-        _set(self, "items", items)
+        set_field(self, "items", items)
 
 
 Decoded = Message | Batch | Invalid

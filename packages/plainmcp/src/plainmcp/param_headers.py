@@ -26,10 +26,10 @@ import base64
 import binascii
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from .errors import ErrorCode, MCPError
+from .values import Value, set_field
 
 ANNOTATION = "x-mcp-header"
 HEADER_PREFIX = "Mcp-Param-"
@@ -42,13 +42,18 @@ HEADER_TYPES = ("string", "integer", "boolean")
 SAFE_INTEGER = 2**53 - 1
 
 
-@dataclass(frozen=True, slots=True)
-class HeaderBinding:
+class HeaderBinding(Value):
     """One annotated property: the header it is mirrored in, where it sits in the arguments, its type."""
 
+    __slots__ = ("header", "path", "type")
     header: str  # the full header name, "Mcp-Param-{Name}"
     path: tuple[str, ...]
     type: str
+
+    def __init__(self, header: str, path: tuple[str, ...], type: str) -> None:
+        set_field(self, "header", header)
+        set_field(self, "path", path)
+        set_field(self, "type", type)
 
     def value_in(self, arguments: Mapping[str, Any]) -> Any:
         """The argument's value, or None when it (or an object on its path) is absent."""
