@@ -12,6 +12,8 @@ from plainmcp import Server
 from plainmcp.http.app import MCPApp
 from plainmcp.http.body_deadlines import SWEEPER_NAME
 
+from .asgi_scope import post_scope
+
 pytestmark = pytest.mark.anyio
 
 TIMEOUT = 0.2
@@ -31,18 +33,7 @@ def tiny_server() -> Server:
 async def post(app: MCPApp, chunks: list[bytes], pause: float = 0.0) -> int:
     """A POST to the gateway whose body comes in ``chunks``, ``pause`` seconds apart, and then
     never ends when ``chunks`` is not the whole of it; the status of the answer."""
-    scope = {
-        "type": "http",
-        "method": "POST",
-        "path": "/mcp/call",
-        "headers": [(b"host", b"127.0.0.1:8000"), (b"content-type", b"application/json")],
-        "query_string": b"",
-        "client": ("127.0.0.1", 50000),
-        "server": ("127.0.0.1", 8000),
-        "scheme": "http",
-        "http_version": "1.1",
-        "root_path": "",
-    }
+    scope = post_scope("/mcp/call", [(b"content-type", b"application/json")])
     pending = list(chunks)
     complete = chunks[-1].endswith(b"}")
     statuses: list[int] = []

@@ -17,6 +17,7 @@ from plainmcp import Server
 from plainmcp.http.app import MCPApp
 from plainmcp.http.stateless import SWEEPER_NAME, WATCH_AFTER_SECONDS, ModernExchange
 
+from .asgi_scope import post_scope
 from .http_server import modern_body, modern_headers
 
 pytestmark = pytest.mark.anyio
@@ -37,18 +38,7 @@ async def post(app: MCPApp, request_id: int) -> int:
     """One 2026-07-28 tools/call POST straight into the ASGI app; its status."""
     body = modern_body(request_id, "tools/call", {"name": "quick", "arguments": {}})
     headers = [(name.lower().encode(), value.encode()) for name, value in modern_headers(body).items()]
-    scope = {
-        "type": "http",
-        "method": "POST",
-        "path": "/mcp",
-        "headers": [(b"host", b"127.0.0.1:8000"), *headers],
-        "query_string": b"",
-        "client": ("127.0.0.1", 50000),
-        "server": ("127.0.0.1", 8000),
-        "scheme": "http",
-        "http_version": "1.1",
-        "root_path": "",
-    }
+    scope = post_scope("/mcp", headers)
     delivered = False
     statuses: list[int] = []
 
