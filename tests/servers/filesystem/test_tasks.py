@@ -12,14 +12,14 @@ from typing import Any
 
 import anyio
 import pytest
-from plainmcp import Client, connect_stdio
+from plainmcp import connect_stdio
+
+from ..task_calls import LEGACY, MODERN, rpc, settled
 
 pytestmark = pytest.mark.anyio
 
-MODERN = "2026-07-28"
-LEGACY = "2025-11-25"
-TASKS = "io.modelcontextprotocol/tasks"
 POLLS = 500
+
 WAIT = 15.0
 #: Backtracks exponentially over a line of many "a" ending in "b": the search runs until stopped.
 BACKTRACKING = "(a+)+$"
@@ -38,29 +38,6 @@ def tree(tmp_path: Path) -> Path:
     (tmp_path / "c.md").write_text("nothing here\n")
     (tmp_path / "slow.txt").write_text("a" * 40 + "b\n")
     return tmp_path
-
-
-async def rpc(client: Client, method: str, params: dict[str, Any], extension: bool = True) -> Any:
-    """A 2026-07-28 request whose envelope declares the tasks extension (or not)."""
-    capabilities: dict[str, Any] = {"extensions": {TASKS: {}}} if extension else {}
-    meta = {
-        "io.modelcontextprotocol/protocolVersion": MODERN,
-        "io.modelcontextprotocol/clientCapabilities": capabilities,
-    }
-    return await client.session.request(method, {**params, "_meta": meta})
-
-
-async def settled(client: Client, task_id: str, *statuses: str, modern: bool = True) -> dict[str, Any]:
-    detail: dict[str, Any] = {}
-    for _ in range(POLLS):
-        if modern:
-            detail = await rpc(client, "tasks/get", {"taskId": task_id})
-        else:
-            detail = await client.session.request("tasks/get", {"taskId": task_id})
-        if detail["status"] in statuses:
-            return detail
-        await anyio.sleep(0.01)
-    raise AssertionError(detail)
 
 
 def search(root: Path, query: str, **more: Any) -> dict[str, Any]:

@@ -10,16 +10,15 @@ from typing import Any
 
 import anyio
 import pytest
-from plainmcp import Client, ErrorCode, MCPError, connect_stdio
+from plainmcp import ErrorCode, MCPError, connect_stdio
 
+from ..task_calls import LEGACY, MODERN, rpc, settled
 from .support import STDIO_COMMAND, WAIT, folder_state, make_shop
 
 pytestmark = pytest.mark.anyio
 
-MODERN = "2026-07-28"
-LEGACY = "2025-11-25"
-TASKS = "io.modelcontextprotocol/tasks"
 POLLS = 500
+
 #: A read that runs until stopped (far past any test): its deadline is --timeout, 60 s here.
 ENDLESS = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT count(*) FROM n"
 CUSTOMERS = "SELECT id, name FROM customers WHERE id <= ? ORDER BY id"
@@ -27,29 +26,6 @@ CUSTOMERS = "SELECT id, name FROM customers WHERE id <= ? ORDER BY id"
 
 def command(path: Path, *extra: str) -> list[str]:
     return [*STDIO_COMMAND, "--db", str(path), "--timeout", "60", "--no-watch", *extra]
-
-
-async def rpc(client: Client, method: str, params: dict[str, Any], extension: bool = True) -> Any:
-    """A 2026-07-28 request whose envelope declares the tasks extension (or not)."""
-    capabilities: dict[str, Any] = {"extensions": {TASKS: {}}} if extension else {}
-    meta = {
-        "io.modelcontextprotocol/protocolVersion": MODERN,
-        "io.modelcontextprotocol/clientCapabilities": capabilities,
-    }
-    return await client.session.request(method, {**params, "_meta": meta})
-
-
-async def settled(client: Client, task_id: str, *statuses: str, modern: bool = True) -> dict[str, Any]:
-    detail: dict[str, Any] = {}
-    for _ in range(POLLS):
-        if modern:
-            detail = await rpc(client, "tasks/get", {"taskId": task_id})
-        else:
-            detail = await client.session.request("tasks/get", {"taskId": task_id})
-        if detail["status"] in statuses:
-            return detail
-        await anyio.sleep(0.01)
-    raise AssertionError(detail)
 
 
 def query(sql: str, params: list[Any] | None = None) -> dict[str, Any]:

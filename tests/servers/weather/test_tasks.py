@@ -13,14 +13,13 @@ import pytest
 from plainmcp import Client, ErrorCode, MCPError, connect_stdio
 from plainmcp_weather.standin import StandIn
 
+from .. import task_calls
+from ..task_calls import LEGACY, MODERN, rpc
 from .support import QUICK, SERVER_MODULE
 
 pytestmark = pytest.mark.anyio
 
-MODERN = "2026-07-28"
-LEGACY = "2025-11-25"
-TASKS = "io.modelcontextprotocol/tasks"
-POLLS = 800
+POLLS = 800  # the stand-in's retries make tasks slower to settle
 FORECAST = {"name": "get_forecast", "arguments": {"latitude": 35.6895, "longitude": 139.6917, "days": 2}}
 
 
@@ -35,27 +34,8 @@ def command(standin: StandIn) -> list[str]:
     return [*SERVER_MODULE, *urls, "--timeout", "2", "--log-level", "warning"]
 
 
-async def rpc(client: Client, method: str, params: dict[str, Any], extension: bool = True) -> Any:
-    """A 2026-07-28 request whose envelope declares the tasks extension (or not)."""
-    capabilities: dict[str, Any] = {"extensions": {TASKS: {}}} if extension else {}
-    meta = {
-        "io.modelcontextprotocol/protocolVersion": MODERN,
-        "io.modelcontextprotocol/clientCapabilities": capabilities,
-    }
-    return await client.session.request(method, {**params, "_meta": meta})
-
-
 async def settled(client: Client, task_id: str, *statuses: str, modern: bool = True) -> dict[str, Any]:
-    detail: dict[str, Any] = {}
-    for _ in range(POLLS):
-        if modern:
-            detail = await rpc(client, "tasks/get", {"taskId": task_id})
-        else:
-            detail = await client.session.request("tasks/get", {"taskId": task_id})
-        if detail["status"] in statuses:
-            return detail
-        await anyio.sleep(0.01)
-    raise AssertionError(detail)
+    return await task_calls.settled(client, task_id, *statuses, modern=modern, polls=POLLS)
 
 
 async def reached(standin: StandIn, count: int) -> None:
