@@ -8,9 +8,11 @@ and gets the answers back, whatever the era:
   answered with ``resultType: "input_required"``, and the client retries with ``inputResponses``.
   The handler then runs again from the top, and this time ``ask`` returns the answers.
 
-Answers from earlier rounds travel in ``requestState``, signed with HMAC-SHA256 under a per-server
-key and bound to the method, the target (tool, prompt or URI) and the arguments, so a client cannot
-forge them, replay them on another request, or keep them past their lifetime. The state is signed,
+Answers from earlier rounds travel in ``requestState``, signed with HMAC-SHA256 under the server's
+key ring (:mod:`plainmcp.state.keyring`: the first key seals, every key verifies, so every replica
+sharing the ring accepts what any of them sealed) and bound to the method, the target (tool, prompt
+or URI), the arguments and the authenticated principal, so a client cannot forge them, replay them
+on another request or as another user, or keep them past their lifetime. The state is signed,
 not encrypted: the client can decode it, so it must never carry secrets.
 """
 
@@ -24,6 +26,7 @@ from typing import Any
 
 from . import protocol
 from .errors import ErrorCode, MCPError
+from .state.keyring import KeyRing
 
 STATE_LIFETIME_SECONDS = 3600
 
@@ -128,30 +131,31 @@ def _unb64(text: str) -> bytes:
 # every server's start-up, and only servers that ask for input (2026-07-28) need them.
 
 
-def binding(method: str, params: dict[str, Any]) -> str:
-    """A digest of what a state belongs to: the method, its target and its arguments."""
+def binding(method: str, params: dict[str, Any], principal: str | None = None) -> str:
+    """A digest of what a state belongs to: the method, its target, its arguments and who asked
+    (nothing of the replica: any replica holding the key ring must accept it)."""
     import hashlib
 
     target = {key: params.get(key) for key in ("name", "uri", "arguments")}
-    encoded = json.dumps([method, target], sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    encoded = json.dumps([method, target, principal], sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(encoded.encode("utf-8")).hexdigest()
 
 
-def seal_state(key: bytes, bound_to: str, answers: dict[str, Any], state: dict[str, Any]) -> str:
-    """A signed, opaque ``requestState`` token."""
+def seal_state(ring: KeyRing, bound_to: str, answers: dict[str, Any], state: dict[str, Any]) -> str:
+    """A signed, opaque ``requestState`` token, sealed with the ring's first key."""
     import hashlib
     import hmac
 
     payload = json.dumps(
         {"b": bound_to, "t": int(time.time()), "a": answers, "s": state}, separators=(",", ":"), ensure_ascii=False
     ).encode("utf-8")
-    signature = hmac.new(key, payload, hashlib.sha256).digest()
+    signature = hmac.new(ring.sealing, payload, hashlib.sha256).digest()
     return f"{_b64(payload)}.{_b64(signature)}"
 
 
-def open_state(key: bytes, bound_to: str, token: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+def open_state(ring: KeyRing, bound_to: str, token: Any) -> tuple[dict[str, Any], dict[str, Any]]:
     """The (answers, handler state) sealed in ``token``. Raises MCPError(-32602) unless the token
-    is ours, intact, unexpired and bound to this very request."""
+    was sealed by a key of ``ring``, is intact, unexpired and bound to this very request."""
     import hashlib
     import hmac
 
@@ -162,7 +166,7 @@ def open_state(key: bytes, bound_to: str, token: Any) -> tuple[dict[str, Any], d
         payload, signature = _unb64(payload_text), _unb64(signature_text)
     except (ValueError, TypeError):
         raise invalid_state() from None
-    if not hmac.compare_digest(hmac.new(key, payload, hashlib.sha256).digest(), signature):
+    if not any(hmac.compare_digest(hmac.new(key, payload, hashlib.sha256).digest(), signature) for key in ring.keys):
         raise invalid_state()
     content = json.loads(payload)
     if content["b"] != bound_to or time.time() - content["t"] > STATE_LIFETIME_SECONDS:

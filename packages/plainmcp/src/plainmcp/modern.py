@@ -163,11 +163,12 @@ class ModernDispatcher:
     async def _serve_multi_round(
         self, ctx: Context, handler: Any, method: str, params: dict[str, Any]
     ) -> dict[str, Any]:
-        bound_to = binding(method, params)
+        extras = extras_of(ctx.call.extras) if ctx.call is not None else None
+        bound_to = binding(method, params, extras.principal if extras is not None else None)
         answers: dict[str, Any] = {}
         state: dict[str, Any] = {}
         if "requestState" in params:
-            answers, state = open_state(self.server.state_key, bound_to, params["requestState"])
+            answers, state = open_state(self.server.keyring, bound_to, params["requestState"])
         responses = params.get("inputResponses")
         if responses is not None and not isinstance(responses, dict):
             raise invalid_params('"inputResponses" must be an object')
@@ -188,7 +189,7 @@ class ModernDispatcher:
             result = {
                 "resultType": "input_required",
                 "inputRequests": {key: request.to_dict() for key, request in need.requests.items()},
-                "requestState": seal_state(self.server.state_key, bound_to, known, ctx.inputs.state),
+                "requestState": seal_state(self.server.keyring, bound_to, known, ctx.inputs.state),
             }
             return self._stamp(result)
 

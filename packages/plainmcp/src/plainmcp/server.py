@@ -8,7 +8,6 @@ Capabilities are derived from what was registered, so they cannot disagree with 
 
 from __future__ import annotations
 
-import os
 from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Coroutine, Iterable, Sequence
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
@@ -19,6 +18,10 @@ from . import protocol
 from .pagination import DEFAULT_PAGE_SIZE
 from .prompts import Prompt, PromptArgument
 from .resources import Completer, Resource, ResourceTemplate
+from .state import SharedState
+from .state.keyring import KeyRing
+from .state.memory import MemoryState
+from .state.notifications import NotificationRelay
 from .subscriptions import SubscriptionBus
 from .tasks import TaskStore
 from .tools import EMPTY_INPUT_SCHEMA, Tool, ToolAnnotations
@@ -53,8 +56,9 @@ class Server:
         list_ttl_ms, read_ttl_ms, cache_scope: the caching hints of 2026-07-28 results
             (``server/discover`` and lists, and ``resources/read``). ``"private"`` is always safe;
             say ``"public"`` only when results are the same for every user.
-        state_key: the HMAC key that seals ``requestState`` (random per process by default; give
-            every process the same key when several serve one endpoint).
+        state_key: the HMAC key that seals ``requestState`` (random per process by default). For
+            several processes serving one endpoint, give them shared state instead
+            (:meth:`share`, or ``--redis`` / ``PLAINMCP_STATE_KEYS`` on the command line).
         declare: capabilities to declare even while nothing of their kind is registered
             (``{"prompts", "resources"}`` for a server whose prompts come and go with files), so
             an empty list is an empty answer, not "method not found".
@@ -100,7 +104,8 @@ class Server:
         self.list_ttl_ms = list_ttl_ms
         self.read_ttl_ms = read_ttl_ms
         self.cache_scope = cache_scope
-        self.state_key = state_key if state_key is not None else os.urandom(32)
+        #: What replicas share (:mod:`plainmcp.state`): in this process unless :meth:`share` was called.
+        self.shared: SharedState = MemoryState(KeyRing([state_key]) if state_key is not None else None)
         self.tools: dict[str, Tool] = {}
         self.resources: dict[str, Resource] = {}
         self.templates: list[ResourceTemplate] = []
@@ -116,6 +121,24 @@ class Server:
         # Coroutine functions (async def), not any awaitable: anyio's start_soon takes those only.
         self._background: list[Callable[[Server], Coroutine[Any, Any, None]]] = []
         self._running = 0
+
+    # --------------------------------------------------------------------------- shared state
+
+    def share(self, shared: SharedState) -> None:
+        """Keep the state replicas must share in ``shared`` (a :class:`~plainmcp.state.redis_state.RedisState`
+        for several replicas). Call it before serving.
+
+        Raises:
+            RuntimeError: the server is being served already.
+        """
+        if self._running:
+            raise RuntimeError("share() must be called before the server is served")
+        self.shared = shared
+
+    @property
+    def keyring(self) -> KeyRing:
+        """The ring sealing 2026-07-28 ``requestState`` (see :mod:`plainmcp.state.keyring`)."""
+        return self.shared.keyring
 
     # ------------------------------------------------------------------------------ description
 
@@ -411,7 +434,11 @@ class Server:
             return
         self._running += 1
         try:
-            async with anyio.create_task_group() as task_group:
+            async with self.shared.opened(), anyio.create_task_group() as task_group:
+                if self.shared.replicated:
+                    relay = NotificationRelay(self.shared, self.bus)
+                    self.bus.relay_through(relay)
+                    task_group.start_soon(relay.run)
                 for task in self._background:
                     task_group.start_soon(task, self)
                 self.tasks.attach(task_group)  # tasks (SEP-2663) outlive their request, not the server
@@ -419,6 +446,7 @@ class Server:
                     yield
                 finally:
                     self.tasks.attach(None)
+                    self.bus.relay_through(None)
                     task_group.cancel_scope.cancel()
         finally:
             self._running -= 1

@@ -5,6 +5,10 @@ subscribed receives what it asked for. Legacy sessions subscribe with ``resource
 list changes once initialized; modern ``subscriptions/listen`` streams subscribe per type. Both are
 just :class:`Subscriber` objects here.
 
+With state shared by several replicas, :meth:`SubscriptionBus.publish` goes through a relay (set by
+:meth:`SubscriptionBus.relay_through`, see :mod:`plainmcp.state.notifications`) so that subscribers on
+every replica hear it; :meth:`SubscriptionBus.deliver_here` is what reaches this process's subscribers.
+
 The bus also tells publishers who is listening (:meth:`SubscriptionBus.subscribed_uris`,
 :meth:`SubscriptionBus.wait_changed`), so a file watcher can start when the first client subscribes
 and stop when the last one leaves.
@@ -14,9 +18,12 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import anyio
+
+if TYPE_CHECKING:
+    from .state.notifications import NotificationRelay
 
 logger = logging.getLogger(__name__)
 
@@ -44,6 +51,11 @@ class SubscriptionBus:
     def __init__(self) -> None:
         self._subscribers: list[Subscriber] = []
         self._changed: anyio.Event | None = None
+        self._relay: NotificationRelay | None = None
+
+    def relay_through(self, relay: NotificationRelay | None) -> None:
+        """Publish through ``relay`` (replicas), or straight to this process's subscribers (None)."""
+        self._relay = relay
 
     def attach(self, subscriber: Subscriber) -> None:
         self._subscribers.append(subscriber)
@@ -83,7 +95,14 @@ class SubscriptionBus:
     # ---------------------------------------------------------------------------- publishing
 
     async def publish(self, method: str, params: dict[str, Any] | None = None) -> None:
-        """Deliver one notification to every subscriber that wants it, in attach order."""
+        """Deliver one notification to every subscriber that wants it (on every replica, with a relay)."""
+        if self._relay is not None:
+            await self._relay.publish(method, params)
+            return
+        await self.deliver_here(method, params)
+
+    async def deliver_here(self, method: str, params: dict[str, Any] | None = None) -> None:
+        """Deliver one notification to this process's subscribers that want it, in attach order."""
         for subscriber in tuple(self._subscribers):
             try:
                 await subscriber.deliver(method, params)

@@ -1,0 +1,96 @@
+"""The shared-state interfaces (plainmcp.state) behave the same in memory and on a real Redis."""
+
+from __future__ import annotations
+
+import anyio
+import pytest
+
+from plainmcp.state import SharedStateUnavailable
+from plainmcp.state.keyring import KeyRing, keys_from_environment, parse_key
+from plainmcp.state.memory import MemoryState
+from plainmcp.state.redis_state import RedisState, check_reachable, redacted
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture(params=["memory", "redis"])
+def make_state(request):
+    """Builds states that share one store: two RedisStates on one Redis, or one MemoryState twice."""
+    if request.param == "memory":
+        shared = MemoryState()
+        return lambda: shared
+    url = request.getfixturevalue("redis_url")
+    return lambda: RedisState(url, prefix="test:")
+
+
+async def test_claim_is_won_once_within_its_time(make_state) -> None:
+    first, second = make_state(), make_state()
+    async with first.opened(), second.opened():
+        assert await first.claim("change-1", 0.3) is True
+        assert await second.claim("change-1", 0.3) is False
+        assert await second.claim("change-2", 0.3) is True
+        await anyio.sleep(0.45)
+        assert await second.claim("change-1", 0.3) is True
+
+
+async def test_fanout_reaches_every_subscriber_of_the_topic_only(make_state) -> None:
+    publisher, listener = make_state(), make_state()
+    async with publisher.opened(), listener.opened():
+        async with listener.fanout.subscribe("t") as mine, publisher.fanout.subscribe("other") as theirs:
+            got: list[dict] = []
+
+            async def read() -> None:
+                async for message in mine:
+                    got.append(message)
+                    if len(got) == 2:
+                        return
+
+            async with anyio.create_task_group() as group:
+                group.start_soon(read)
+                await anyio.sleep(0.2)  # the Redis subscription is made when reading starts
+                await publisher.fanout.publish("t", {"n": 1})
+                await publisher.fanout.publish("other", {"n": 99})
+                await publisher.fanout.publish("t", {"n": 2})
+                with anyio.fail_after(5):
+                    while len(got) < 2:
+                        await anyio.sleep(0.01)
+            assert got == [{"n": 1}, {"n": 2}]
+            del theirs
+
+
+async def test_replicas_on_one_redis_share_the_key_ring(redis_url) -> None:
+    one, two = RedisState(redis_url, prefix="ring:"), RedisState(redis_url, prefix="ring:")
+    async with one.opened(), two.opened():
+        assert one.keyring.sealing == two.keyring.sealing
+    other = RedisState(redis_url, prefix="elsewhere:")
+    async with other.opened():
+        assert other.keyring.sealing != one.keyring.sealing
+
+
+async def test_an_unreachable_redis_is_a_clear_error_not_a_hang() -> None:
+    from tests.redis_server import free_port
+
+    state = RedisState(f"redis://127.0.0.1:{free_port()}/0", prefix="x:", keyring=KeyRing.random())
+    async with state.opened():
+        with anyio.fail_after(5), pytest.raises(SharedStateUnavailable) as caught:
+            await state.claim("a", 1)
+        assert caught.value.code == -32000
+        assert (await state.health())["reachable"] is False
+    with pytest.raises(RuntimeError, match="cannot reach Redis at redis://127.0.0.1"):
+        check_reachable(state.url, timeout=1)
+
+
+def test_keys_come_from_the_environment_in_hex_or_base64() -> None:
+    hex_key, b64_key = "ab" * 32, "A" * 43
+    ring = keys_from_environment({"PLAINMCP_STATE_KEYS": f"{hex_key}, {b64_key}"})
+    assert ring is not None and ring.sealing == bytes.fromhex(hex_key) and len(ring.keys) == 2
+    assert keys_from_environment({}) is None
+    with pytest.raises(ValueError, match="at least 32 bytes") as caught:
+        parse_key("c2hvcnQ")
+    assert "c2hvcnQ" not in str(caught.value)  # a secret is never echoed
+    assert "KeyRing(2 keys)" == repr(ring)
+
+
+def test_a_redis_url_password_never_reaches_a_log_line() -> None:
+    assert redacted("redis://app:s3cret@db:6380/1") == "redis://app:***@db:6380/1"
+    assert redacted("redis://db:6379/0") == "redis://db:6379/0"
