@@ -170,11 +170,12 @@ def test_one_peer_cannot_take_more_than_its_share_of_the_slots():
 def test_with_every_slot_serving_a_request_health_is_answered_and_the_rest_gets_a_clear_503():
     sse = {"Accept": "text/event-stream"}
     with server_process(*FLAGS) as served, contextlib.ExitStack() as stack:
-        for peer in ("127.0.0.2", "127.0.0.3"):
-            for _ in range(PER_PEER):
-                http = stack.enter_context(httpx.Client(timeout=5.0, transport=httpx.HTTPTransport(local_address=peer)))
-                stream = stack.enter_context(http.stream("GET", f"{served.base_url}/sse", headers=sse))
-                assert stream.status_code == 200  # a long-lived SSE session: a busy slot
+        # One stream from each of MAX peers: every peer holds an equal share, so a newcomer's
+        # fair share takes nobody's slot (see test_http_fair_share.py for peers holding more).
+        for peer in (f"127.0.0.{n}" for n in range(2, 2 + MAX)):
+            http = stack.enter_context(httpx.Client(timeout=5.0, transport=httpx.HTTPTransport(local_address=peer)))
+            stream = stack.enter_context(http.stream("GET", f"{served.base_url}/sse", headers=sse))
+            assert stream.status_code == 200  # a long-lived SSE session: a busy slot
         with httpx.Client(timeout=5.0) as http:
             started = time.monotonic()
             assert http.get(f"{served.base_url}/health").status_code == 200

@@ -21,9 +21,21 @@ The rules, for a server with ``max_connections`` slots:
   never keep a request out.
 - One peer holds at most ``max_per_peer`` slots: a peer at its cap gives up its own longest-idle
   connection for a new one, never anyone else's. A peer is an IPv4 address, or an IPv6 /64.
-- Only when no idle connection can be given up (every slot is serving a request) does a new
-  connection go to a small reserve, which answers ``GET /health`` and ``503`` to anything else,
-  once, then closes. Past the reserve, a connection is closed at once.
+- Fair share when every slot is taken (issue 26, High 2): a new connection from a peer holding
+  ``k`` slots takes the longest-idle connection of a peer holding at least ``k`` (never one of a
+  peer holding fewer); with nothing idle, it takes the longest-serving connection (an SSE stream,
+  a ``subscriptions/listen``, a body still arriving) of the peer holding the most slots, if that
+  peer holds more than ``k + 1``. So no set of peers can keep a newcomer out while each holds more
+  than an equal share: two addresses holding 100 streams each of 200 slots lose one each to every
+  new client, until all hold about the same.
+- A request head is at most :data:`~plainmcp.http.head_limits.MAX_HEAD_BYTES` bytes and
+  :data:`~plainmcp.http.head_limits.MAX_HEADER_FIELDS` fields, else ``431`` and the connection is
+  closed; it is metered before the parser sees it (see :mod:`plainmcp.http.head_limits`).
+- A request body still arriving must bring at least :data:`~plainmcp.http.body_rate.MIN_BYTES_PER_SECOND`
+  bytes a second over each :data:`~plainmcp.http.body_rate.WINDOW` (see :mod:`plainmcp.http.body_rate`).
+- Only when no connection can be given up does a new connection go to a small reserve, which
+  answers ``GET /health`` and ``503`` to anything else, once, then closes. Past the reserve, a
+  connection is closed at once.
 """
 
 from __future__ import annotations
@@ -37,6 +49,8 @@ from collections import OrderedDict
 from typing import Any
 
 from ..errors import ErrorCode
+from .body_rate import BodyRate
+from .head_limits import MAX_HEAD_BYTES, MAX_HEADER_FIELDS, TOO_LARGE_431, HeadMeter
 
 logger = logging.getLogger(__name__)
 
@@ -90,27 +104,57 @@ class ConnectionGuard:
         self._peers: dict[str, OrderedDict[Any, None]] = {}  # every slot of a peer, oldest idle first
         self._peer_busy: dict[str, int] = {}
         self._given_up = 0
+        self._preempted = 0
         self._warned = -_WARN_EVERY
+        self.body_rate = BodyRate()
 
     # ----------------------------------------------------------------------------- admission
 
     def admit(self, connection: Any, peer: str) -> str:
         """Place a new connection: ``"slot"``, ``"reserve"``, or ``"refused"`` (close it now)."""
         own = self._peers.get(peer)
-        if own is not None and len(own) >= self.max_per_peer:
+        held = len(own) if own is not None else 0
+        if own is not None and held >= self.max_per_peer:
             victim = next((c for c in own if c in self._idle), None)
             if victim is None:
                 return self._overflow()
             self._give_up(victim)
         elif self.slots >= self.max_connections:
-            victim = next(iter(self._idle), None)
-            if victim is None:
-                return self._overflow()
-            self._give_up(victim)
+            victim = self._idle_victim(held)
+            if victim is not None:
+                self._give_up(victim)
+            else:
+                victim = self._busy_victim(peer, held)
+                if victim is None:
+                    return self._overflow()
+                self._preempt(victim)
         self.slots += 1
         self._peers.setdefault(peer, OrderedDict())[connection] = None
         self._idle[connection] = None
         return "slot"
+
+    def _idle_victim(self, held: int) -> Any:
+        """The longest-idle connection of a peer holding at least ``held`` slots (a peer holding
+        fewer than the newcomer's is never made to give one up)."""
+        for candidate in self._idle:
+            if len(self._peers[candidate.guard_peer]) >= held:
+                return candidate
+        return None
+
+    def _busy_victim(self, peer: str, held: int) -> Any:
+        """The longest-serving connection of the peer holding the most slots, when that peer
+        holds more than ``held + 1`` (so after the swap it still holds at least as many)."""
+        top, connections = max(self._peers.items(), key=lambda item: len(item[1]))
+        if top == peer or len(connections) <= held + 1:
+            return None
+        # Every slot is serving (nothing was idle), so the first in the order is the one busy longest.
+        return next(iter(connections))
+
+    def _preempt(self, victim: Any) -> None:
+        self.release(victim)
+        self._preempted += 1
+        self._warn()
+        victim.preempt()
 
     def _overflow(self) -> str:
         self._given_up += 1
@@ -131,13 +175,16 @@ class ConnectionGuard:
         if now - self._warned >= _WARN_EVERY:
             logger.warning(
                 "connection slots full (%d, at most %d per peer): %d idle connections closed or new ones "
-                "refused since the last warning",
+                "refused, %d serving connections of the peer holding the most closed for a fair share, "
+                "since the last warning",
                 self.max_connections,
                 self.max_per_peer,
                 self._given_up,
+                self._preempted,
             )
             self._warned = now
             self._given_up = 0
+            self._preempted = 0
 
     def release(self, connection: Any) -> None:
         """The connection is gone (or given up): its slot is free. Safe to call twice."""
@@ -188,7 +235,9 @@ class _GuardedProtocol(asyncio.Protocol):
         self.guard_peer = ""
         self._place = "refused"
         self._head_timer: asyncio.TimerHandle | None = None
-        self._head_bytes = 0
+        self._head = HeadMeter()
+        self._fields = 0  # header fields the parser has reported for the message it is parsing
+        self._field_bytes = 0
         self._serving = 0
         self._head_done = False  # a head is complete and its request not yet started
 
@@ -203,6 +252,7 @@ class _GuardedProtocol(asyncio.Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
+        self.guard.body_rate.forget(self)
         if self._place == "slot":
             self.guard.release(self)
         elif self._place == "reserve":
@@ -212,14 +262,17 @@ class _GuardedProtocol(asyncio.Protocol):
 
     def data_received(self, data: bytes) -> None:
         if self._serving or self._head_done:
+            self.guard.body_rate.received(self, len(data))
             super().data_received(data)
+            return
+        if self._place == "refused head":
             return
         # Part of the next request head: the deadline runs from its first byte.
         if self._head_timer is None:
             self._arm()
-        self._head_bytes += len(data)
+        room = self._head.room(data)
         cycle = self.cycle
-        super().data_received(data)
+        super().data_received(data if room == len(data) else data[:room])
         if self.cycle is not cycle:
             # The parser completed a head (uvicorn starts a new request cycle for each): from
             # now on the connection is serving, even before the application's task has run,
@@ -228,9 +281,54 @@ class _GuardedProtocol(asyncio.Protocol):
             self._head_done = True
             if self._place == "slot":
                 self.guard.busy(self)
+            if self.cycle is not None and self.cycle.more_body:
+                self.guard.body_rate.started(self, self.loop)
+            if room < len(data):
+                self.data_received(data[room:])  # the body, or the next request
+        elif room < len(data) and not self.transport.is_closing():
+            self._refuse_head()
+
+    def _refuse_head(self) -> None:
+        """The head does not fit: 431, and the connection is closed (its slot is free)."""
+        self._disarm()
+        if self._place == "slot":
+            self.guard.release(self)
+        elif self._place == "reserve":
+            self.guard.reserve -= 1
+        self._place = "refused head"
+        self.transport.write(TOO_LARGE_431)
+        self.transport.close()
+
+    # httptools reports each header as it parses it. The head of a pipelined request (one sent
+    # behind a request still being served) reaches the parser unmetered, so it is bounded here.
+    def on_message_begin(self) -> None:
+        self._fields = 0
+        self._field_bytes = 0
+        super().on_message_begin()  # type: ignore[misc]
+
+    def on_header(self, name: bytes, value: bytes) -> None:
+        self._fields += 1
+        self._field_bytes += len(name) + len(value)
+        if self._fields > MAX_HEADER_FIELDS or self._field_bytes > MAX_HEAD_BYTES:
+            if not self.transport.is_closing():
+                logger.info("closed a connection whose pipelined request head was too large")
+                self.transport.abort()
+            return
+        super().on_header(name, value)  # type: ignore[misc]
+
+    def body_too_slow(self) -> None:
+        """The body is arriving below the minimum rate: 408 (or a reset mid-response), and closed."""
+        if self.transport.is_closing():
+            return
+        logger.info("closed a connection whose request body arrived below the minimum rate")
+        if self.cycle is not None and not self.cycle.response_started:
+            self.transport.write(_TIMEOUT_408)
+            self.transport.close()
+        else:
+            self.transport.abort()
 
     def _arm(self) -> None:
-        self._head_bytes = 0
+        self._head.reset()
         self._head_timer = self.loop.call_later(self.guard.header_timeout, self._head_timed_out)
 
     def _disarm(self) -> None:
@@ -242,7 +340,7 @@ class _GuardedProtocol(asyncio.Protocol):
         self._head_timer = None
         if self._serving or self._head_done or self.transport.is_closing():
             return
-        if self._head_bytes:
+        if self._head.bytes:
             self.transport.write(_TIMEOUT_408)
         self.transport.close()
 
@@ -251,6 +349,13 @@ class _GuardedProtocol(asyncio.Protocol):
         self._disarm()
         self._place = "given up"
         self.transport.close()
+
+    def preempt(self) -> None:
+        """Closed while serving, to give a newcomer its fair share (see :class:`ConnectionGuard`).
+        Reset rather than closed: a client that does not read would keep a close waiting."""
+        self._disarm()
+        self._place = "given up"
+        self.transport.abort()
 
     async def _serve(self, scope: Any, receive: Any, send: Any) -> None:
         self._disarm()
