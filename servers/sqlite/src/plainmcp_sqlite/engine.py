@@ -55,7 +55,7 @@ from typing import Any
 
 import anyio
 
-from . import bounded_printf, policy
+from . import bounded_printf, changes, policy
 from .fetch import Outcome, fetch_rows
 from .worker import Worker
 
@@ -95,7 +95,7 @@ class Refused(DatabaseError):
 
 
 class Changed(DatabaseError):
-    """A confirmed statement would now change another number of rows than the user confirmed."""
+    """A confirmed statement would now make other changes than the ones the user confirmed."""
 
 
 class DeadlineExceeded(DatabaseError):
@@ -124,6 +124,10 @@ class Guard:
         #: What the running statement changes, as the authorizer allowed it (write mode; for the
         #: confirmation a dry run asks).
         self.effects: list[str] = []
+        #: The tables of ``main`` the running statement may insert into, update or delete from.
+        self.written: set[str] = set()
+        #: The digest of a confirmed statement's changes (write mode, see :mod:`.changes`).
+        self.changelog = changes.ChangeLog()
         #: The longest value the running statement may build (SQLITE_LIMIT_LENGTH), for its errors.
         self.value_limit = MAX_VALUE_BYTES
         self.connection: sqlite3.Connection | None = None
@@ -142,6 +146,8 @@ class Guard:
         # Process-wide, and it only ever lowers an existing limit (SQLite's rule for this pragma).
         connection.execute(f"PRAGMA hard_heap_limit = {HEAP_LIMIT}").close()
         bounded_printf.install(connection, lambda: self.value_limit)
+        if self.mode == "write":
+            self.changelog.install(connection)
         if hasattr(connection, "enable_load_extension"):  # absent when Python was built without it
             connection.enable_load_extension(False)
         # Views and triggers of the file may not call functions with side effects (a planted
@@ -155,15 +161,21 @@ class Guard:
         connection.set_progress_handler(self.progress, PROGRESS_STEPS)
 
     def authorize(
-        self, action: int, arg1: str | None, arg2: str | None, database: str | None, _source: str | None
+        self, action: int, arg1: str | None, arg2: str | None, database: str | None, source: str | None
     ) -> int:
-        if self.internal and action in (sqlite3.SQLITE_TRANSACTION, sqlite3.SQLITE_SAVEPOINT):
+        if self.internal:  # the engine's own SQL: transactions, the change log's triggers
             return policy.OK
+        if action == sqlite3.SQLITE_FUNCTION and (arg2 or "").lower() == changes.FUNCTION:
+            if not self.changelog.allows(source):  # only the change log's triggers feed its digest
+                self.refusal = self.refusal or policy.describe(action, arg1, arg2, database)
+                return policy.DENY
         if policy.decide(self.mode, action, arg1, arg2, database):
             if self.mode == "write" and policy.changes_data(action, arg1):
                 effect = policy.describe(action, arg1, arg2, database)
                 if effect not in self.effects:
                     self.effects.append(effect)
+                if action in _ROW_ACTIONS and database == "main" and arg1 is not None:
+                    self.written.add(arg1)
             return policy.OK
         # The first refusal is the cause, except that a change to the schema table comes before
         # the action that explains it (CREATE TABLE first inserts into sqlite_master).
@@ -182,6 +194,7 @@ class Guard:
         self.refusal = None
         self.refusal_is_schema = False
         self.effects = []
+        self.written = set()
         self.generation += 1
         self.busy = True
         return self.generation
@@ -354,7 +367,7 @@ class Database:
         max_value_bytes: int | None = None,
         timeout: float | None = None,
         dry_run: bool = False,
-        expect_changes: int | None = None,
+        expect_digest: str | None = None,
         skip: int = 0,
         shape: Callable[[Outcome], Any] | None = None,
     ) -> Outcome:
@@ -363,13 +376,14 @@ class Database:
         No value longer than ``max_value_bytes`` (default ``max_bytes``; at most
         :data:`MAX_VALUE_BYTES`) may be built while it runs. In write mode the statement runs in its
         own transaction, committed when it succeeds; with ``dry_run`` inside a savepoint that is
-        rolled back (the outcome counts the changes it would make, and says what they are); with
-        ``expect_changes`` committed only when it changed exactly that many rows. The first ``skip``
+        rolled back (the outcome counts the changes it would make, says what they are, and has their
+        ``digest``, see :mod:`.changes`); with ``expect_digest`` committed only when its changes have
+        exactly that digest. The first ``skip``
         rows are stepped over (a later page). ``shape`` runs on the worker thread once the statement
         has ended, its result the outcome's ``shaped`` (many rows made JSON off the event loop).
 
         Raises:
-            Changed: ``expect_changes`` was not met; nothing was committed.
+            Changed: ``expect_digest`` was not met; nothing was committed.
             Refused: the mode does not allow what the statement does.
             DeadlineExceeded: it ran longer than ``timeout`` (default: the database's).
             DatabaseError: any other failure, with SQLite's explanation.
@@ -381,7 +395,7 @@ class Database:
             generation = guard.arm(limit)
             guard.value_limit = min(MAX_VALUE_BYTES, max_bytes if max_value_bytes is None else max_value_bytes)
             timer = asyncio.get_running_loop().call_later(limit, guard.interrupt, generation)
-            arguments = (connection, guard, sql, params, max_rows, max_bytes, (dry_run, expect_changes), skip, shape)
+            arguments = (connection, guard, sql, params, max_rows, max_bytes, (dry_run, expect_digest), skip, shape)
             ended = failed = overdue = False
             try:
                 # The timer interrupts at the deadline; a step that cannot be interrupted is left
@@ -456,19 +470,22 @@ class Database:
         params: Params,
         max_rows: int,
         max_bytes: int,
-        confirmation: tuple[bool, int | None] = (False, None),
+        confirmation: tuple[bool, str | None] = (False, None),
         skip: int = 0,
         shape: Callable[[Outcome], Any] | None = None,
     ) -> Outcome:
         """On the worker thread: the whole statement. On failure a write transaction is left open
         for :meth:`_settle`, which runs after the event loop cancelled the deadline timer.
-        ``confirmation`` is (dry run, expected changes): see :meth:`run`."""
+        ``confirmation`` is (dry run, expected digest): see :meth:`run`."""
         connection.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, guard.value_limit)
         dry_run, expected = confirmation
+        watched = self.mode == "write" and (dry_run or expected is not None)
         if self.mode == "write":
             _internal(connection, guard, "BEGIN IMMEDIATE")
             if dry_run:
                 _internal(connection, guard, "SAVEPOINT dry_run")
+            if watched:
+                _watch(connection, guard, sql, params)
         before = connection.total_changes
         cursor = connection.execute(sql, params)
         try:
@@ -482,14 +499,21 @@ class Database:
             # count of an earlier statement after DDL, which changes no row: hence the guard.
             outcome.changes = _changes(connection) if outcome.all_changes else 0
             outcome.effects = tuple(guard.effects)
+            if watched:
+                guard.internal = True
+                try:
+                    outcome.digest = guard.changelog.finish(connection)
+                finally:
+                    guard.internal = False
             if dry_run:
                 for step in ("ROLLBACK TO dry_run", "RELEASE dry_run", "ROLLBACK"):
                     _internal(connection, guard, step)
-            elif expected is not None and outcome.changes != expected:
+            elif expected is not None and outcome.digest != expected:
                 _internal(connection, guard, "ROLLBACK")
                 raise Changed(
-                    f"The data changed since the user confirmed {expected} row(s): the statement now changes "
-                    f"{outcome.changes}. Nothing was changed; run it again to ask anew."
+                    "The data changed since the user confirmed the change: the statement would now make other "
+                    f"changes than the ones they saw ({outcome.changes} row(s) now). Nothing was changed; run it "
+                    "again to ask anew."
                 )
             else:
                 _internal(connection, guard, "COMMIT")
@@ -499,7 +523,9 @@ class Database:
 
     @staticmethod
     def _settle(connection: sqlite3.Connection | None, guard: Guard) -> None:
-        """On the worker thread, after a failed or cancelled statement: roll back what it began."""
+        """On the worker thread, after a failed or cancelled statement: roll back what it began
+        (the change log's triggers too)."""
+        guard.changelog.reset()
         if connection is not None and connection.in_transaction:
             guard.stop = False
             _internal(connection, guard, "ROLLBACK")
@@ -522,6 +548,21 @@ def _changes(connection: sqlite3.Connection) -> int:
         return int(cursor.fetchone()[0])
     finally:
         cursor.close()
+
+
+_ROW_ACTIONS = frozenset({sqlite3.SQLITE_INSERT, sqlite3.SQLITE_UPDATE, sqlite3.SQLITE_DELETE})
+
+
+def _watch(connection: sqlite3.Connection, guard: Guard, sql: str, params: Params) -> None:
+    """Before a confirmed statement runs: which tables it may write (preparing ``EXPLAIN`` of it
+    runs nothing, and the authorizer sees its triggers' and foreign keys' writes too), then the
+    change log's triggers on them (see :mod:`.changes`)."""
+    connection.execute(f"EXPLAIN {sql}", params).close()
+    guard.internal = True
+    try:
+        guard.changelog.watch(connection, guard.written)
+    finally:
+        guard.internal = False
 
 
 def _internal(connection: sqlite3.Connection, guard: Guard, sql: str) -> None:

@@ -23,6 +23,8 @@ class Outcome:
     all_changes: int = 0
     #: Write mode: what the statement does, as the authorizer saw it (``"deleting from orders"``).
     effects: tuple[str, ...] = ()
+    #: Write mode, a confirmed statement or its dry run: the digest of its changes (see ``changes.py``).
+    digest: str | None = None
     #: What the caller's ``shape`` made of the rows on the worker thread (see ``Database.run``).
     shaped: Any = None
 

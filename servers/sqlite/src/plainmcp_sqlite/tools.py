@@ -13,9 +13,11 @@ configuration, the catalogue, the connections); :func:`register` is the table th
 from __future__ import annotations
 
 import functools
+import hashlib
+import json
 import os
 import re
-from collections import OrderedDict
+import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -32,7 +34,7 @@ from plainmcp import (
     json_codec,
 )
 
-from . import catalog, overview, paging, results
+from . import catalog, confirmations, overview, paging, results
 from .config import Config
 from .engine import MAX_SQL_LENGTH, Database, DatabaseError, Outcome, Params
 from .schemas import (
@@ -261,9 +263,8 @@ class WriteTools:
         #: The writable databases by name; the first database's when it is writable, then the others.
         self.writers = {**({config.name: writer} if writer is not None else {}), **(others or {})}
         self.default = next(iter(self.writers))
-        #: Confirmations already spent (their nonces, oldest first), so that a 2026-07-28 retry that
-        #: replays an accepted round cannot commit the change a second time (see :meth:`confirm`).
-        self._spent: OrderedDict[str, None] = OrderedDict()
+        #: Confirmations already spent, each until it expires (see :meth:`confirm`).
+        self.ledger = confirmations.Ledger()
 
     def pick(self, args: dict[str, Any]) -> Database:
         return self.writers[args.get("db", self.default)]
@@ -279,7 +280,7 @@ class WriteTools:
         config = self.config
         expected = await self.confirm(ctx, writer, sql, params) if config.confirm_writes else None
         outcome = await run_statement(
-            writer, sql, params, config.rows_by_default, config.max_result_bytes, expect_changes=expected
+            writer, sql, params, config.rows_by_default, config.max_result_bytes, expect_digest=expected
         )
         result: dict[str, Any] = {"changes": outcome.changes, "last_row_id": outcome.last_row_id or None}
         text = f"{outcome.changes} row(s) changed" + (
@@ -290,68 +291,86 @@ class WriteTools:
             text += "\n\n" + results.summary(result)
         return ToolResult(content=[content.text(text)], structured=result)
 
-    async def confirm(self, ctx: Context, writer: Database, sql: str, params: Params) -> int:
-        """Ask the user to confirm ``sql``, showing what a dry run found it would change; the number
-        of rows they confirmed (the real run must change exactly these).
+    async def confirm(self, ctx: Context, writer: Database, sql: str, params: Params) -> str:
+        """Ask the user to confirm ``sql``, showing the whole statement and what a dry run found it
+        would change; the digest of the changes they confirmed (the real run must make exactly
+        these, see :mod:`.changes`).
 
-        In 2026-07-28 the call comes back for the answer (``input_required``), and the dry run's
-        figures come back with it, sealed in the request state: the user's answer is to what they saw.
+        In 2026-07-28 the call comes back for the answer (``input_required``), and the question
+        comes back with it, sealed in the request state. The answer is taken only under the key of
+        this question's nonce, so an answer sent before the question was asked matches nothing;
+        the nonce is spent once (:class:`.confirmations.Ledger`).
 
         Raises:
-            ToolError: the client cannot ask, the user did not accept, or the question failed.
+            ToolError: the statement is too long to show, the client cannot ask, the user did not
+                accept, the question failed, expired or was already answered.
         """
         shown = ctx.state.get("confirm")
         if shown is None:
+            text = confirmations.shown_statement(sql, params)
+            if text is None:
+                raise ToolError(TOO_LONG_TO_SHOW)
+            if not self.ledger.has_room():
+                raise ToolError("The server is holding too many confirmations; nothing was changed. Try again later.")
             # First, so that a statement the server refuses, or SQLite rejects, says so at once.
             dry = await run_statement(writer, sql, params, 1, 1 << 20, dry_run=True)
             shown = ctx.state["confirm"] = {
-                "changes": dry.changes,
-                "message": confirmation(sql, dry),
-                "nonce": os.urandom(8).hex(),
+                "statement": statement_digest(writer, sql, params),
+                "digest": dry.digest,
+                "message": confirmation(text, dry),
+                "nonce": os.urandom(16).hex(),
+                "expires": time.time() + confirmations.LIFETIME_SECONDS,
             }
         if not ctx.client_supports("elicitation"):
             raise ToolError(NO_ELICITATION)
+        if shown.get("statement") != statement_digest(writer, sql, params):
+            raise ToolError("This confirmation was for another statement. Nothing was changed.")
+        key = f"confirm-{shown['nonce']}"
         try:
-            answers = await ctx.ask({"confirm": inputs.elicitation(shown["message"], CONFIRM_SCHEMA)})
+            answers = await ctx.ask({key: inputs.elicitation(shown["message"], CONFIRM_SCHEMA)})
         except MCPError:
             raise ToolError(
                 "The user could not be asked to confirm the change (the client did not answer). Nothing was changed."
             ) from None
-        action = answers["confirm"].get("action")
+        action = answers[key].get("action")
         if action != "accept":
             raise ToolError(
                 f"The user {'declined' if action == 'decline' else 'dismissed'} the change. "
                 "Nothing was changed; do not retry it unless they ask."
             )
-        # One accept commits once. The sealed state may be sent again (a client's retry, a replay within
-        # its lifetime): the nonce says it was spent. Kept in memory, bounded: a restart forgets them, and
-        # a replay then still has to change exactly the confirmed number of rows.
-        nonce = str(shown.get("nonce"))
-        if nonce in self._spent:
-            raise ToolError("This confirmation was already used, and nothing was changed again. Call execute anew.")
-        self._spent[nonce] = None
-        if len(self._spent) > MAX_SPENT:
-            self._spent.popitem(last=False)
-        return int(shown["changes"])
+        # One accept commits once, however often the sealed state comes back (a retry, a replay).
+        refusal = self.ledger.spend(str(shown["nonce"]), float(shown["expires"]))
+        if refusal is not None:
+            raise ToolError(refusal)
+        return str(shown["digest"])
 
 
-#: Spent confirmations remembered at most (see WriteTools.confirm).
-MAX_SPENT = 4096
 NO_ELICITATION = (
     "Refused: this server asks the user to confirm every change, and this client cannot ask "
     "(it does not support elicitation). Nothing was changed. The operator can start the server "
     "with --confirm-writes never to allow changes without asking."
 )
+TOO_LONG_TO_SHOW = (
+    f"Refused: the statement and its parameters are longer than {confirmations.MAX_SHOWN_CHARS} characters, "
+    "too long to show the user whole for confirmation. Nothing was changed; split the change into shorter "
+    "statements (or pass long values as params)."
+)
 #: The confirmation form: nothing to fill in, the user accepts or declines.
 CONFIRM_SCHEMA: dict[str, Any] = {"type": "object", "properties": {}}
 
 
-def confirmation(sql: str, dry: Outcome) -> str:
-    """What the user is asked: what the statement does, how many rows it changes, and the SQL."""
+def statement_digest(writer: Database, sql: str, params: Params) -> str:
+    """What a confirmation is for: the database, the statement and its parameters."""
+    encoded = json.dumps([str(writer.path), sql, params], ensure_ascii=False, default=repr)
+    return hashlib.sha256(encoded.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def confirmation(shown: str, dry: Outcome) -> str:
+    """What the user is asked: what the statement does, how many rows it changes, and the whole
+    statement with its parameters (``shown``, see :func:`.confirmations.shown_statement`)."""
     effects = ", ".join(dry.effects) or "no change to any table"
     more = dry.all_changes - dry.changes
     side = f" (and {more} more through triggers or foreign keys)" if more > 0 else ""
-    shown = sql if len(sql) <= 2000 else sql[:2000] + " …"
     return f"Run this change on the database? {effects}: {dry.changes} row(s){side}.\n\n{shown}"
 
 
