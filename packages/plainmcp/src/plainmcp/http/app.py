@@ -196,7 +196,7 @@ class MCPApp:
     async def _serve(self, route: str, scope: Scope, receive: Receive, send: Send) -> None:
         path = scope["path"]
         if path == HEALTH_PATH and scope["method"] == "GET":
-            await respond_json(send, 200, {"status": "ok", "server": self.server.name, "version": self.server.version})
+            await respond_json(send, 200, await self._health())
             return
         if await self.hosts.reject(scope, send):
             return
@@ -213,6 +213,17 @@ class MCPApp:
                 return
             scope["state"]["principal"] = principal
         await target(scope, receive, send)
+
+    async def _health(self) -> dict[str, Any]:
+        """Liveness, and with replicated state whether its store answers: a replica whose store is
+        down still serves what needs no shared state, so it stays 200, with ``"status": "degraded"``."""
+        health: dict[str, Any] = {"status": "ok", "server": self.server.name, "version": self.server.version}
+        if self.server.shared.replicated:
+            shared = await self.server.shared.health()
+            health["sharedState"] = shared
+            if not shared.get("reachable"):
+                health["status"] = "degraded"
+        return health
 
     async def _resource_metadata(self, scope: Scope, send: Send) -> None:
         assert self.auth is not None
@@ -268,6 +279,7 @@ def run_http(
     header_timeout: float = 10.0,
     http_parser: str | None = None,
     event_loop: str | None = None,
+    workers: int = 1,
     **options: Any,
 ) -> None:
     """Serve over HTTP until SIGTERM/SIGINT (blocking). ``transport="sse"`` serves only the
@@ -283,7 +295,10 @@ def run_http(
     ``http_parser`` (``"httptools"`` or ``"h11"``) and ``event_loop`` (``"uvloop"`` or
     ``"asyncio"``) force a part of the HTTP stack; by default (``"auto"``, or the
     ``PLAINMCP_HTTP_PARSER`` / ``PLAINMCP_EVENT_LOOP`` variables) the fast one is used when it is
-    installed and the pure-Python one otherwise."""
+    installed and the pure-Python one otherwise.
+
+    ``workers`` > 1 forks that many processes serving the one socket (:mod:`plainmcp.http.workers`); they
+    are replicas, so the server should have shared state (``Server.share``)."""
     import uvicorn
 
     from .connection_guard import guarded_protocol
@@ -334,6 +349,10 @@ def run_http(
     # Everything made so far (modules, the server, its schemas) lives as long as the process: out
     # of the collector's sight, a full collection under load scans only what requests made.
     gc.freeze()
+    if workers > 1:
+        from .workers import run_workers
+
+        raise SystemExit(run_workers(workers, lambda: _serve(app, config, listener)))
     _serve(app, config, listener)
 
 
