@@ -280,7 +280,7 @@ async def test_binary_text_and_huge_listings_are_cut_not_internal_errors(tmp_pat
         assert read["contents"][0]["text"].count("\n") >= 1000
         # A name that is not UTF-8 is listed by the tools, but has no resource URI a client could send.
         listed = await client.call_tool("list_directory", {"path": "."})
-        assert "a-undecodable-\udcff\udcfe" in listed["structuredContent"]["files"]
+        assert "bytes:a-undecodable-%FF%FE" in listed["structuredContent"]["files"]
         resources = await client.list_all_resources()
         assert resources and not any("undecodable" in resource["uri"] for resource in resources)
 

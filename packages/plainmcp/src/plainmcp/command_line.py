@@ -476,10 +476,16 @@ def run_server_command(
     """A server's whole ``__main__``: the shared options (:func:`server_arguments`) and the server's own
     (``config_type.add_arguments``), the configuration (``config_type.from_args``: a ``ValueError`` is a usage
     error, one line and exit 2; a :class:`StartupError` one line and exit 1), then :func:`serve` with the package
-    of ``build_server`` logging at ``--log-level``."""
+    of ``build_server`` logging at ``--log-level``. A first word ``config`` prints the server's configuration
+    snippet for a client instead (:mod:`plainmcp.cli.server_config`)."""
     parser = server_arguments(name, env_prefix=env_prefix, description=description, version=version)
     config_type.add_arguments(parser)
-    args = parser.parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    if words[:1] == ["config"]:  # `plainmcp-<name> config --client ...`: the server prints its own snippet
+        from .cli.server_config import main as print_config
+
+        raise SystemExit(print_config(parser, words[1:]))
+    args = parser.parse_args(words)
     try:
         config = config_type.from_args(args)
     except StartupError as problem:  # valid options, but the world does not fit them

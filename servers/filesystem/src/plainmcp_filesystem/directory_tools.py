@@ -17,6 +17,7 @@ from .anchored import Place
 from .dirsize import directory_sizes
 from .gitignore import GitIgnore
 from .globs import Excluder
+from .names import labelled, wire_name
 from .read_tools import iso
 from .result_pages import fitting, more
 from .sizes import weight
@@ -146,6 +147,13 @@ class Listing:
         self.files = [name for name in self.files if not ignore.ignored(name, name, False)]
         self.others = [(name, kind) for name, kind in self.others if not ignore.ignored(name, name, False)]
 
+    def to_wire(self) -> None:
+        """Every name in its wire form (a name that is not UTF-8 as ``bytes:...``, see names.py)."""
+        self.directories = [wire_name(name) for name in self.directories]
+        self.files = [wire_name(name) for name in self.files]
+        self.others = [(wire_name(name), kind) for name, kind in self.others]
+        self.status_of = {wire_name(name): status for name, status in self.status_of.items()}
+
     def window(self, start: int, stop: int) -> None:
         """Keep the entries from ``start`` to ``stop`` (in the order shown)."""
         dirs, files = len(self.directories), len(self.files)
@@ -221,7 +229,7 @@ class DirectoryTools(ToolFamily):
         # A suffix like "  (123+ bytes)" is charged to every entry.
         suffix = 32 if detailed or args.get("dirSizes") else 2
         names = itertools.islice(listing.names(), start, None)
-        stop = start + fitting((weight(name) + suffix for name in names), self.config.max_read_bytes - 400)
+        stop = start + fitting((weight(labelled(name)) + suffix for name in names), self.config.max_read_bytes - 400)
         listing.window(start, stop)
         return shown, start, stop
 
@@ -241,6 +249,7 @@ class DirectoryTools(ToolFamily):
             with anchored.directory(place) as fd:
                 ignore.load(fd, "")
             listing.drop(ignore)
+        listing.to_wire()
         listing.sort(sort_by)
         total = len(listing)
         cap = _fitting(listing, cap, detailed=detailed, max_bytes=config.max_result_bytes)
@@ -256,7 +265,7 @@ class DirectoryTools(ToolFamily):
             "truncated": truncated,
         }
         # The text is `ls -F` style: "name/" for a directory, "name@" for a link, plain for a file.
-        lines = [name + "/" for name in listing.directories]
+        lines = [labelled(name) + "/" for name in listing.directories]
         if args.get("dirSizes"):
             # Many thousand files below: a worker thread keeps the event loop serving, and a
             # cancelled call stops between entries.
@@ -272,9 +281,9 @@ class DirectoryTools(ToolFamily):
             )
             data["directorySizes"], data["partialSizes"] = counted.totals, counted.partial
             lines = [
-                f"{name}/  ({counted.totals[name]}{'+' if name in counted.partial else ''} bytes)"
+                f"{labelled(name)}/  ({counted.totals[name]}{'+' if name in counted.partial else ''} bytes)"
                 if name in counted.totals
-                else name + "/"
+                else labelled(name) + "/"
                 for name in listing.directories
             ]
         summary = f"\n{len(listing.files)} files, {len(listing.directories)} directories, {len(listing.others)} others"
@@ -283,11 +292,11 @@ class DirectoryTools(ToolFamily):
             data["sizes"] = sizes
             data["modified"] = {name: iso(listing.status_of[name].st_mtime) for name in listing.names()}
             data["totalSize"] = sum(sizes.values())
-            lines += [f"{name}  ({sizes[name]} bytes)" for name in listing.files]
+            lines += [f"{labelled(name)}  ({sizes[name]} bytes)" for name in listing.files]
             summary += f", {data['totalSize']} bytes in files"
         else:
-            lines += listing.files
-        lines += [name + ("@" if kind == "symlink" else "?") for name, kind in listing.others]
+            lines += map(labelled, listing.files)
+        lines += [labelled(name) + ("@" if kind == "symlink" else "?") for name, kind in listing.others]
         if listing.incomplete:
             summary += (
                 f" (the first {min(cap, total)} of the first {total} entries read; the directory holds more "
@@ -323,16 +332,17 @@ class DirectoryTools(ToolFamily):
         with anchored.directory(place) as fd:
             for entry in walk(fd, max_depth=self.depth(args), exclude=exclude, ignore=self.ignore(args, place)):
                 await pacer.step()
+                label = wire_name(entry.name)
                 # A node weighs its name twice (structured and text) plus the JSON around it.
-                if pacer.count > cap or not budget.take(2 * weight(entry.name) + 2 * entry.depth + 36):
+                if pacer.count > cap or not budget.take(3 * weight(label) + 2 * entry.depth + 36):
                     truncated = True
                     break
                 if pacer.count <= start:
                     del above[entry.depth - 1 :]
                     if entry.kind == "directory":
-                        above.append(entry.name)
+                        above.append(label)
                     continue
-                if not room.take(weight(entry.name) + 2 * entry.depth) and lines:
+                if not room.take(2 * weight(label) + 2 * entry.depth) and lines:
                     following = pacer.count - 1
                     break
                 if not lines and entry.depth > 1:
@@ -345,14 +355,14 @@ class DirectoryTools(ToolFamily):
                     lines.append(f"[continued inside {'/'.join(above[: entry.depth - 1])}/]")
                     room.take(len(lines[-1].encode()))
                 del stack[entry.depth :]
-                node: dict[str, Any] = {"name": entry.name, "type": entry.kind}
+                node: dict[str, Any] = {"name": label, "type": entry.kind}
                 stack[-1].append(node)
                 if entry.kind == "directory":
                     node["children"] = []
                     stack.append(node["children"])
-                    lines.append("  " * (entry.depth - 1) + entry.name + "/")
+                    lines.append("  " * (entry.depth - 1) + labelled(label) + "/")
                 else:
-                    lines.append("  " * (entry.depth - 1) + entry.name + ("@" if entry.kind == "symlink" else ""))
+                    lines.append("  " * (entry.depth - 1) + labelled(label) + ("@" if entry.kind == "symlink" else ""))
         entries = following if following is not None else pacer.count - 1 if truncated else pacer.count
         if truncated:
             lines.append(

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from . import anchored
 from .anchored import DIR_FLAGS, Place
+from .names import name_from_wire
 from .walk import walk
 
 #: Entries between two calls of ``check``.
@@ -35,13 +36,14 @@ def directory_sizes(
 
     At most ``max_entries`` entries are visited over all of them; a directory whose walk stops there
     has the sum so far and is listed in ``partial``. A name that is gone or no longer a directory is left out.
+    ``names`` are in their wire form (see names.py), and so are the keys of the result.
     """
     sizes = Sizes()
     left = max_entries
     with anchored.directory(place) as fd:
         for name in names:
             try:
-                child = os.open(name, DIR_FLAGS, dir_fd=fd)
+                child = os.open(name_from_wire(name), DIR_FLAGS, dir_fd=fd)
             except OSError:
                 continue
             total, cut = 0, left <= 0

@@ -32,6 +32,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from .anchored import CHANGED, DIR_FLAGS, AccessError, Anchor, PathChanged, PathDenied, PathNotFound, Place, refusal
+from .names import BadName, from_wire, wire_path
 
 __all__ = ["AccessError", "AccessPolicy", "PathChanged", "PathDenied", "PathNotFound", "Place", "Root"]
 
@@ -149,14 +150,18 @@ class AccessPolicy:
         root = self.root_of(real_path)
         if root is None:
             return "(outside the allowed directories)"
-        return root.shown + real_path[len(root.real) :]
+        return wire_path(root.shown + real_path[len(root.real) :])
 
     def echo(self, path: object) -> str:
         """A client's path, safe to repeat back: itself if relative or lexically inside, else a placeholder."""
         if not isinstance(path, str) or "\x00" in path or len(path) > MAX_PATH_CHARS:
             return "(invalid path)"
+        try:
+            from_wire(path)
+        except BadName:
+            return "(invalid path)"
         if not os.path.isabs(path) or self._contains_lexically(os.path.normpath(path)):
-            return path
+            return wire_path(path)
         return "(a path outside the allowed directories)"
 
     # -------------------------------------------------------------------------------- resolving
@@ -206,6 +211,10 @@ class AccessPolicy:
             raise PathDenied(f"Access denied: the path is longer than {MAX_PATH_CHARS} characters")
         if not self.roots:
             raise PathDenied("Access denied: no directory is allowed for this client")
+        try:
+            path = from_wire(path)  # names that are not UTF-8 come as "bytes:..." (see names.py)
+        except BadName as problem:
+            raise PathDenied(f"Access denied: {problem}") from None
         return self._absolute(_expand(path))
 
     def _locate(self, candidate: str, *, follow_last: bool, must_exist: bool) -> tuple[Place, int | None]:

@@ -14,6 +14,7 @@ from plainmcp import Context, ToolError, ToolResult, content
 from . import anchored
 from .anchored import Place
 from .mime import OCTET_STREAM, mime_type
+from .names import wire_path
 from .paging import Page
 from .paths import AccessError, AccessPolicy
 from .reading import check_encoding, fit_text, json_weight, read_bytes, read_part
@@ -372,5 +373,5 @@ class FileTools(ToolFamily):
     async def list_allowed_directories(self, ctx: Context, args: dict[str, Any]) -> ToolResult:
         """The directories this server may access."""
         policy = await self.access.policy_for(ctx)
-        shown = [root.shown for root in policy.roots]
+        shown = [wire_path(root.shown) for root in policy.roots]
         return result("Allowed directories:\n" + "\n".join(shown), {"directories": shown})

@@ -24,6 +24,7 @@ from . import anchored
 from .access import Access, file_uri_path
 from .anchored import Place, directory
 from .mime import OCTET_STREAM, is_textual, looks_binary, mime_type
+from .names import wire_name
 from .paths import AccessError, AccessPolicy
 from .reading import json_weight, read_bytes
 from .sizes import weight
@@ -165,10 +166,11 @@ def _listing(place: Place, max_bytes: int) -> tuple[str, bool]:
     budget = Budget(max_bytes)
     with directory(place) as fd:
         for entry in walk(fd, max_depth=1):
-            if not budget.take(weight(entry.name) + 1):
+            name = wire_name(entry.name)  # a name that is not UTF-8 as "bytes:..." (see names.py)
+            if not budget.take(weight(name) + 1):
                 lines.append("[truncated: the directory has more entries; use the list_directory tool]")
                 return "\n".join(lines), True
-            lines.append(entry.name + ("/" if entry.kind == "directory" else ""))
+            lines.append(name + ("/" if entry.kind == "directory" else ""))
     return "\n".join(lines), False
 
 

@@ -22,6 +22,7 @@ from . import anchored
 from .anchored import PathDenied, Place
 from .gitignore import GitIgnore
 from .globs import Excluder, Glob
+from .names import wire_path
 from .sizes import weight
 from .walk import Entry, Pacer, walk
 
@@ -50,10 +51,11 @@ async def search_names(
         for entry in walk(fd, max_depth=max_depth, exclude=exclude, ignore=ignore):
             await pacer.step()
             if glob.matches(entry.relative, entry.name):
-                total += 2 * weight(entry.relative) + shown_length * 2 + 8
+                relative = wire_path(entry.relative)  # a name that is not UTF-8 as "bytes:..."
+                total += 2 * weight(relative) + shown_length * 2 + 8
                 if len(found) >= max_results or total > max_bytes:
                     return found, True
-                found.append((entry.relative, entry.kind))
+                found.append((relative, entry.kind))
     return found, False
 
 
@@ -138,18 +140,14 @@ class Grep:
         if self.pattern.search(text) is None:
             return False  # most files: one scan in C, no line splitting
         lines = text.splitlines()
+        relative = wire_path(entry.relative)  # a name that is not UTF-8 as "bytes:..."
         matched = False
         context = request.context
         for number, line in enumerate(lines):
             if self.pattern.search(line) is None:
                 continue
             self.weight += (
-                2
-                * (
-                    weight(entry.relative)
-                    + request.shown_length
-                    + min(len(line), MAX_LINE_CHARS) * 6 * (1 + 2 * context)
-                )
+                2 * (weight(relative) + request.shown_length + min(len(line), MAX_LINE_CHARS) * 6 * (1 + 2 * context))
                 + 64
             )
             if len(outcome.matches) >= request.max_results or self.weight > request.max_bytes:
@@ -158,7 +156,7 @@ class Grep:
             if not matched:
                 matched = True
                 outcome.files_matched += 1
-            match: dict[str, Any] = {"path": entry.relative, "line": number + 1, "text": _clip(line)}
+            match: dict[str, Any] = {"path": relative, "line": number + 1, "text": _clip(line)}
             if context:
                 match["before"] = [_clip(x) for x in lines[max(0, number - context) : number]]
                 match["after"] = [_clip(x) for x in lines[number + 1 : number + 1 + context]]
