@@ -22,6 +22,10 @@ from __future__ import annotations
 import bisect
 import difflib
 import heapq
+import itertools
+import re
+from array import array
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 MAX_LISTED = 10
@@ -31,6 +35,18 @@ MAX_COMPARED_LINES = 20_000
 #: How much of oldText and of each candidate the shown difference compares (ndiff's cost grows fast).
 MAX_DIFF_LINES = 40
 MAX_DIFF_CHARS = 400
+#: The longest text (in characters) an edit may produce. Checked before the text is built: chained
+#: replace_all edits ("a" -> "aa", again and again) would otherwise double it at every edit.
+MAX_EDITED_CHARS = 8 * 1024 * 1024
+#: The most edits one call may make (each scans the whole text).
+MAX_EDITS = 100
+#: The largest changed region a diff is computed for (lines, and characters on either side), and the
+#: longest diff returned; past them the result says the diff is not shown.
+MAX_DIFF_REGION_LINES = 20_000
+MAX_DIFF_REGION_CHARS = 1024 * 1024
+MAX_DIFF_TEXT = 1024 * 1024
+#: Places spliced between two joins (a list of millions of pieces costs more than the text).
+_SPLICE_CHUNK = 4096
 
 
 class EditFailed(Exception):
@@ -52,7 +68,8 @@ class _View:
         self._dominant: str | None = None
         # The view offsets of the "\n"s that were "\r\n" in the original, in order: a view offset maps
         # back by adding how many of them come before it.
-        self._crlf_newlines: list[int] = []
+        # An array, not a list: a file of millions of CRLFs would make millions of int objects.
+        self._crlf_newlines = array("q")
         if len(self.text) != len(original):
             position = original.find("\r\n")
             while position >= 0:
@@ -72,10 +89,18 @@ class _View:
             self._dominant = "\r\n" if len(self._crlf_newlines) * 2 > self.text.count("\n") else "\n"
         return self._dominant
 
-    def splice(self, spans: list[tuple[int, int]], new: str) -> str:
+    def replace_every(self, old: str, new: str) -> str:
+        """The original with every place of ``old`` in the view replaced (see :meth:`splice`)."""
+        if not self._crlf_newlines:
+            return self.original.replace(old, new)  # no CRLF: the view is the original
+        return self.splice(((place, place + len(old)) for place in _places(self.text, old)), new)
+
+    def splice(self, spans: Iterator[tuple[int, int]] | list[tuple[int, int]], new: str) -> str:
         """The original with each view span [start, end) (in order, not overlapping) replaced by ``new``,
         its ``\n`` breaks adapted to each place; built in one pass (a replace-all of a million places
-        must not copy the text a million times)."""
+        must not copy the text a million times), joined every few thousand places (a list of millions
+        of pieces would weigh more than the text)."""
+        joined: list[str] = []
         pieces: list[str] = []
         done = 0
         for start, end in spans:
@@ -83,8 +108,12 @@ class _View:
             begin = self.to_original(start)
             pieces += [self.original[done:begin], new if ending == "\n" else new.replace("\n", ending)]
             done = self.to_original(end)
+            if len(pieces) >= _SPLICE_CHUNK:
+                joined.append("".join(pieces))
+                pieces.clear()
         pieces.append(self.original[done:])
-        return "".join(pieces)
+        joined.append("".join(pieces))
+        return "".join(joined)
 
 
 def _line_of(text: str, offset: int) -> int:
@@ -99,13 +128,18 @@ def _indent(line: str) -> str:
     return line[: len(line) - len(line.lstrip(" \t"))]
 
 
-def _occurrences(text: str, needle: str) -> list[int]:
-    """Where ``needle`` starts in ``text``, without overlaps (the places a replace-all replaces)."""
-    found, start = [], text.find(needle)
+def _places(text: str, needle: str) -> Iterator[int]:
+    """Where ``needle`` starts in ``text``, without overlaps (the places a replace-all replaces), as
+    ``str.count`` and ``str.replace`` count them."""
+    start = text.find(needle)
     while start >= 0:
-        found.append(start)
+        yield start
         start = text.find(needle, start + len(needle))
-    return found
+
+
+def _first_places(text: str, needle: str) -> list[int]:
+    """The first :data:`MAX_LISTED` places (all a message names)."""
+    return list(itertools.islice(_places(text, needle), MAX_LISTED))
 
 
 def _lines_list(numbers: list[int], total: int | None = None) -> str:
@@ -115,17 +149,30 @@ def _lines_list(numbers: list[int], total: int | None = None) -> str:
     return shown + (f" and {total - MAX_LISTED} more" if total > MAX_LISTED else "")
 
 
-def _lines_of(text: str, places: list[int]) -> str:
+def _lines_of(text: str, places: list[int], total: int) -> str:
     """The lines of the first places (counted for those only: a million places must not cost a million scans)."""
-    return _lines_list([_line_of(text, p) for p in places[:MAX_LISTED]], len(places))
+    return _lines_list([_line_of(text, p) for p in places[:MAX_LISTED]], total)
 
 
-def apply_edits(text: str, edits: list[dict[str, object]]) -> EditOutcome:
+def _check_size(number: int, size: int, limit: int) -> None:
+    if size > limit:
+        raise EditFailed(
+            f"Edit {number}: the text would grow to {size} characters, more than the {limit} an edit may "
+            "produce; nothing was applied (replace fewer places, or write the file with write_file)"
+        )
+
+
+def apply_edits(text: str, edits: list[dict[str, object]], *, max_chars: int = MAX_EDITED_CHARS) -> EditOutcome:
     """Apply ``[{"oldText", "newText", "replace_all"?}, ...]`` in order to ``text``; returns the new text and notes.
 
+    No edit builds a text longer than ``max_chars``: its size is computed first (places x growth).
+
     Raises:
-        EditFailed: an edit matched nowhere or (without ``replace_all``) in several places; nothing is applied.
+        EditFailed: an edit matched nowhere or (without ``replace_all``) in several places, a result
+            would pass ``max_chars``, or more than :data:`MAX_EDITS` edits; nothing is applied.
     """
+    if len(edits) > MAX_EDITS:
+        raise EditFailed(f"At most {MAX_EDITS} edits per call; got {len(edits)}")
     current = text
     notes: list[str] = []
     for number, edit in enumerate(edits, start=1):
@@ -134,19 +181,24 @@ def apply_edits(text: str, edits: list[dict[str, object]]) -> EditOutcome:
         if not old:
             raise EditFailed(f"Edit {number}: oldText is empty")
         view = _View(current)
-        places = _occurrences(view.text, old)
-        if len(places) == 1 or (places and edit.get("replace_all")):
-            current = view.splice([(place, place + len(old)) for place in places], new)
-            if len(places) > 1:
-                notes.append(f"Edit {number}: replaced {len(places)} places (lines {_lines_of(view.text, places)})")
+        count = view.text.count(old)  # in C, and no list of a million places
+        if count == 1 or (count and edit.get("replace_all")):
+            # The most each place can grow: new's "\n" may each become "\r\n", and the text
+            # replaced is at least old (a CRLF it spans is one character longer in the original).
+            _check_size(number, len(current) + count * (len(new) + new.count("\n") - len(old)), max_chars)
+            if count > 1:
+                lines = _lines_of(view.text, _first_places(view.text, old), count)
+                notes.append(f"Edit {number}: replaced {count} places (lines {lines})")
+            current = view.replace_every(old, new)
             continue
-        if len(places) > 1:
-            lines = _lines_of(view.text, places)
+        if count > 1:
+            lines = _lines_of(view.text, _first_places(view.text, old), count)
             raise EditFailed(
-                f"Edit {number}: oldText matches {len(places)} places (lines {lines}); "
+                f"Edit {number}: oldText matches {count} places (lines {lines}); "
                 "include more surrounding text so it matches exactly one, or set replace_all"
             )
         start, end, replacement, note = _tolerant(view.text, old, new, number)
+        _check_size(number, len(current) + len(replacement) + replacement.count("\n") - (end - start), max_chars)
         current = view.splice([(start, end)], replacement)
         notes.append(note)
     return EditOutcome(current, notes)
@@ -239,13 +291,81 @@ def _nearest(lines: list[str], old_lines: list[str]) -> str:
     return " Nearest candidates:\n" + "\n".join(parts)
 
 
-def unified_diff(old: str, new: str, name: str) -> str:
-    """A git-style unified diff of two texts (empty when equal)."""
-    before = old.replace("\r\n", "\n").splitlines(keepends=True)
-    after = new.replace("\r\n", "\n").splitlines(keepends=True)
-    out = []
-    for line in difflib.unified_diff(before, after, f"a/{name}", f"b/{name}", lineterm="\n"):
-        out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
+def _common_prefix(a: str, b: str) -> int:
+    """How many leading characters ``a`` and ``b`` share (halving slices: comparisons run in C)."""
+    low, high = 0, min(len(a), len(b))
+    while low < high:
+        middle = (low + high + 1) // 2
+        if a[low:middle] == b[low:middle]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def _common_suffix(a: str, b: str, floor: int) -> int:
+    """How many trailing characters ``a`` and ``b`` share, none of them before index ``floor``."""
+    low, high = 0, min(len(a), len(b)) - floor
+    while low < high:
+        middle = (low + high + 1) // 2
+        if a[len(a) - middle : len(a) - low] == b[len(b) - middle : len(b) - low]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+_HUNK = re.compile(r"@@ -(\d+)((?:,\d+)?) \+(\d+)((?:,\d+)?) @@")
+
+
+class DiffTooLarge(Exception):
+    """The change is too large to show as a diff (the edit itself may still apply)."""
+
+
+def unified_diff(old: str, new: str, name: str, *, context: int = 3) -> str:
+    """A git-style unified diff of two texts (empty when equal).
+
+    Only the region that changed (whole lines, with ``context`` lines around it) is split into lines
+    and compared: the common head and tail are found by comparing slices, so an edit of one line of
+    a large file costs that line, not the file.
+
+    Raises:
+        DiffTooLarge: the changed region has more than :data:`MAX_DIFF_REGION_LINES` lines or
+            :data:`MAX_DIFF_REGION_CHARS` characters on a side, or the diff would be longer than
+            :data:`MAX_DIFF_TEXT`; it is not built.
+    """
+    a, b = old.replace("\r\n", "\n"), new.replace("\r\n", "\n")
+    if a == b:
+        return ""
+    start = a.rfind("\n", 0, _common_prefix(a, b)) + 1  # the same line start in both
+    tail = _common_suffix(a, b, start)
+    shared = a[len(a) - tail :]
+    # Both regions end just after the same newline of the shared tail (or at the end of both).
+    cut = shared.find("\n") + 1 or len(shared)
+    for _ in range(context):
+        start = a.rfind("\n", 0, max(start - 1, 0)) + 1 if start else 0
+        cut = (shared.find("\n", cut) + 1 or len(shared)) if cut < len(shared) else cut
+    end_a, end_b = len(a) - tail + cut, len(b) - tail + cut
+    skipped = a.count("\n", 0, start)
+    sizes = (end_a - start, end_b - start)
+    lines = (a.count("\n", start, end_a), b.count("\n", start, end_b))
+    if max(sizes) > MAX_DIFF_REGION_CHARS or max(lines) > MAX_DIFF_REGION_LINES:
+        raise DiffTooLarge(
+            f"the change spans {max(lines)} lines ({max(sizes)} characters), more than a diff shows "
+            f"({MAX_DIFF_REGION_LINES} lines, {MAX_DIFF_REGION_CHARS} characters)"
+        )
+    before = a[start:end_a].splitlines(keepends=True)
+    after = b[start:end_b].splitlines(keepends=True)
+    out: list[str] = []
+    size = 0
+    for line in difflib.unified_diff(before, after, f"a/{name}", f"b/{name}", lineterm="\n", n=context):
+        if line.startswith("@@") and skipped:
+            line = _HUNK.sub(lambda m: f"@@ -{int(m[1]) + skipped}{m[2]} +{int(m[3]) + skipped}{m[4]} @@", line, 1)
+        line = line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
+        size += len(line)
+        if size > MAX_DIFF_TEXT:
+            raise DiffTooLarge(f"the diff is longer than {MAX_DIFF_TEXT} characters")
+        out.append(line)
     return "".join(out)
 
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 from plainmcp import Context, ToolError, ToolResult
 
-from .editing import EditOutcome, apply_edits, fenced, unified_diff
+from .editing import DiffTooLarge, EditOutcome, apply_edits, fenced, unified_diff
 from .reading import read_bytes
 from .toolkit import PATH, ToolFamily, ToolSpec, obj, out, result, writes
 from .writing import append, atomic_write, copy, delete, make_directories, move
@@ -186,8 +186,13 @@ def text_encoding(raw: bytes) -> tuple[bytes, str]:
 
 
 def _edit_and_diff(before: str, edits: list[dict[str, Any]], name: str) -> tuple[EditOutcome, str]:
+    """The edited text and its diff; a diff too large to show is left out, saying so in the notes."""
     outcome = apply_edits(before, edits)
-    return outcome, unified_diff(before, outcome.text, name)
+    try:
+        return outcome, unified_diff(before, outcome.text, name)
+    except DiffTooLarge as problem:
+        outcome.notes.append(f"The diff is not shown: {problem}; read the file to see the result")
+        return outcome, ""
 
 
 class WriteTools(ToolFamily):
@@ -249,7 +254,8 @@ class WriteTools(ToolFamily):
             await self.changed([place.real], False)
         notes = "\n".join(outcome.notes)
         head = "Dry run: nothing written.\n" if dry else ""
-        text = head + (notes + "\n" if notes else "") + (fenced(diff) if diff else "No changes.")
+        unchanged = outcome.text == before
+        text = head + (notes + "\n" if notes else "") + (fenced(diff) if diff else "No changes." if unchanged else "")
         return result(
             text, {"path": shown, "diff": diff, "applied": not dry and outcome.text != before, "notes": outcome.notes}
         )
