@@ -393,19 +393,24 @@ class Server:
         await self.bus.wait_changed()
 
     # ------------------------------------------------------------------------------- publishing
+    #
+    # With replicas, a change a call made (a handler, through ``ctx.notify_*``) reaches subscribers on every
+    # replica. A change a watcher *observed* (a file, a database, an upstream, which every replica with
+    # subscribers watches for itself) is told with ``observed=True``: to this replica's subscribers only, as
+    # the other replicas' watchers tell theirs; each subscriber hears it once.
 
-    async def notify_resource_updated(self, uri: str) -> None:
-        """Tell every client subscribed to ``uri`` that it changed."""
-        await self.bus.publish(protocol.RESOURCE_UPDATED, {"uri": uri})
+    async def notify_resource_updated(self, uri: str, *, observed: bool = False) -> None:
+        """Tell every client subscribed to ``uri`` that it changed (``observed``: see above)."""
+        await self.bus.publish(protocol.RESOURCE_UPDATED, {"uri": uri}, local=observed)
 
-    async def notify_resources_changed(self) -> None:
-        await self.bus.publish(protocol.RESOURCES_LIST_CHANGED)
+    async def notify_resources_changed(self, *, observed: bool = False) -> None:
+        await self.bus.publish(protocol.RESOURCES_LIST_CHANGED, local=observed)
 
-    async def notify_tools_changed(self) -> None:
-        await self.bus.publish(protocol.TOOLS_LIST_CHANGED)
+    async def notify_tools_changed(self, *, observed: bool = False) -> None:
+        await self.bus.publish(protocol.TOOLS_LIST_CHANGED, local=observed)
 
-    async def notify_prompts_changed(self) -> None:
-        await self.bus.publish(protocol.PROMPTS_LIST_CHANGED)
+    async def notify_prompts_changed(self, *, observed: bool = False) -> None:
+        await self.bus.publish(protocol.PROMPTS_LIST_CHANGED, local=observed)
 
     # ------------------------------------------------------------------------------- lifetime
 

@@ -94,9 +94,10 @@ class SubscriptionBus:
 
     # ---------------------------------------------------------------------------- publishing
 
-    async def publish(self, method: str, params: dict[str, Any] | None = None) -> None:
-        """Deliver one notification to every subscriber that wants it (on every replica, with a relay)."""
-        if self._relay is not None:
+    async def publish(self, method: str, params: dict[str, Any] | None = None, *, local: bool = False) -> None:
+        """Deliver one notification to every subscriber that wants it: on every replica with a relay,
+        unless ``local`` (then to this process's subscribers only)."""
+        if self._relay is not None and not local:
             await self._relay.publish(method, params)
             return
         await self.deliver_here(method, params)

@@ -81,11 +81,11 @@ class ChangeFeed:
             except AccessError:
                 continue
             if real in touched:
-                await self.server.notify_resource_updated(uri)
+                await self.server.notify_resource_updated(uri, observed=True)
         if structural:
             if self.index is not None:
                 self.index.invalidate()
-            await self.server.notify_resources_changed()
+            await self.server.notify_resources_changed(observed=True)
 
     async def after_write(self, paths: list[str], structural: bool) -> None:
         """Called by the write tools; publishes only when no watcher will."""

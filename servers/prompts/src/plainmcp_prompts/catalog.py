@@ -71,14 +71,14 @@ class Catalog:
         self.install()
         after = self.specs
         logger.info("prompt library changed: %d prompts", len(after))
-        await self.server.notify_prompts_changed()
+        await self.server.notify_prompts_changed(observed=True)
         if _listing(before) != _listing(after):
-            await self.server.notify_resources_changed()
+            await self.server.notify_resources_changed(observed=True)
         for name, spec in before.items():
             if name not in after or after[name].source != spec.source:
-                await self.server.notify_resource_updated(source_uri(name))
+                await self.server.notify_resource_updated(source_uri(name), observed=True)
                 if spec.format == "skill":
-                    await self.server.notify_resource_updated(skill_uri(name, FILENAME))
+                    await self.server.notify_resource_updated(skill_uri(name, FILENAME), observed=True)
         return True
 
 

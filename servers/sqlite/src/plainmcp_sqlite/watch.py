@@ -119,5 +119,5 @@ async def _watch(server: Server, db: Database, stop: anyio.Event) -> None:
             continue
         version = current
         for uri in ours(server.subscribed_uris()):
-            await server.notify_resource_updated(uri)
+            await server.notify_resource_updated(uri, observed=True)
     logger.info("stopped watching the database: no subscribed client")

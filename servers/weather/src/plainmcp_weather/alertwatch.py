@@ -141,4 +141,4 @@ class AlertWatcher:
         if changed:
             logger.info("alerts for %s changed: notifying subscribers", code)
             for uri in sorted(uris):
-                await server.notify_resource_updated(uri)
+                await server.notify_resource_updated(uri, observed=True)

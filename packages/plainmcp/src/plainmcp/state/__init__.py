@@ -11,8 +11,8 @@ What is shared, and where it lives:
 - a fan-out of messages to every replica (:mod:`.fanout`): resource updates and list changes reach
   ``subscriptions/listen`` streams and legacy subscribers on every replica; other parts (tasks, legacy
   sessions) use their own topics;
-- ``claim``: the first replica to claim a name within a time wins (a notification seen by every
-  replica's watcher goes out once; single-flight for servers' upstream calls).
+- ``claim``: the first replica to claim a name within a time wins (single-flight for servers'
+  upstream calls, leases).
 
 When the shared store is unreachable, operations that need it raise :class:`SharedStateUnavailable`,
 a JSON-RPC error (-32000) with a clear message; the store reconnects by itself when it returns.
@@ -47,8 +47,8 @@ class SharedState(Protocol):
 
     #: ``"memory"`` or ``"redis"``: for logs, ``/health`` and ``/metrics`` only, never for decisions.
     kind: str
-    #: True when other processes may share this state (then notifications go through the fan-out and
-    #: identical ones seen by several replicas are sent once); False for one process.
+    #: True when other processes may share this state (then notifications go through the fan-out);
+    #: False for one process.
     replicated: bool
 
     @property

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any, Protocol
 
 import anyio
-from anyio.abc import ObjectReceiveStream, ObjectSendStream
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 logger = logging.getLogger(__name__)
 
@@ -24,7 +24,7 @@ logger = logging.getLogger(__name__)
 SUBSCRIBER_BUFFER = 1024
 
 #: What a subscription yields: the messages of its topic, in publishing order per publisher.
-Subscription = AsyncIterator[dict[str, Any]]
+Subscription = AsyncGenerator[dict[str, Any], None]
 
 
 class Fanout(Protocol):
@@ -46,7 +46,7 @@ class MemoryFanout:
     kind = "memory"
 
     def __init__(self) -> None:
-        self._topics: dict[str, set[ObjectSendStream[dict[str, Any]]]] = {}
+        self._topics: dict[str, set[MemoryObjectSendStream[dict[str, Any]]]] = {}
 
     async def publish(self, topic: str, message: dict[str, Any]) -> None:
         for stream in tuple(self._topics.get(topic, ())):
@@ -59,8 +59,8 @@ class MemoryFanout:
 
     @asynccontextmanager
     async def subscribe(self, topic: str) -> AsyncIterator[Subscription]:
-        send: ObjectSendStream[dict[str, Any]]
-        receive: ObjectReceiveStream[dict[str, Any]]
+        send: MemoryObjectSendStream[dict[str, Any]]
+        receive: MemoryObjectReceiveStream[dict[str, Any]]
         send, receive = anyio.create_memory_object_stream(SUBSCRIBER_BUFFER)
         self._topics.setdefault(topic, set()).add(send)
         try:
@@ -75,7 +75,7 @@ class MemoryFanout:
             send.close()
 
 
-async def _messages(receive: ObjectReceiveStream[dict[str, Any]]) -> Subscription:
+async def _messages(receive: MemoryObjectReceiveStream[dict[str, Any]]) -> Subscription:
     async for message in receive:
         yield message
 

@@ -1,11 +1,10 @@
 """Resource updates and list changes across replicas: the server's bus, relayed through the fan-out.
 
-With replicated state, a notification published on one replica (by a handler, or a watcher) goes to
-the fan-out; every replica's relay hands what arrives to its own subscribers (legacy sessions and
-``subscriptions/listen`` streams). Several replicas often see the same change (each watching the same
-files, or polling the same database): identical notifications within :data:`DEDUPE_SECONDS` are sent
-once, by the first replica to claim them. They are "read it again" signals, so coalescing them loses
-nothing a client could act on.
+With replicated state, a notification published on one replica goes to the fan-out; every replica's
+relay hands what arrives to its own subscribers (legacy sessions and ``subscriptions/listen`` streams).
+Changes a watcher observed are published with ``local=True`` and skip the relay (see
+``Server.notify_resource_updated``): every replica with subscribers runs its own watcher, so relaying
+them too would tell each subscriber once per replica.
 
 If the shared store is unreachable, a notification is still delivered to this replica's own
 subscribers (and a warning logged): the call that made the change does not fail for it.
@@ -13,8 +12,6 @@ subscribers (and a warning logged): the call that made the change does not fail 
 
 from __future__ import annotations
 
-import hashlib
-import json
 import logging
 from typing import TYPE_CHECKING, Any
 
@@ -26,8 +23,6 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 TOPIC = "notify"
-#: Identical notifications closer together than this are sent once.
-DEDUPE_SECONDS = 1.0
 
 
 class NotificationRelay:
@@ -38,12 +33,8 @@ class NotificationRelay:
         self.bus = bus
 
     async def publish(self, method: str, params: dict[str, Any] | None) -> None:
-        message = {"method": method, "params": params}
-        digest = hashlib.sha256(json.dumps(message, sort_keys=True, default=str).encode()).hexdigest()
         try:
-            if not await self.shared.claim(f"notify:{digest}", DEDUPE_SECONDS):
-                return  # another replica (or this one, a moment ago) already sent it
-            await self.shared.fanout.publish(TOPIC, message)
+            await self.shared.fanout.publish(TOPIC, {"method": method, "params": params})
         except SharedStateUnavailable:
             logger.warning("%s reaches only this replica's subscribers: the shared store is unreachable", method)
             await self.bus.deliver_here(method, params)

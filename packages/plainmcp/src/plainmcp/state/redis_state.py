@@ -184,7 +184,9 @@ class RedisState:
         try:
             with anyio.fail_after(self.command_timeout):
                 await self.client.ping()
-        except (*_redis_errors(), TimeoutError, RuntimeError):
+        except (TimeoutError, RuntimeError):
+            return {"kind": self.kind, "reachable": False}
+        except _redis_errors():
             return {"kind": self.kind, "reachable": False}
         return {"kind": self.kind, "reachable": True, "roundTripMs": round((time.perf_counter() - started) * 1000, 2)}
 
