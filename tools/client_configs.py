@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Generate shared/client-configs: what `plainmcp config` prints for every server and client. Run with the dev venv.
 
-    python3 dev.py client-configs           # write shared/client-configs/<client>/<server>.json
+    python3 dev.py client-configs           # write shared/client-configs/<client>/<server>.<json|toml|yaml|sh>
     python3 dev.py client-configs --check   # only compare; exit 1 when a file is missing, stale or extra
 
-Each file is the real output of `plainmcp config plainmcp-<server> --client <client> -- <example arguments>`, run
+Each file is the real output of `plainmcp config plainmcp-<server> --client <client> --allow-missing -- <example
+arguments>` (the example paths do not exist here), run
 from this environment, with one rewrite: the directory the command was found in (this checkout's .venv/bin) becomes
 INSTALL_DIR, where `pipx install` puts the commands, so no file names this machine. Path arguments are written
 with a leading `~`, which `plainmcp config` keeps and the servers expand, for the same reason.
@@ -12,7 +13,6 @@ with a leading `~`, which `plainmcp config` keeps and the servers expand, for th
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -25,7 +25,21 @@ import workspace
 
 ROOT = workspace.ROOT
 OUT = ROOT / "shared" / "client-configs"
-CLIENTS = ("claude", "cursor", "vscode")
+CLIENTS = (
+    "claude",
+    "claude-code",
+    "cursor",
+    "vscode",
+    "codex",
+    "gemini",
+    "windsurf",
+    "zed",
+    "continue",
+    "cline",
+    "goose",
+)
+#: The file name extension of each client's format (JSON where not named).
+EXTENSIONS = {"claude-code": "sh", "codex": "toml", "continue": "yaml", "goose": "yaml"}
 #: Where the examples say the server is installed: pipx's default PIPX_BIN_DIR for a user called "you".
 INSTALL_DIR = "/home/you/.local/bin"
 #: The example arguments of each server (as in its README); a server not named here takes none.
@@ -52,7 +66,7 @@ def servers(space: workspace.Workspace | None = None) -> list[str]:
 
 
 def snippet(plainmcp: Path, server: str, client: str) -> str:
-    """The file for ``server`` and ``client``: `plainmcp config`'s JSON with INSTALL_DIR for the command's directory.
+    """The file for ``server`` and ``client``: `plainmcp config`'s output with INSTALL_DIR for the command's directory.
 
     Runs in an empty scratch directory and HOME, so nothing of the caller's leaks in. Raises ConfigsError.
     """
@@ -64,19 +78,17 @@ def snippet(plainmcp: Path, server: str, client: str) -> str:
             f"plainmcp-{server}",
             "--client",
             client,
+            "--allow-missing",
             "--",
             *EXAMPLE_ARGS.get(server, []),
         ]
         result = subprocess.run(command, cwd=scratch, env=env, capture_output=True, text=True)
         if result.returncode != 0:
             raise ConfigsError(f"{' '.join(command[1:])} failed ({result.returncode}):\n{result.stderr}")
-        config = json.loads(result.stdout)
-        entry = next(iter(config["mcpServers" if client != "vscode" else "servers"].values()))
-        found = Path(entry["command"])
-        if found.parent != plainmcp.parent:
-            raise ConfigsError(f"plainmcp config found {found}, not the command beside {plainmcp}")
-        entry["command"] = f"{INSTALL_DIR}/{found.name}"
-        text = json.dumps(config, indent=2, ensure_ascii=False) + "\n"
+        found = plainmcp.parent / f"plainmcp-{server}"
+        if str(found) not in result.stdout:
+            raise ConfigsError(f"plainmcp config did not name {found}:\n{result.stdout}")
+        text = result.stdout.replace(f"{plainmcp.parent}/", f"{INSTALL_DIR}/")
         for host_path in (scratch, str(ROOT), str(found.parent)):
             if host_path in text:
                 raise ConfigsError(f"the {client} snippet of {server} names {host_path}:\n{text}")
@@ -86,13 +98,15 @@ def snippet(plainmcp: Path, server: str, client: str) -> str:
 def generate(plainmcp: Path) -> dict[Path, str]:
     """Every file of shared/client-configs, relative to it, with its text."""
     return {
-        Path(client) / f"{server}.json": snippet(plainmcp, server, client) for client in CLIENTS for server in servers()
+        Path(client) / f"{server}.{EXTENSIONS.get(client, 'json')}": snippet(plainmcp, server, client)
+        for client in CLIENTS
+        for server in servers()
     }
 
 
 def differences(expected: dict[Path, str], out: Path = OUT) -> list[str]:
     """The files of ``out`` that are missing, stale or not generated (relative paths with the reason)."""
-    present = {path.relative_to(out) for path in out.glob("*/*.json")}
+    present = {path.relative_to(out) for path in out.glob("*/*.*")}
     found = [f"{path}: extra" for path in sorted(present - expected.keys())]
     for path, text in sorted(expected.items()):
         if path not in present:
@@ -117,7 +131,7 @@ def main(argv: list[str]) -> int:
         for line in found:
             print(f"client-configs: {line} (python3 dev.py client-configs writes them)", file=sys.stderr)
         return 1 if found else 0
-    for stale in set(OUT.glob("*/*.json")) - {OUT / path for path in expected}:
+    for stale in set(OUT.glob("*/*.*")) - {OUT / path for path in expected}:
         stale.unlink()
     for path, text in expected.items():
         (OUT / path).parent.mkdir(parents=True, exist_ok=True)

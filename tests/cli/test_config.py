@@ -140,7 +140,7 @@ def test_config_path_to_any_executable_is_made_absolute(tmp_path) -> None:
     "argv",
     [
         ("everything",),
-        ("everything", "--client", "zed"),
+        ("everything", "--client", "emacs"),
         ("everything", "--client", "claude", "--http", "ftp://x"),
         ("everything", "--client", "claude", "--header", "A: b"),
         ("everything", "--client", "claude", "--env", "X"),
@@ -172,6 +172,7 @@ def test_config_makes_relative_path_arguments_absolute(tmp_path) -> None:
         "--client",
         "claude",
         "--explain",
+        "--allow-missing",  # rewriting only: the path need not exist here
         "--",
         "--db",
         "shop.db",
@@ -193,6 +194,7 @@ def test_config_makes_relative_directories_absolute_for_each_client(tmp_path) ->
             "filesystem",
             "--client",
             client,
+            "--allow-missing",
             "--",
             "./notes",
             "--allow-write",
@@ -215,7 +217,9 @@ def test_config_makes_relative_directories_absolute_for_each_client(tmp_path) ->
 
 
 def test_config_equals_form_and_prompt_dirs(tmp_path) -> None:
-    ran = config_in(tmp_path, "prompts", "--client", "cursor", "--", "--dir=mine", "--dir", "team/prompts")
+    ran = config_in(
+        tmp_path, "prompts", "--client", "cursor", "--allow-missing", "--", "--dir=mine", "--dir", "team/prompts"
+    )
     assert ran.returncode == 0, ran.stderr
     assert json.loads(ran.stdout)["mcpServers"]["prompts"]["args"] == [
         f"--dir={tmp_path / 'mine'}",
@@ -246,7 +250,7 @@ def test_config_keeps_home_and_each_server_expands_it(tmp_path, server, server_a
     shell to expand it) reads it as the home directory."""
     home = tmp_path / "home"
     _home_with_files(home)
-    ran = config_in(tmp_path, server, "--client", "claude", "--", *server_args)
+    ran = config_in(tmp_path, server, "--client", "claude", "--", *server_args, env={"HOME": str(home)})
     assert ran.returncode == 0, ran.stderr
     entry = json.loads(ran.stdout)["mcpServers"][server]
     assert entry["args"] == server_args

@@ -7,7 +7,6 @@ the server), no shell, a bare environment plus the entry's `env`, a home holding
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -15,6 +14,7 @@ import anyio
 import pytest
 from plainmcp import connect_stdio
 
+from ..cli.client_formats import launch_of
 from ..docs.user_env import make_home, stdio_handshake
 from .support import ROOT, load
 
@@ -23,38 +23,37 @@ PLAINMCP = Path(sys.executable).parent / "plainmcp"
 CASES = [(client, server) for client in configs.CLIENTS for server in configs.servers()]
 
 
+def _file(client: str, server: str) -> Path:
+    return Path(client) / f"{server}.{configs.EXTENSIONS.get(client, 'json')}"
+
+
 def test_every_server_has_an_example_for_every_client_and_nothing_else():
     present = {path.relative_to(configs.OUT) for path in configs.OUT.glob("**/*") if path.is_file()}
-    expected = {Path(client) / f"{server}.json" for client, server in CASES}
+    expected = {_file(client, server) for client, server in CASES}
     assert configs.servers() == ["everything", "filesystem", "prompts", "sqlite", "weather"]
     assert present - {Path("README.md")} == expected
 
 
 @pytest.mark.parametrize(("client", "server"), CASES)
 def test_client_config_is_what_plainmcp_config_prints(client, server):
-    path = configs.OUT / client / f"{server}.json"
+    path = configs.OUT / _file(client, server)
     assert path.read_text() == configs.snippet(PLAINMCP, server, client), (
         f"{path.relative_to(ROOT)} is stale: python3 dev.py client-configs regenerates it"
     )
 
 
-def _entry(config: dict, client: str) -> dict:
-    (entry,) = config["servers" if client == "vscode" else "mcpServers"].values()
-    return entry
-
-
 @pytest.mark.parametrize(("client", "server"), CASES)
 def test_configured_server_starts_as_its_client_starts_it(client, server, tmp_path):
-    config = json.loads((configs.OUT / client / f"{server}.json").read_text())
-    entry = _entry(config, client)
-    assert "inputs" not in config and entry.get("type", "stdio") == "stdio"
-    command = Path(entry["command"])
+    text = (configs.OUT / _file(client, server)).read_text()
+    assert "inputs" not in text
+    written, args, entry_env = launch_of(client, None, text, server)
+    command = Path(written)
     assert command.is_absolute() and str(command.parent) == configs.INSTALL_DIR  # desktop clients have no PATH
     home = tmp_path / "home"
     make_home(home)
     # A desktop client's environment: no virtualenv, no PYTHONPATH, a short PATH; the entry's env on top.
-    env = {"HOME": str(home), "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", **entry.get("env", {})}
-    argv = [str(PLAINMCP.parent / command.name), *entry["args"]]
+    env = {"HOME": str(home), "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", **entry_env}
+    argv = [str(PLAINMCP.parent / command.name), *args]
     answered = stdio_handshake(argv, env=env, cwd=tmp_path)
     assert answered["initialize"]["serverInfo"]["name"] == f"plainmcp-{server}"
     assert answered["tools"], f"{server} listed no tools"

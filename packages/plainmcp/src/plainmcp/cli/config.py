@@ -1,4 +1,4 @@
-"""``plainmcp config SERVER --client claude|cursor|vscode``: the snippet to paste into a client.
+"""``plainmcp config SERVER --client CLIENT``: the snippet to paste into a client (:mod:`.clients` has the formats).
 
 The snippet names the installed command by its absolute path: desktop clients start servers with
 a minimal PATH (Claude Desktop on macOS does not read the shell's profile), so ``plainmcp-<name>``
@@ -9,8 +9,12 @@ working directory) path arguments are made absolute (:mod:`.server_args`).
 
 Secrets (:mod:`.secrets`): for VS Code a ``--secret`` variable, an ``--env`` whose name says
 key/token/secret/password, a secret server option and an ``Authorization`` (or other credential)
-``--header`` become prompted ``inputs``, so its snippet never carries one. Claude Desktop and Cursor
-have no prompt: there the value is written into the snippet (in ``env``, off the command line).
+``--header`` become prompted ``inputs``, so its snippet never carries one. The other clients have no
+prompt: there the value is written into the snippet (in ``env``, off the command line).
+
+A path argument that names nothing is refused (exit code 3, :data:`MISSING_PATH`) unless
+``--allow-missing``. Every server runs the same code for its own ``config`` subcommand
+(:mod:`.server_config`), naming itself by the path of the running executable.
 """
 
 from __future__ import annotations
@@ -20,42 +24,49 @@ import json
 import os
 import shutil
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from .clients import CLIENTS, WHERE, Launch, Remote, form_of, render
 from .locate import Found, Missing, locate
-from .run import FAILED, OK, USAGE, fail
+from .run import FAILED, OK, USAGE
 from .secrets import Prompts, looks_secret, secret_values
-from .server_args import Usage, absolute_paths, read_usage, secrets_to_env
+from .server_args import Usage, absolute_paths, path_values, read_usage, secrets_to_env
 from .targets import UsageError, is_url
 
-CLIENTS = ("claude", "cursor", "vscode")
+#: Exit code of ``config`` when a path argument does not exist (and ``--allow-missing`` is not given).
+MISSING_PATH = 3
 
-#: Where each client keeps the file the snippet goes into (shown on stderr, after the snippet).
-WHERE = {
-    "claude": "Claude Desktop: Settings > Developer > Edit Config, i.e. claude_desktop_config.json in "
-    "~/Library/Application Support/Claude/ (macOS) or %APPDATA%\\Claude\\ (Windows); restart Claude after.",
-    "cursor": "Cursor: ~/.cursor/mcp.json (every project) or .cursor/mcp.json (one project).",
-    "vscode": "VS Code: .vscode/mcp.json in the workspace, or 'MCP: Open User Configuration' for every workspace.",
-}
+CONFIG_EXIT_CODES = (
+    "exit codes:\n  0  printed\n  1  the server command is not installed\n  2  usage error\n"
+    "  3  a path argument does not exist (nothing printed; --allow-missing prints the snippet anyway)"
+)
+
+
+class MissingPath(Exception):
+    """A path argument of the server names nothing (a typo, most often): the snippet would start a
+    server that fails, inside a client that shows the error in a log few users find."""
 
 
 def add_parser(commands: Any) -> None:
     parser = commands.add_parser(
         "config",
-        help="print the configuration snippet for Claude Desktop, Cursor or VS Code",
-        description="Print the JSON to paste into a client's MCP configuration, with the absolute path of the "
-        "installed server command. Arguments after -- are passed to the server.",
-        usage="plainmcp config [options] SERVER --client {claude,cursor,vscode} [-- SERVER_ARG ...]",
+        help="print the configuration snippet for an MCP client (Claude, Claude Code, Cursor, VS Code, ...)",
+        description="Print what to paste into a client's MCP configuration, with the absolute path of the "
+        "installed server command. Arguments after -- are passed to the server. Each plainmcp server also "
+        "prints its own: plainmcp-NAME config --client CLIENT [-- SERVER_ARG ...].",
+        usage="plainmcp config [options] SERVER --client CLIENT [-- SERVER_ARG ...]",
         epilog="examples:\n"
         "  plainmcp config shop --client claude -- ~/Documents/shop.db\n"
-        "  plainmcp config shop --client vscode --env SHOP_LOG_LEVEL=debug -- --db shop.db\n"
+        "  plainmcp config shop --client claude-code -- --db ~/shop.db\n"
+        "  plainmcp config shop --client vscode --as link -- --db ~/shop.db\n"
         "  plainmcp config shop --client vscode --secret SHOP_API_KEY\n"
         "  plainmcp config shop --client cursor --http http://127.0.0.1:8000/mcp\n"
         "  (shop: an installed plainmcp-shop; any other server: its command's path)\n\n"
         "The server is looked for in this environment, on PATH, in pipx's venvs and in uv's tools;\n"
         "path arguments (the server's --help says which) are made absolute, a leading ~ is kept.\n\n"
-        "exit codes:\n  0  printed\n  1  the server command is not installed\n  2  usage error",
+        + CONFIG_EXIT_CODES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
@@ -64,7 +75,20 @@ def add_parser(commands: Any) -> None:
         help="an installed plainmcp server, by its name with or without the plainmcp- prefix "
         "(NAME or plainmcp-NAME), or the path of any server executable",
     )
+    add_options(parser)
+    parser.set_defaults(run=main)
+
+
+def add_options(parser: argparse.ArgumentParser) -> None:
+    """The options of ``plainmcp config`` and of every server's own ``config`` subcommand."""
     parser.add_argument("--client", choices=CLIENTS, required=True, help="the client the snippet is for")
+    parser.add_argument(
+        "--as",
+        dest="form",
+        choices=("file", "command", "link"),
+        help="claude-code: command (the default: a 'claude mcp add' line) or file (.mcp.json); cursor and "
+        "vscode: file (the default) or link (a one-click install link)",
+    )
     parser.add_argument("--name", help="the server's key in the configuration (default: the server's short name)")
     parser.add_argument(
         "--env",
@@ -84,7 +108,7 @@ def add_parser(commands: Any) -> None:
         default=[],
         metavar="NAME",
         help="environment variable holding a secret (repeatable): VS Code prompts for it; for "
-        "Claude and Cursor its value is taken from this shell's environment",
+        "the other clients its value is taken from this shell's environment",
     )
     parser.add_argument(
         "--header",
@@ -94,41 +118,57 @@ def add_parser(commands: Any) -> None:
         help="HTTP header for --http (repeatable), e.g. 'Authorization: Bearer ...'",
     )
     parser.add_argument(
+        "--allow-missing",
+        action="store_true",
+        help="print the snippet even when a path argument does not exist (yet)",
+    )
+    parser.add_argument(
         "--explain",
         action="store_true",
         help="say on stderr where the server was looked for and which arguments were made absolute",
     )
-    parser.set_defaults(run=main)
 
 
 def main(args: argparse.Namespace) -> int:
+    return emit(args, lambda: build(args))
+
+
+def emit(args: argparse.Namespace, make: Callable[[], str], prog: str = "plainmcp") -> int:
+    """Print the snippet ``make()`` returns and where it goes; each failure one line and its exit code."""
     try:
-        snippet = build(args)
+        text = make()
     except UsageError as error:
-        fail(str(error))
+        print(f"{prog}: {error}", file=sys.stderr)
         return USAGE
+    except MissingPath as error:
+        print(f"{prog} config: {error}", file=sys.stderr)
+        return MISSING_PATH
     except LookupError as error:
-        fail(str(error))
+        print(f"{prog}: {error}", file=sys.stderr)
         return FAILED
-    print(json.dumps(snippet, indent=2, ensure_ascii=False))
-    print(f"Paste into the {WHERE[args.client]}", file=sys.stderr)
+    print(text)
+    print(WHERE["link" if args.form == "link" else args.client], file=sys.stderr)
     return OK
 
 
-def build(args: argparse.Namespace) -> dict[str, Any]:
-    """The snippet for ``args``. Raises :class:`UsageError`, or LookupError when the command is
-    not installed."""
+def build(args: argparse.Namespace, command: list[str] | None = None, usage: Usage | None = None) -> str:
+    """The snippet for ``args``, as text. ``command`` (with its ``usage``) is the server when the caller
+    knows it (a server printing its own snippet); else ``args.server`` is looked for. Raises
+    :class:`UsageError`, :class:`MissingPath`, or LookupError when the command is not installed."""
     name = args.name or short_name(args.server)
+    form = form_of(args.client, args.form)
     env = _env(args.env)
     if args.http is not None:
         if not is_url(args.http):
             raise UsageError(f"--http {args.http!r}: expected an http:// or https:// URL")
         if args.command_tail or env or args.secret:
             raise UsageError("--http configures a running server: server arguments, --env and --secret do not apply")
-        return remote_entry(args.client, name, args.http, _headers(args.header))
+        return remote_entry(args.client, form, name, args.http, _headers(args.header))
     if args.header:
         raise UsageError("--header applies to --http")
-    command = find_command(args.server, explain=args.explain)
+    known = command is not None
+    if command is None:
+        command = find_command(args.server, explain=args.explain)
     named = [*env, *args.secret]  # the variables the user named, to check against the server's --help
     if command[1:2] == ["-m"] and os.environ.get("PYTHONPATH") and "PYTHONPATH" not in env:
         # Importable only through PYTHONPATH (a checkout's src directory): the client needs it too.
@@ -137,10 +177,13 @@ def build(args: argparse.Namespace) -> dict[str, Any]:
     server_args = list(args.command_tail or ())
     secrets = secret_values(args.secret, args.client)
     if server_args or named:
-        usage = read_usage(command)
+        if not known:
+            usage = read_usage(command)
         server_args = _absolute_args(command, server_args, usage, args.explain)
         _check_env_names(command, named, usage)
         if usage is not None:
+            if not args.allow_missing:
+                _check_paths(server_args, usage)
             server_args, moved = secrets_to_env(server_args, usage, looks_secret)
             for variable, value in moved.items():
                 print(
@@ -149,7 +192,16 @@ def build(args: argparse.Namespace) -> dict[str, Any]:
                     file=sys.stderr,
                 )
                 (secrets if args.client == "vscode" else env)[variable] = value
-    return stdio_entry(args.client, name, command, server_args, env, secrets)
+    return stdio_entry(args.client, form, name, command, server_args, env, secrets)
+
+
+def _check_paths(server_args: list[str], usage: Usage) -> None:
+    missing = [path for path in path_values(server_args, usage) if not os.path.exists(os.path.expanduser(path))]
+    if missing:
+        raise MissingPath(
+            f"{', '.join(missing)}: no such file or directory (the server would fail to start; "
+            "--allow-missing prints the snippet anyway)"
+        )
 
 
 def short_name(server: str) -> str:
@@ -219,13 +271,14 @@ def _check_env_names(command: list[str], names: list[str], usage: Usage | None) 
 
 def stdio_entry(
     client: str,
+    form: str,
     name: str,
     command: list[str],
     args: list[str],
     env: dict[str, str],
     secrets: dict[str, str] | None = None,
-) -> dict[str, Any]:
-    """The entry that starts ``command`` over stdio. ``secrets`` (name -> value) are env too: for VS
+) -> str:
+    """The snippet that starts ``command`` over stdio. ``secrets`` (name -> value) are env too: for VS
     Code, they and every secret-looking ``env`` become prompted ``inputs`` (the values are dropped)."""
     env = {**env, **(secrets or {})}
     prompts = Prompts(name)
@@ -234,49 +287,42 @@ def stdio_entry(
             key: prompts.env(key) if key in (secrets or {}) or looks_secret(key) else value
             for key, value in env.items()
         }
-    entry: dict[str, Any] = {"command": command[0], "args": [*command[1:], *args]}
-    if env:
-        entry["env"] = env
-    if client == "vscode":
-        return _vscode({name: {"type": "stdio", **entry}}, prompts)
-    return {"mcpServers": {name: entry}}
+        _note_prompts(prompts)
+    launch = Launch(command[0], [*command[1:], *args], env, prompts.inputs)
+    if form == "command" and any(looks_secret(key) for key in env):
+        print(
+            "note: the command puts the secret into your shell's history; --as file prints the JSON instead",
+            file=sys.stderr,
+        )
+    return render(client, form, name, launch)
 
 
-def remote_entry(client: str, name: str, url: str, headers: dict[str, str]) -> dict[str, Any]:
+def remote_entry(client: str, form: str, name: str, url: str, headers: dict[str, str]) -> str:
     if client == "vscode":
         prompts = Prompts(name)
         headers = {key: prompts.header(key, value) for key, value in headers.items()}
-        entry: dict[str, Any] = {"type": "http", "url": url}
-        if headers:
-            entry["headers"] = headers
-        return _vscode({name: entry}, prompts)
-    if client == "cursor":
-        entry = {"url": url}
-        if headers:
-            entry["headers"] = headers
-        return {"mcpServers": {name: entry}}
-    # Claude Desktop's file takes stdio servers only (remote ones are added under Settings >
-    # Connectors); the usual bridge is the mcp-remote package, run by npx.
-    print(
-        "note: Claude Desktop's config file starts stdio servers only; this entry bridges to the URL with "
-        "the npm package mcp-remote (needs Node). Remote servers can also be added under Settings > Connectors.",
-        file=sys.stderr,
-    )
-    bridge = ["-y", "mcp-remote", url]
-    for header, value in headers.items():
-        bridge += ["--header", f"{header}:{value}"]
-    return {"mcpServers": {name: {"command": "npx", "args": bridge}}}
+        _note_prompts(prompts)
+        if prompts.inputs:
+            if form == "link":
+                raise UsageError("a link would carry the credential to whoever opens it; use the file form")
+            document = json.loads(render(client, form, name, Remote(url, headers)))
+            return json.dumps({"inputs": prompts.inputs, **document}, indent=2, ensure_ascii=False)
+    if client == "claude":
+        print(
+            "note: Claude Desktop's config file starts stdio servers only; this entry bridges to the URL with "
+            "the npm package mcp-remote (needs Node). Remote servers can also be added under Settings > Connectors.",
+            file=sys.stderr,
+        )
+    return render(client, form, name, Remote(url, headers))
 
 
-def _vscode(servers: dict[str, Any], prompts: Prompts) -> dict[str, Any]:
+def _note_prompts(prompts: Prompts) -> None:
     if prompts.inputs:
         print(
             "note: VS Code asks for " + ", ".join(i["id"] for i in prompts.inputs) + " when it first starts the "
             "server and keeps the answer in its secret storage; the snippet holds no secret",
             file=sys.stderr,
         )
-        return {"inputs": prompts.inputs, "servers": servers}
-    return {"servers": servers}
 
 
 def _env(items: list[str]) -> dict[str, str]:

@@ -209,6 +209,22 @@ def absolute_paths(args: list[str], usage: Usage) -> list[str]:
     return join_args(out)
 
 
+def path_values(args: list[str], usage: Usage) -> list[str]:
+    """The paths among ``args`` (by ``usage``), as written: the part after ``NAME=`` for a named path
+    option, and neither empty values nor ``-`` (stdin)."""
+    paths = []
+    for word in split_args(args, usage):
+        is_path = usage.positional_paths if word.option is None else word.option in usage.path_options
+        if not is_path or not word.value or word.value == "-":
+            continue
+        name, equals, path = word.value.partition("=")
+        if equals and word.option in usage.named_path_options and name and "/" not in name:
+            paths.append(path)
+        else:
+            paths.append(word.value)
+    return [path for path in paths if path]
+
+
 def secrets_to_env(args: list[str], usage: Usage, is_secret: Callable[[str], bool]) -> tuple[list[str], dict[str, str]]:
     """Move each secret option given once with a value (``--open-meteo-api-key K``) to the environment
     variable the server reads for it: a command line is visible to every user of the machine (``ps``),

@@ -1,0 +1,1 @@
+claude mcp add --transport stdio everything -- /home/you/.local/bin/plainmcp-everything

@@ -1,0 +1,1 @@
+claude mcp add --transport stdio weather -- /home/you/.local/bin/plainmcp-weather
