@@ -1,7 +1,8 @@
 """The fenced code blocks of the project's READMEs, each with the marker that says how it is checked.
 
-Every block in ``README.md``, ``packages/*/README.md`` and ``servers/*/README.md`` is preceded (on the nearest
-non-blank line above its fence) by an HTML comment, invisible on GitHub and PyPI:
+Every block in ``README.md``, ``packages/*/README.md`` and ``servers/*/README.md``, and in the pages they link
+(``docs/*.md``, ``packages/*/docs/*.md``, ``servers/*/docs/*.md``), is preceded (on the nearest non-blank line above
+its fence) by an HTML comment, invisible on GitHub and PyPI:
 
     <!-- docs: shell -->                 each command runs, as written, in a scratch directory; exit 0 expected
     <!-- docs: server -->                each line starts a server the way a client would; it must answer
@@ -61,7 +62,15 @@ class Block:
 
 
 def readmes() -> list[Path]:
-    return [ROOT / "README.md", *sorted(ROOT.glob("packages/*/README.md")), *sorted(ROOT.glob("servers/*/README.md"))]
+    """The READMEs, then the docs pages they link."""
+    return [
+        ROOT / "README.md",
+        *sorted(ROOT.glob("packages/*/README.md")),
+        *sorted(ROOT.glob("servers/*/README.md")),
+        *sorted(ROOT.glob("docs/*.md")),
+        *sorted(ROOT.glob("packages/*/docs/*.md")),
+        *sorted(ROOT.glob("servers/*/docs/*.md")),
+    ]
 
 
 def blocks(path: Path) -> list[Block]:

@@ -19,8 +19,8 @@ from .user_env import UserEnv, stdio_handshake
 
 @pytest.mark.anyio
 async def test_prompt_file_examples_are_served(user: UserEnv, tmp_path: Path) -> None:
-    """Each example prompt file of the prompts README, saved in a library directory, is served and renders."""
-    examples = [block for block in blocks(ROOT / "servers/prompts/README.md") if block.language == "markdown"]
+    """Each example prompt file of the prompts formats page, saved in a library directory, is served and renders."""
+    examples = [block for block in blocks(ROOT / "servers/prompts/docs/formats.md") if block.language == "markdown"]
     assert len(examples) == 2
     library = tmp_path / "library"
     library.mkdir()
@@ -46,7 +46,7 @@ async def test_weather_standin_lines_serve_the_stand_ins_weather(user: UserEnv) 
     """The stand-in's two lines: the first starts it in the background, the second starts the weather server on it
     (the test swaps the README's port 8765 for a free one), and a forecast comes from the stand-in."""
     block = next(
-        block for block in blocks(ROOT / "servers/weather/README.md") if "plainmcp-weather-standin" in block.text
+        block for block in blocks(ROOT / "servers/weather/docs/standin.md") if "plainmcp-weather-standin" in block.text
     )
     start_standin, start_server = block.commands()
     port = _free_port()

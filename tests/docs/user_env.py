@@ -65,7 +65,7 @@ def make_home(home: Path) -> None:
     (home / "prompts" / "review.md").write_text(PROMPT)
     (home / "project" / ".claude" / "commands" / "explain.md").write_text("Explain $ARGUMENTS simply.\n")
     (home / "work" / ".github" / "prompts" / "tests.prompt.md").write_text("Write tests for {{code}}.\n")
-    for name in ("data/shop.db", "books.db", "shop.db", "work/shop.db", "work/app.db"):
+    for name in ("data/shop.db", "books.db", "shop.db", "work/shop.db", "work/app.db", "work/data/shop.db"):
         path = home / name
         path.parent.mkdir(parents=True, exist_ok=True)
         _shop_database(path)

@@ -16,7 +16,7 @@ import anyio
 import pytest
 from plainmcp import connect_stdio
 
-README = Path(__file__).resolve().parents[3] / "servers" / "filesystem" / "README.md"
+README = Path(__file__).resolve().parents[3] / "servers" / "filesystem" / "docs" / "tools.md"  # the README links it
 PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
 MARKER = "<!-- docs: tested by: tests/servers/filesystem/test_readme_examples.py::test_readme_tool_calls_answer -->"
 

@@ -200,7 +200,7 @@ async def test_dotprompt_typed_arguments_are_enforced_with_invalid_params(librar
 @pytest.mark.parametrize("era", ERAS)
 async def test_readme_dotprompt_example_is_served(tmp_path, era):
     """The README's Dotprompt example, saved as greeting.prompt, renders and refuses as the README says."""
-    readme = (Path(__file__).parents[3] / "servers/prompts/README.md").read_text(encoding="utf-8")
+    readme = (Path(__file__).parents[3] / "servers/prompts/docs/formats.md").read_text(encoding="utf-8")
     example = readme.split("```handlebars\n", 1)[1].split("```", 1)[0]
     (tmp_path / "greeting.prompt").write_text(example, encoding="utf-8")
     async with connect_in_memory(server_over(tmp_path), protocol_version=era) as client:

@@ -287,7 +287,7 @@ async def test_hostile_pattern_and_value_leave_the_server_answering_ping(tmp_pat
 @pytest.mark.parametrize("era", ERAS)
 async def test_readme_typed_arguments_example_is_served(tmp_path, era):
     """The README's typed front matter, with the body it names, renders and refuses as it says."""
-    readme = (Path(__file__).parents[3] / "servers/prompts/README.md").read_text(encoding="utf-8")
+    readme = (Path(__file__).parents[3] / "servers/prompts/docs/formats.md").read_text(encoding="utf-8")
     front = readme.split("```yaml\ndescription: Open a ticket\n", 1)[1].split("```", 1)[0]
     body = "Open {{key}}: {{points}} points, urgent: {{urgent}}.\n"
     (tmp_path / "ticket.md").write_text("---\ndescription: Open a ticket\n" + front + "---\n" + body, encoding="utf-8")
