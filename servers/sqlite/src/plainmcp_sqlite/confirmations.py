@@ -30,8 +30,8 @@ MAX_SHOWN_CHARS = 8000
 class Ledger:
     """Spent nonces, each kept until its expiry (``clock``: seconds, as :func:`time.time`)."""
 
-    def __init__(self, capacity: int = CAPACITY, clock: Callable[[], float] = time.time) -> None:
-        self.capacity = capacity
+    def __init__(self, capacity: int | None = None, clock: Callable[[], float] = time.time) -> None:
+        self.capacity = CAPACITY if capacity is None else capacity
         self.clock = clock
         self._spent: set[str] = set()
         self._expiries: list[tuple[float, str]] = []

@@ -56,6 +56,7 @@ from typing import Any
 import anyio
 
 from . import bounded_printf, changes, policy
+from .failures import DEADLINE, Changed, DatabaseError, DeadlineExceeded, Refused, explain, scrub
 from .fetch import Outcome, fetch_rows
 from .worker import Worker
 
@@ -84,22 +85,7 @@ STOP_GRACE = 0.25
 MAX_RETIRED = 2
 
 Params = Sequence[Any] | Mapping[str, Any]
-
-
-class DatabaseError(Exception):
-    """A statement failed. The message is written for the model: what was wrong, no host path."""
-
-
-class Refused(DatabaseError):
-    """The access mode does not allow what the statement tried."""
-
-
-class Changed(DatabaseError):
-    """A confirmed statement would now make other changes than the ones the user confirmed."""
-
-
-class DeadlineExceeded(DatabaseError):
-    """The statement ran past its deadline and was stopped."""
+__all__ = ["Changed", "Database", "DatabaseError", "DeadlineExceeded", "Outcome", "Params", "Refused"]
 
 
 class Guard:
@@ -336,7 +322,7 @@ class Database:
                 worker.stop()
                 logger.error("cannot open the database %s: %s", self.path, failure)
                 raise DatabaseError(
-                    f"The database cannot be opened: {_scrub(str(failure), self.path, self.attach)}"
+                    f"The database cannot be opened: {scrub(str(failure), self.path, self.attach)}"
                 ) from None
             except BaseException:
                 worker.stop()
@@ -405,10 +391,10 @@ class Database:
                     ended = True
                     return outcome
                 overdue = True
-                raise DeadlineExceeded(_DEADLINE)
+                raise DeadlineExceeded(DEADLINE)
             except sqlite3.Error as failure:
                 ended = failed = True
-                raise _explain(failure, guard, self.mode, self.path) from None
+                raise explain(failure, guard, self.mode, self.path, like_limit=MAX_LIKE_PATTERN) from None
             except MemoryError:  # SQLITE_NOMEM: the statement wanted more than HEAP_LIMIT
                 ended = failed = True
                 raise DatabaseError(_OUT_OF_MEMORY) from None
@@ -531,10 +517,6 @@ class Database:
             _internal(connection, guard, "ROLLBACK")
 
 
-_DEADLINE = (
-    "Deadline exceeded: the statement ran longer than the limit and was stopped. "
-    "Narrow it (WHERE, LIMIT, an indexed column) or check for a recursive CTE without an end."
-)
 _OUT_OF_MEMORY = (
     f"The statement needs more memory than this server allows ({HEAP_LIMIT // (1024 * 1024)} MiB): "
     "select fewer or shorter values (fewer columns, substr(x, 1, n), length(x)), or aggregate."
@@ -571,47 +553,3 @@ def _internal(connection: sqlite3.Connection, guard: Guard, sql: str) -> None:
         connection.execute(sql).close()
     finally:
         guard.internal = False
-
-
-def _explain(failure: sqlite3.Error, guard: Guard, mode: str, path: Path) -> DatabaseError:
-    """Turn SQLite's exception into one the model can act on."""
-    message = str(failure)
-    if guard.refusal is not None:
-        if mode == "read":
-            return Refused(
-                f"Statement refused in read-only mode: {guard.refusal} is not allowed. Only reading "
-                "statements run here (SELECT, WITH ... SELECT, read-only PRAGMAs)."
-            )
-        return Refused(f"Statement refused: {guard.refusal} is not allowed by this server, even with writes enabled.")
-    if "readonly database" in message or "query_only" in message:
-        return Refused("Statement refused in read-only mode: it would write to the database.")
-    if message == "interrupted":
-        if time.monotonic() > guard.deadline:
-            return DeadlineExceeded(_DEADLINE)
-        return DatabaseError("The statement was cancelled.")
-    if message.startswith("near ") and message.endswith(": syntax error"):
-        return DatabaseError(f"SQL syntax error {message.removesuffix(': syntax error')}.")
-    if "one statement at a time" in message:
-        return DatabaseError("Only one SQL statement per call: remove the ';' and what follows it.")
-    if "string or blob too big" in message:
-        return DatabaseError(
-            f"A value is larger than the limit of {guard.value_limit} bytes (the size of one result): "
-            "select a part of it (substr(x, 1, n)) or its length (length(x) of a blob)."
-        )
-    if "LIKE or GLOB pattern too complex" in message:
-        return DatabaseError(f"A LIKE or GLOB pattern is longer than the limit of {MAX_LIKE_PATTERN} bytes.")
-    if "Could not decode to UTF-8" in message:
-        return DatabaseError("A text value is not valid UTF-8; select it as CAST(column AS BLOB) or hex(column).")
-    if "database is locked" in message or "database is busy" in message:
-        return DatabaseError("The database is locked by another connection; try again shortly.")
-    if isinstance(failure, sqlite3.ProgrammingError) and "binding" in message:
-        return DatabaseError(f"Parameters do not match the statement: {message}")
-    return DatabaseError(_scrub(message, path, guard.attach))
-
-
-def _scrub(message: str, path: Path, others: Sequence[tuple[str, Path]] = ()) -> str:
-    """SQLite's message without the databases' host paths, should it mention one."""
-    for name, file in (("database", path), *others):
-        for text in {str(file), str(file.resolve()), file.resolve().as_uri()}:
-            message = message.replace(text, f"<{name}>")
-    return message[:1:].upper() + message[1:]
