@@ -280,6 +280,7 @@ def server_arguments(
         help="comma-separated browser Origins to accept besides loopback",
     )
     add_http_options(parser, env_prefix)
+    add_replica_options(parser, env_prefix)
     env_option(
         parser,
         "--log-level",
@@ -313,6 +314,44 @@ def add_http_options(parser: argparse.ArgumentParser, env_prefix: str) -> None:
     group = parser.add_argument_group("HTTP security and limits (http/sse)")
     _add_auth_options(group, env_prefix)
     _add_tls_and_limit_options(group, env_prefix)
+
+
+def add_replica_options(parser: argparse.ArgumentParser, env_prefix: str) -> None:
+    """Several processes serving one endpoint: worker processes and the shared state they need."""
+    group = parser.add_argument_group("replicas (http/sse)")
+    group.add_argument(
+        "--redis",
+        action=_EnvDefault,
+        env="PLAINMCP_REDIS_URL",
+        metavar="URL",
+        help="keep the state replicas share in this Redis (redis://host:6379/0): sessions, tasks, "
+        "subscriptions, the requestState keys; without it everything stays in this process",
+    )
+    group.add_argument(
+        "--redis-prefix",
+        action=_EnvDefault,
+        env="PLAINMCP_REDIS_PREFIX",
+        metavar="TEXT",
+        help="start of every Redis key (default plainmcp:<server name>:); replicas of one service share it",
+    )
+    env_option(
+        group,
+        "--workers",
+        f"{env_prefix}_WORKERS",
+        type=_worker_count,
+        default=1,
+        help="processes serving the port (http/sse); more than one needs --redis",
+    )
+
+
+def _worker_count(text: str) -> int:
+    try:
+        count = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 1 <= count <= 64:
+        raise argparse.ArgumentTypeError("give 1 to 64 workers")
+    return count
 
 
 def _group_option(group: OptionTarget, env_prefix: str) -> Callable[..., None]:
@@ -501,13 +540,19 @@ def serve(server: Server, args: argparse.Namespace, *, own_loggers: Iterable[str
     The loggers of the package that calls this (``acme`` for ``acme.__main__``), of ``plainmcp*``
     and those named in ``own_loggers`` log at ``--log-level``; dependencies' only warnings and
     errors unless ``--log-dependencies``. A configuration problem (conflicting options, a port
-    that cannot be bound) ends the process with one line on stderr and exit code 1."""
+    that cannot be bound) ends the process with one line on stderr and exit code 1, and so does stdio
+    with stdin or stdout closed. Ctrl-C (SIGINT) stops an HTTP server as SIGTERM does: the open streams
+    end, one log line says so, exit code 0."""
     setup_logging(args, [*own_loggers, _package_of(sys._getframe(1).f_globals)])
+    _share_state(server, args)
     logger.info("%s %s serving on %s", server.name, server.version, args.transport)
     if args.transport == "stdio":
-        from .stdio import run_stdio
+        from .stdio import StdioClosedError, run_stdio
 
-        run_stdio(server)
+        try:
+            run_stdio(server)
+        except StdioClosedError as problem:  # started with `<&-` or `>&-`: one line, exit 1
+            raise SystemExit(f"{server.name}: {problem}") from None
         return
     from .http.app import StartError, run_http
 
@@ -535,9 +580,31 @@ def serve(server: Server, args: argparse.Namespace, *, own_loggers: Iterable[str
             if args.max_connections_per_peer is None
             else int(args.max_connections_per_peer),
             header_timeout=float(args.header_timeout),
+            workers=int(getattr(args, "workers", 1) or 1),
         )
     except StartError as problem:  # the port is taken, the address is not ours, a TLS file is unusable
         raise SystemExit(f"{server.name}: {problem}") from None
+    except KeyboardInterrupt:  # uvicorn re-raises the Ctrl-C it shut down for: a stop asked for, exit 0
+        logger.info("%s stopped (Ctrl-C)", server.name)
+
+
+def _share_state(server: Server, args: argparse.Namespace) -> None:
+    """Give ``server`` the shared state the options ask for (``--redis``, ``PLAINMCP_STATE_KEYS``); a
+    problem is one line and exit code 1."""
+    from .state.options import shared_state_for
+
+    workers = int(getattr(args, "workers", 1) or 1)
+    redis_url = getattr(args, "redis", None)
+    if workers > 1 and args.transport == "stdio":
+        raise SystemExit(f"{server.name}: --workers is for the http and sse transports")
+    if workers > 1 and not redis_url:
+        raise SystemExit(f"{server.name}: --workers {workers} needs --redis URL: workers are replicas and must share state")
+    try:
+        shared = shared_state_for(server.name, redis_url, getattr(args, "redis_prefix", None))
+    except (ValueError, RuntimeError) as problem:
+        raise SystemExit(f"{server.name}: {problem}") from None
+    if shared is not None:
+        server.share(shared)
 
 
 def _package_of(module_globals: dict[str, Any]) -> str:
