@@ -84,7 +84,7 @@ def parse_envelope(params: dict[str, Any]) -> Envelope:
     threshold = None
     if protocol.META_LOG_LEVEL in meta:
         level = meta[protocol.META_LOG_LEVEL]
-        if level not in protocol.LOG_LEVEL_RANK:
+        if not isinstance(level, str) or level not in protocol.LOG_LEVEL_RANK:  # an object is unhashable
             raise invalid_params(f"Invalid log level: {level!r}; use one of {', '.join(protocol.LOG_LEVELS)}")
         threshold = protocol.LOG_LEVEL_RANK[level]
     return Envelope(version, capabilities, client_info, threshold)

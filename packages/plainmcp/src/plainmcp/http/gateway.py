@@ -7,7 +7,9 @@ convenience next to MCP, not a replacement: no progress, logs, sampling or elici
 
 A call runs exactly as an MCP ``tools/call`` does: a 2026-07-28 request with an empty client
 capability set, through a connection and session of its own (the same validation, the same one
-place where exceptions become errors, the same metrics).
+place where exceptions become errors, the same metrics). So the SEP-2243 ``Mcp-Param-*`` headers
+of a tool's annotated arguments are checked as on Streamable HTTP (``-32020``, 400), and arguments
+nested past :data:`MAX_DEPTH` levels are an invalid request (400) before anything walks them.
 """
 
 from __future__ import annotations
@@ -20,16 +22,19 @@ import anyio
 
 from .. import __version__, protocol
 from ..connection import ServerConnection
-from ..errors import ErrorCode
+from ..errors import ErrorCode, MCPError
 from ..jsonrpc import Batch, Decoded, ErrorResponse, Invalid, Message, Request, Response, decode
 from ..session import Observer, Outbound
 from ..versions import V2026_07_28
+from ..param_headers import check_request_headers
 from .asgi import (
     Receive,
     Scope,
     Send,
     error_payload,
+    header,
     read_json_body,
+    repeated_header,
     respond,
     respond_json,
     wait_disconnect,
@@ -37,12 +42,16 @@ from .asgi import (
 
 if TYPE_CHECKING:
     from ..server import Server
+    from ..tools import Tool
 
 logger = logging.getLogger(__name__)
 
 #: A tool that reported a failure, in JSON-RPC's range for implementation-defined server errors.
 TOOL_ERROR = ErrorCode.SERVER_ERROR
 _CALL_ID = 1
+#: Levels of nesting a call's arguments may have: what orjson can encode, and far below where
+#: walking them (validation, error messages) would exhaust Python's stack.
+MAX_DEPTH = 255
 
 
 class Gateway:
@@ -91,11 +100,19 @@ class Gateway:
         if not isinstance(decoded, Request):
             await respond_json(send, 400, _not_a_request(decoded))
             return
+        if _deeper_than(decoded.params, MAX_DEPTH):
+            message = f"Invalid Request: arguments nested more than {MAX_DEPTH} levels deep"
+            await respond_json(send, 400, error_payload(ErrorCode.INVALID_REQUEST, message, decoded.id))
+            return
         tool = self.server.tools.get(decoded.method)
         arguments = decoded.params or {}
         error: dict[str, object] | None
         if tool is None:
             error = {"code": int(ErrorCode.METHOD_NOT_FOUND), "message": f"Unknown tool: {decoded.method}"}
+        elif (mismatch := _header_mismatch(scope, tool, arguments)) is not None:
+            self._observe_refusal(decoded.method, arguments, mismatch.to_dict())
+            await respond_json(send, 400, {"jsonrpc": "2.0", "id": decoded.id, "error": mismatch.to_dict()})
+            return
         else:
             problems = tool.input_validator.field_errors(arguments)
             error = (
@@ -149,6 +166,38 @@ class Gateway:
                             break
                 task_group.cancel_scope.cancel()
         return reply
+
+
+def _header_mismatch(scope: Scope, tool: Tool, arguments: Any) -> MCPError | None:
+    """SEP-2243, as Streamable HTTP checks it: each annotated argument against its ``Mcp-Param-*``
+    header (sent once, present when the argument is, equal to it)."""
+    bindings = tool.header_bindings
+    if not bindings or not isinstance(arguments, dict):
+        return None
+    repeated = repeated_header(scope, [binding.header for binding in bindings])
+    if repeated is not None:
+        return MCPError(ErrorCode.HEADER_MISMATCH, f"Header mismatch: the {repeated} header was sent more than once")
+    try:
+        check_request_headers(bindings, arguments, lambda name: header(scope, name))
+    except MCPError as mismatch:
+        return mismatch
+    return None
+
+
+def _deeper_than(value: Any, limit: int) -> bool:
+    """Whether ``value`` nests lists and objects more than ``limit`` levels (walked without recursion)."""
+    level: list[Any] = [value]
+    for _ in range(limit):
+        level = [
+            child
+            for item in level
+            if isinstance(item, (dict, list))
+            for child in (item.values() if isinstance(item, dict) else item)
+            if isinstance(child, (dict, list))
+        ]
+        if not level:
+            return False
+    return True
 
 
 async def _cancel_on_disconnect(receive: Receive, scope: anyio.CancelScope) -> None:
