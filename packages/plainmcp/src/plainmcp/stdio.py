@@ -414,8 +414,30 @@ async def serve_stdio(
         task_group.cancel_scope.cancel()
 
 
+class StdioClosedError(OSError):
+    """stdin or stdout is closed (``<&-``, ``>&-``, or a parent that gave none): nothing to serve on."""
+
+
+def _check_open(name: str) -> None:
+    """Raise :class:`StdioClosedError` unless ``sys.<name>`` is an open file descriptor. Python sets a
+    stream closed at start-up to None; its descriptor number may later be reused by another file, so the
+    stream, not the number, tells."""
+    stream = getattr(sys, name)
+    try:
+        os.fstat(stream.fileno())
+    except (AttributeError, OSError, ValueError):
+        raise StdioClosedError(
+            f"{name} is closed: the stdio transport reads requests from stdin and writes answers to stdout "
+            "(start the server from an MCP client, or serve with --transport http)"
+        ) from None
+
+
 def run_stdio(server: Server, **options: Any) -> None:
-    """Blocking entry point for a server's ``__main__``: serve stdio, return when done."""
+    """Blocking entry point for a server's ``__main__``: serve stdio, return when done. Raises
+    :class:`StdioClosedError` (before serving) when stdin or stdout is closed."""
+    for name, fd in (("stdin", "stdin_fd"), ("stdout", "stdout_fd")):
+        if options.get(fd) is None:
+            _check_open(name)
     anyio.run(lambda: serve_stdio(server, **options))
 
 
