@@ -18,7 +18,8 @@ reads it): every workspace member installed editable and the `dependencies` (the
 installs the pinned Node tools the interop and bundle tests drive (Node 22, MCP Inspector, conformance suite,
 mcpb; tools/node_tools.py) into .ci-cache/node when CI is set or they are missing; that needs npm on PATH. It
 also downloads the third-party wheels the packaging tests install offline into .ci-cache/wheelhouse
-(tools/wheelhouse.py). The development tasks this file runs live in tools/, beside it.
+(tools/wheelhouse.py), and, as root with apt-get, installs the Debian packages the replica tests drive
+(redis-server, nginx, haproxy: tools/system_packages.py). The development tasks this file runs live in tools/, beside it.
 """
 
 from __future__ import annotations
@@ -80,7 +81,14 @@ def tests_env() -> dict[str, str] | None:
     PLAINMCP_MCPB and PLAINMCP_WHEELHOUSE.
     """
     import node_tools
+    import system_packages
     import wheelhouse
+
+    if os.environ.get("CI") or (system_packages.missing() and system_packages.can_install()):
+        still = system_packages.ensure()
+        if still and os.environ.get("CI"):
+            print(f"dev.py: the replica tests need the Debian packages {', '.join(still)}", file=sys.stderr)
+            return None
 
     try:
         wheels = wheelhouse.install(str(BIN / "python"))
