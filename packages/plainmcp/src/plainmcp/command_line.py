@@ -196,13 +196,21 @@ class _EnvDefault(argparse.Action):
     like the flag's value (argparse checks neither ``choices`` nor, by name, a default's variable)."""
 
     def __init__(self, option_strings: list[str], dest: str, env: str, default: Any = None, **kwargs: Any) -> None:
+        shown = _shown_default(default, kwargs.get("help") or "")  # the declared one: an env value may be a secret
         if env in os.environ:
             default = _from_environment(env, os.environ[env], kwargs.get("type"), kwargs.get("choices"))
-        kwargs["help"] = f"{kwargs.get('help', '')} [env: {env}]".strip()
+        kwargs["help"] = f"{kwargs.get('help', '')}{shown} [env: {env}]".strip()
         super().__init__(option_strings, dest, default=default, **kwargs)
 
     def __call__(self, parser: Any, namespace: Any, values: Any, option_string: str | None = None) -> None:
         setattr(namespace, self.dest, values)
+
+
+def _shown_default(default: Any, help: str) -> str:
+    """`` (default: X)`` for ``--help``, unless there is no default or the help already says it."""
+    if default is None or default == "" or "default" in help.lower():
+        return ""
+    return f" (default: {default})".replace("%", "%%")  # argparse %-formats help texts
 
 
 def _from_environment(env: str, text: str, convert: Any, choices: Any) -> Any:
@@ -299,6 +307,7 @@ def server_arguments(
         type=str.lower,
         help="stderr log lines as text or JSON",
     )
+    _add_log_file_options(parser, env_prefix)
     env_switch(
         parser,
         "--log-dependencies",
@@ -307,6 +316,36 @@ def server_arguments(
         "at --log-level; without it they log warnings and errors only",
     )
     return parser
+
+
+def _add_log_file_options(parser: OptionTarget, env_prefix: str) -> None:
+    env_option(
+        parser,
+        "--log-file",
+        f"{env_prefix}_LOG_FILE",
+        metavar="NEW_PATH",  # a path (plainmcp config makes it absolute) that need not exist yet
+        help="write the log lines to this file too (stderr then keeps warnings and errors only); "
+        "rotated by size, see --log-max-bytes",
+    )
+    env_option(
+        parser,
+        "--log-max-bytes",
+        f"{env_prefix}_LOG_MAX_BYTES",
+        metavar="BYTES",
+        type=int,
+        default=10 * 1024 * 1024,
+        help="rotate --log-file when it reaches this size, keeping --log-backups old files; 0: never rotate "
+        "(for logrotate: the file is reopened when it is moved away)",
+    )
+    env_option(
+        parser,
+        "--log-backups",
+        f"{env_prefix}_LOG_BACKUPS",
+        metavar="COUNT",
+        type=int,
+        default=5,
+        help="rotated files kept beside --log-file (PATH.1 is the newest)",
+    )
 
 
 def add_http_options(parser: argparse.ArgumentParser, env_prefix: str) -> None:
@@ -483,13 +522,25 @@ def http_auth(args: argparse.Namespace) -> Any:
 
 
 def setup_logging(args: argparse.Namespace, own: Iterable[str] = ()) -> None:
-    """Configure logging (stderr only) as the shared options say; :func:`serve` does it too, so a
+    """Configure logging (stderr, and ``--log-file``) as the shared options say; :func:`serve` does it too, so a
     server calls this only to log before serving. ``own`` names loggers (first components) that
     belong to the server besides ``plainmcp*`` ones: their info and debug lines are never capped."""
     level = args.log_level
-    configure_logging(
-        level, args.log_format, dependencies=level if getattr(args, "log_dependencies", False) else "warning", own=own
-    )
+    log_file = getattr(args, "log_file", None) or None
+    # Workers share one file: rotation by size in several processes would race, so leave it to logrotate.
+    max_bytes = 0 if int(getattr(args, "workers", 1) or 1) > 1 else int(getattr(args, "log_max_bytes", 0) or 0)
+    try:
+        configure_logging(
+            level,
+            args.log_format,
+            dependencies=level if getattr(args, "log_dependencies", False) else "warning",
+            own=own,
+            file=log_file,
+            max_bytes=max_bytes,
+            backups=int(getattr(args, "log_backups", 5)),
+        )
+    except OSError as problem:  # a directory that does not exist, a file that cannot be written
+        raise SystemExit(f"--log-file {log_file}: {problem.strerror or problem}") from None
 
 
 class ConfigType(Protocol[ConfigT_co]):

@@ -1,4 +1,4 @@
-"""Logging set-up for server entry points: always stderr, text or JSON lines.
+"""Logging set-up for server entry points: always stderr (and a ``--log-file``), text or JSON lines.
 
 Only a program's ``__main__`` calls this; library code just uses ``logging.getLogger(__name__)``.
 stdout belongs to the stdio transport and never receives a log line.
@@ -169,16 +169,38 @@ def configure_logging(
     *,
     dependencies: str = "warning",
     own: Iterable[str] = (),
+    file: str | None = None,
+    max_bytes: int = 0,
+    backups: int = 5,
 ) -> None:
-    """Send every log record at ``level`` or above to stderr, as ``text`` or ``json`` lines.
+    """Send every log record at ``level`` or above to stderr, as ``text`` or ``json`` lines; with
+    ``file``, to that file (:func:`file_handler`), and stderr keeps warnings and errors only.
 
     Records of loggers outside plainmcp (and its servers' ``plainmcp_*`` packages, ``__main__`` and
     the names in ``own``) also need ``dependencies`` or above: pass ``dependencies=level`` to see
     a dependency's info and debug lines too.
     """
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(JsonFormatter() if fmt == "json" else TextFormatter())
-    handler.addFilter(DependencyCap(own, logging.getLevelName(dependencies.upper())))
+    handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
+    if file is not None:
+        handlers[0].setLevel(logging.WARNING)  # the file has everything; the client's view of stderr the problems
+        handlers.append(file_handler(file, max_bytes, backups))
+    cap = DependencyCap(own, logging.getLevelName(dependencies.upper()))
+    for handler in handlers:
+        handler.setFormatter(JsonFormatter() if fmt == "json" else TextFormatter())
+        handler.addFilter(cap)
     root = logging.getLogger()
-    root.handlers[:] = [handler]
+    root.handlers[:] = handlers
     root.setLevel(level.upper())
+
+
+def file_handler(path: str, max_bytes: int, backups: int) -> logging.Handler:
+    """A handler appending to ``path`` (UTF-8): rotated by the standard library when it reaches
+    ``max_bytes`` (``PATH.1`` ... ``PATH.<backups>``), or with ``max_bytes`` 0 never rotated but reopened
+    when something else (logrotate) moves it away. Raises OSError when the file cannot be opened."""
+    import logging.handlers
+    import os
+
+    path = os.path.expanduser(path)
+    if max_bytes > 0:
+        return logging.handlers.RotatingFileHandler(path, maxBytes=max_bytes, backupCount=backups, encoding="utf-8")
+    return logging.handlers.WatchedFileHandler(path, encoding="utf-8")

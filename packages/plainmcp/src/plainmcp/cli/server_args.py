@@ -46,6 +46,8 @@ class Usage:
         positional_names: the positional arguments' metavars.
         env_names: the environment variables the help names (``[env: NAME]``), anywhere in it.
         option_env: option -> the environment variable its help entry names (the same setting).
+        created_path_options: path options the server creates (metavar ``NEW_...``, a log file): they
+            need not exist when the snippet is made.
     """
 
     path_options: frozenset[str] = frozenset()
@@ -56,6 +58,7 @@ class Usage:
     positional_names: tuple[str, ...] = field(default=())
     env_names: frozenset[str] = frozenset()
     option_env: dict[str, str] = field(default_factory=dict)
+    created_path_options: frozenset[str] = frozenset()
 
 
 def is_path_metavar(metavar: str) -> bool:
@@ -77,10 +80,13 @@ def parse_usage(help_text: str) -> Usage:
     named: set[str] = set()
     values: set[str] = set()
     optional: set[str] = set()
+    created: set[str] = set()
     for option, name_prefix, bracket, metavar in _OPTION_VALUE.findall(usage):
         (optional if bracket else values).add(option)
         if not bracket and is_path_metavar(metavar):
             paths.add(option)
+            if metavar.startswith("NEW_"):
+                created.add(option)
             if name_prefix:
                 named.add(option)
     rest = _OPTION.sub(" ", _OPTION_VALUE.sub(" ", re.sub(r"\{[^}]*\}", " ", usage)))
@@ -94,6 +100,7 @@ def parse_usage(help_text: str) -> Usage:
         positionals,
         frozenset(_ENV.findall(help_text)),
         _option_env(help_text),
+        frozenset(created),
     )
 
 
@@ -210,12 +217,12 @@ def absolute_paths(args: list[str], usage: Usage) -> list[str]:
 
 
 def path_values(args: list[str], usage: Usage) -> list[str]:
-    """The paths among ``args`` (by ``usage``), as written: the part after ``NAME=`` for a named path
-    option, and neither empty values nor ``-`` (stdin)."""
+    """The paths among ``args`` (by ``usage``) that must exist, as written: the part after ``NAME=`` for
+    a named path option; not empty values, ``-`` (stdin) or paths the server creates (``NEW_PATH``)."""
     paths = []
     for word in split_args(args, usage):
         is_path = usage.positional_paths if word.option is None else word.option in usage.path_options
-        if not is_path or not word.value or word.value == "-":
+        if not is_path or not word.value or word.value == "-" or word.option in usage.created_path_options:
             continue
         name, equals, path = word.value.partition("=")
         if equals and word.option in usage.named_path_options and name and "/" not in name:
