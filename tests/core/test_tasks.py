@@ -1,6 +1,7 @@
 """Tasks (the ``io.modelcontextprotocol/tasks`` extension, SEP-2663): a task-supporting tool's handler
 awaits ``ctx.start_task()``; a 2026-07-28 client that declared the extension gets a CreateTaskResult and
-polls, feeds and cancels the task. Bounded by count, TTL and result size; owned by its creator."""
+polls, feeds and cancels the task. Bounded by count, TTL and result size; owned by its creator. Each
+behaviour runs twice: with the task records in this process, and in a real Redis (``RedisState``)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import anyio
 import pytest
 from plainmcp import Client, ErrorCode, MCPError, Server, ToolError, inputs
 from plainmcp.inputs import InputRound
+from plainmcp.state.redis_state import RedisState
 from plainmcp.testing import connect_in_memory
 
 pytestmark = pytest.mark.anyio
@@ -91,6 +93,15 @@ class Fixture:
         return "plain"
 
 
+@pytest.fixture(params=["memory", "redis"])
+def fixture(request) -> Fixture:
+    """A Fixture whose task records are in memory, or in a real Redis."""
+    made = Fixture()
+    if request.param == "redis":
+        made.server.share(RedisState(request.getfixturevalue("redis_url"), prefix="tasks-test:"))
+    return made
+
+
 @asynccontextmanager
 async def client_of(fixture: Fixture, version: str = MODERN) -> AsyncIterator[Client]:
     async with connect_in_memory(fixture.server, protocol_version=version) as client:
@@ -114,8 +125,7 @@ async def until(client: Client, task_id: str, *statuses: str) -> dict[str, Any]:
     raise AssertionError(f"task {task_id} stayed {detail['status']}")
 
 
-async def test_a_call_becomes_a_task_that_completes_with_its_result_inlined():
-    fixture = Fixture()
+async def test_a_call_becomes_a_task_that_completes_with_its_result_inlined(fixture):
     async with client_of(fixture) as client:
         created = await call(client, "work")
         assert created["resultType"] == "task"
@@ -130,8 +140,7 @@ async def test_a_call_becomes_a_task_that_completes_with_its_result_inlined():
     assert fixture.runs == 2  # once in the request, once as the task (from the top)
 
 
-async def test_without_the_extension_calls_run_as_requests_and_required_ones_are_refused():
-    fixture = Fixture()
+async def test_without_the_extension_calls_run_as_requests_and_required_ones_are_refused(fixture):
     fixture.release.set()
     async with client_of(fixture) as client:
         result = await call(client, "work", capabilities={})
@@ -163,8 +172,8 @@ async def test_a_tool_without_task_support_never_becomes_a_task():
     assert result["resultType"] == "complete" and result["content"][0]["text"] == "plain"
 
 
-async def test_tool_errors_complete_and_protocol_errors_fail():
-    async with client_of(Fixture()) as client:
+async def test_tool_errors_complete_and_protocol_errors_fail(fixture):
+    async with client_of(fixture) as client:
         tool_error = await until(client, (await call(client, "must"))["taskId"], "completed", "failed")
         protocol_error = await until(client, (await call(client, "broken"))["taskId"], "completed", "failed")
     assert tool_error["status"] == "completed" and tool_error["result"]["isError"] is True
@@ -172,8 +181,8 @@ async def test_tool_errors_complete_and_protocol_errors_fail():
     assert protocol_error["error"] == {"code": -32602, "message": "bad state"}
 
 
-async def test_input_inside_a_task_waits_for_every_answer():
-    async with client_of(Fixture()) as client:
+async def test_input_inside_a_task_waits_for_every_answer(fixture):
+    async with client_of(fixture) as client:
         task_id = (await call(client, "ask_two"))["taskId"]
         parked = await until(client, task_id, "input_required")
         assert set(parked["inputRequests"]) == {"a", "b"}
@@ -198,8 +207,7 @@ async def test_input_inside_a_task_waits_for_every_answer():
     assert bad.value.code == ErrorCode.INVALID_PARAMS
 
 
-async def test_cancel_stops_the_handler_and_is_idempotent():
-    fixture = Fixture()
+async def test_cancel_stops_the_handler_and_is_idempotent(fixture):
     async with client_of(fixture) as client:
         task_id = (await call(client, "work"))["taskId"]
         await until(client, task_id, "working")
@@ -220,8 +228,8 @@ async def test_cancel_stops_the_handler_and_is_idempotent():
 
 
 @pytest.mark.parametrize("method", ["tasks/get", "tasks/cancel", "tasks/update"])
-async def test_unknown_task_ids_are_invalid_params(method):
-    async with client_of(Fixture()) as client:
+async def test_unknown_task_ids_are_invalid_params(fixture, method):
+    async with client_of(fixture) as client:
         with pytest.raises(MCPError) as unknown:
             await rpc(client, method, {"taskId": "nope", "inputResponses": {}})
     assert unknown.value.code == ErrorCode.INVALID_PARAMS
@@ -236,7 +244,8 @@ async def test_removed_v1_methods_are_method_not_found(method):
 
 
 async def test_discover_names_the_extension_only_when_a_tool_supports_tasks():
-    async with client_of(Fixture()) as client:
+    fixture = Fixture()
+    async with client_of(fixture) as client:
         with_tasks = await rpc(client, "server/discover", {})
     bare = Server("bare", "1")
     bare.tool()(Fixture().plain)
@@ -246,8 +255,7 @@ async def test_discover_names_the_extension_only_when_a_tool_supports_tasks():
     assert "extensions" not in without["capabilities"]
 
 
-async def test_the_result_size_is_bounded():
-    fixture = Fixture()
+async def test_the_result_size_is_bounded(fixture):
     fixture.server.tasks.max_result_bytes = 1000
     async with client_of(fixture) as client:
         failed = await until(client, (await call(client, "big"))["taskId"], "completed", "failed")
@@ -257,8 +265,7 @@ async def test_the_result_size_is_bounded():
     )
 
 
-async def test_the_task_count_is_bounded_and_finished_tasks_make_room():
-    fixture = Fixture()
+async def test_the_task_count_is_bounded_and_finished_tasks_make_room(fixture):
     fixture.server.tasks.max_tasks = 2
     async with client_of(fixture) as client:
         first = (await call(client, "work"))["taskId"]
@@ -270,11 +277,10 @@ async def test_the_task_count_is_bounded_and_finished_tasks_make_room():
         await anyio.sleep(0.05)  # the second one completes too
         room = await call(client, "must")
         assert room["resultType"] == "task"
-        assert len(fixture.server.tasks) == 2
+        assert await fixture.server.tasks.count() == 2  # one finished task was dropped to make room
 
 
-async def test_tasks_are_forgotten_after_their_ttl_and_a_running_one_is_cancelled():
-    fixture = Fixture()
+async def test_tasks_are_forgotten_after_their_ttl_and_a_running_one_is_cancelled(fixture):
     fixture.server.tasks.ttl_ms = 100
     async with client_of(fixture) as client:
         task_id = (await call(client, "work"))["taskId"]
@@ -290,19 +296,19 @@ async def test_tasks_are_forgotten_after_their_ttl_and_a_running_one_is_cancelle
     assert fixture.stopped == 1
 
 
-async def test_a_task_belongs_to_its_creator():
+async def test_a_task_belongs_to_its_creator(fixture):
     """Another principal's task id is not found, exactly like an unknown one."""
-    server = Fixture().server
+    server = fixture.server
     async with server.running():
 
         async def answer(task_id: str, round_: InputRound) -> dict[str, Any]:
             return {"content": []}
 
-        task = server.tasks.create("alice", answer, InputRound({}, {}))
-        assert server.tasks.find(task.id, "alice") is task
+        task = await server.tasks.create("alice", answer, InputRound({}, {}))
+        assert (await server.tasks.find(task.id, "alice")).id == task.id
         for stranger in ("bob", None):
             with pytest.raises(MCPError) as foreign:
-                server.tasks.find(task.id, stranger)
+                await server.tasks.find(task.id, stranger)
             assert foreign.value.code == ErrorCode.INVALID_PARAMS
             assert foreign.value.data == {"taskId": task.id}
 
@@ -320,7 +326,7 @@ async def test_the_readme_example_runs_as_a_task():
     small one is an ordinary answer."""
     from tests.docs.readme import blocks
 
-    readme = Path(__file__).resolve().parents[2] / "packages" / "plainmcp" / "README.md"
+    readme = Path(__file__).resolve().parents[2] / "docs" / "tasks.md"  # the core README links it
     (block,) = [b for b in blocks(readme) if "start_task" in b.text]
     namespace: dict[str, Any] = {}
     exec(compile(block.text, "README.md", "exec"), namespace)
@@ -333,10 +339,10 @@ async def test_the_readme_example_runs_as_a_task():
     assert done["result"]["content"][0]["text"] == "report of 20000 rows"
 
 
-async def test_one_caller_cannot_take_every_slot():
+async def test_one_caller_cannot_take_every_slot(fixture):
     """With two slots per owner, a third running task of one caller is refused while another caller
     still gets one; a finished task of the first caller makes room for it again."""
-    server = Fixture().server
+    server = fixture.server
     server.tasks.max_tasks_per_owner = 2
     release = anyio.Event()
 
@@ -348,13 +354,16 @@ async def test_one_caller_cannot_take_every_slot():
         return {"content": []}
 
     async with server.running():
-        server.tasks.create("alice", slow, InputRound({}, {}))
-        done = server.tasks.create("alice", quick, InputRound({}, {}))
-        await done.finished.wait()
-        server.tasks.create("alice", slow, InputRound({}, {}))  # takes the finished task's slot
+        await server.tasks.create("alice", slow, InputRound({}, {}))
+        done = await server.tasks.create("alice", quick, InputRound({}, {}))
+        for _ in range(POLLS):
+            if (await server.tasks.find(done.id, "alice")).status == "completed":
+                break
+            await anyio.sleep(POLL_SECONDS)
+        await server.tasks.create("alice", slow, InputRound({}, {}))  # takes the finished task's slot
         with pytest.raises(RuntimeError, match="of this caller"):
-            server.tasks.create("alice", slow, InputRound({}, {}))
-        assert server.tasks.create("bob", slow, InputRound({}, {})).owner == "bob"
+            await server.tasks.create("alice", slow, InputRound({}, {}))
+        assert (await server.tasks.create("bob", slow, InputRound({}, {}))).owner == "bob"
         with pytest.raises(MCPError):
-            server.tasks.find(done.id, "alice")  # dropped to make room
+            await server.tasks.find(done.id, "alice")  # dropped to make room
         release.set()

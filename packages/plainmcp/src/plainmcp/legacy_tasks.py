@@ -9,7 +9,9 @@ handler that never calls it has its result kept as an already completed task). I
 goes to the client as ordinary requests on the connection.
 
 Tasks belong to the connection that created them: another session's task id is not found (-32602).
-The store, its bounds and its runner are the server's (:class:`~plainmcp.tasks.TaskStore`).
+The store, its bounds and its runner are the server's (:class:`~plainmcp.tasks.TaskStore`); records
+are shared with the other replicas when the server's state is. ``tasks/result`` waits no longer than
+the task's ttl: once it ends, the answer is an error saying the task expired.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from . import protocol
 from .context import Context
 from .errors import ErrorCode, MCPError, invalid_params, method_not_found
 from .inputs import InputRound
-from .tasks import CANCELLED, FAILED, TERMINAL, StartTask, Task
+from .tasks import CANCELLED, FAILED, TERMINAL, StartTask, TaskRecord
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
@@ -35,7 +37,7 @@ LEGACY_TASK_METHODS = frozenset({protocol.TASKS_GET, protocol.TASKS_RESULT, prot
 CAPABILITY: dict[str, Any] = {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}
 
 
-def v1_task(task: Task) -> dict[str, Any]:
+def v1_task(task: TaskRecord) -> dict[str, Any]:
     """A task as 2025-11-25 writes it (``ttl`` and ``pollInterval``, in milliseconds)."""
     return {
         "taskId": task.id,
@@ -96,35 +98,37 @@ class LegacyTasks:
         try:
             done = await handler(ctx, params)
         except StartTask:
-            task = self._create(handler, params, make_context, ttl_ms)
+            task = await self._create(handler, params, make_context, ttl_ms)
         else:
-            task = self._create_finished(done, ttl_ms)
+            task = await self._create_finished(done, ttl_ms)
         return {"task": v1_task(task)}
 
-    def _create(
+    async def _create(
         self, handler: Any, params: dict[str, Any], make_context: Callable[[str], Context], ttl_ms: int | None
-    ) -> Task:
+    ) -> TaskRecord:
         async def run_round(task_id: str, inputs: InputRound) -> dict[str, Any]:
             result: dict[str, Any] = await handler(make_context(task_id), params)
             return result
 
-        return self._store_create(run_round, ttl_ms)
+        return await self._store_create(run_round, ttl_ms)
 
-    def _create_finished(self, result: dict[str, Any], ttl_ms: int | None) -> Task:
+    async def _create_finished(self, result: dict[str, Any], ttl_ms: int | None) -> TaskRecord:
         async def finished(task_id: str, inputs: InputRound) -> dict[str, Any]:
             return result  # the handler already ran, in the request
 
-        return self._store_create(finished, ttl_ms)
+        return await self._store_create(finished, ttl_ms)
 
-    def _store_create(self, run_round: Any, ttl_ms: int | None) -> Task:
+    async def _store_create(self, run_round: Any, ttl_ms: int | None) -> TaskRecord:
         try:
-            task = self.server.tasks.create(self.owner, run_round, InputRound({}, {}), ttl_ms, self._status_changed)
+            task = await self.server.tasks.create(
+                self.owner, run_round, InputRound({}, {}), ttl_ms, self._status_changed
+            )
         except RuntimeError:
             raise MCPError(ErrorCode.INVALID_REQUEST, "The server is running too many tasks; try again later") from None
         self._created_any = True
         return task
 
-    def _status_changed(self, task: Task) -> None:
+    def _status_changed(self, task: TaskRecord) -> None:
         """notifications/tasks/status (optional in 2025-11-25; sent while the connection lasts)."""
         if not self.peer.closed:
             self._spawn(self.peer.notify, protocol.TASKS_STATUS, v1_task(task))
@@ -138,22 +142,22 @@ class LegacyTasks:
         """``tasks/get``, ``tasks/result``, ``tasks/list``, ``tasks/cancel``."""
         store = self.server.tasks
         if method == protocol.TASKS_LIST:
-            return {"tasks": [v1_task(task) for task in store.owned_by(self.owner)]}
-        task = store.find(params.get("taskId"), self.owner)
+            return {"tasks": [v1_task(task) for task in await store.owned_by(self.owner)]}
+        task = await store.find(params.get("taskId"), self.owner)
         if method == protocol.TASKS_GET:
             return v1_task(task)
         if method == protocol.TASKS_CANCEL:
             if task.status in TERMINAL:
                 raise invalid_params(f"The task is already {task.status}", {"taskId": task.id})
-            store.cancel(task)
-            return v1_task(task)
+            return v1_task(await store.cancel(task))
         if method == protocol.TASKS_RESULT:
             return await self._result(task)
         raise method_not_found(method)
 
-    async def _result(self, task: Task) -> dict[str, Any]:
-        """Wait until the task ends; its ``tools/call`` result, or its error as this request's."""
-        await task.finished.wait()
+    async def _result(self, task: TaskRecord) -> dict[str, Any]:
+        """Wait until the task ends (at most its ttl: then -32602, it expired); its ``tools/call``
+        result, or its error as this request's."""
+        task = await self.server.tasks.finished(task, self.owner)
         if task.status == FAILED and task.error is not None:
             raise MCPError(_code(task.error.get("code")), str(task.error.get("message", "Internal error")))
         if task.status == CANCELLED or task.result is None:

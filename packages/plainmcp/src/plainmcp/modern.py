@@ -20,7 +20,7 @@ from .handlers import FEATURE_METHODS, METHOD_CAPABILITY
 from .inputs import InputRequired, InputRound, binding, open_state, seal_state
 from .peer import extras_of
 from .subscriptions import any_covers
-from .tasks import StartTask, Task
+from .tasks import StartTask, TaskRecord
 
 if TYPE_CHECKING:
     from .jsonrpc import Request, RequestId
@@ -60,7 +60,7 @@ class ModernDispatcher:
         if method == protocol.SUBSCRIPTIONS_LISTEN:
             return await self._listen(params, call)
         if method in protocol.TASK_METHODS and self._offers_tasks():
-            return self._task_method(ctx, method, params, extras.principal if extras is not None else None)
+            return await self._task_method(ctx, method, params, extras.principal if extras is not None else None)
         handler = FEATURE_METHODS.get(method)
         capability = METHOD_CAPABILITY.get(method)
         if handler is None or (capability is not None and capability not in self.server.capabilities()):
@@ -109,19 +109,23 @@ class ModernDispatcher:
     def _offers_tasks(self) -> bool:
         return any(tool.task_support != "forbidden" for tool in self.server.tools.values())
 
-    def _task_method(self, ctx: Context, method: str, params: dict[str, Any], owner: str | None) -> dict[str, Any]:
+    async def _task_method(
+        self, ctx: Context, method: str, params: dict[str, Any], owner: str | None
+    ) -> dict[str, Any]:
         """``tasks/get``, ``tasks/update``, ``tasks/cancel``: only for a client that declared the
-        extension (-32021 otherwise), only on the caller's own tasks (-32602 otherwise)."""
+        extension (-32021 otherwise), only on the caller's own tasks (-32602 otherwise), answered
+        from the task records on whichever replica the request reaches (-32000 when they cannot be
+        reached)."""
         if not _declares_tasks(ctx):
             raise _tasks_capability_missing()
         store = self.server.tasks
-        task = store.find(params.get("taskId"), owner)
+        task = await store.find(params.get("taskId"), owner)
         if method == protocol.TASKS_GET:
             return self._stamp({"resultType": "complete", **task.detailed()})
         if method == protocol.TASKS_UPDATE:
-            store.update(task, params.get("inputResponses"))
+            await store.update(task, params.get("inputResponses"))
         else:
-            store.cancel(task)
+            await store.cancel(task)
         return self._stamp({"resultType": "complete"})
 
     def _allow_task(self, ctx: Context, method: str, params: dict[str, Any]) -> None:
@@ -136,8 +140,10 @@ class ModernDispatcher:
         elif tool.task_support == "required":
             raise _tasks_capability_missing()
 
-    def _start_task(self, ctx: Context, handler: Any, params: dict[str, Any]) -> Task:
-        """The task a handler asked to become: it runs again from the top, with this round's input."""
+    async def _start_task(self, ctx: Context, handler: Any, params: dict[str, Any]) -> TaskRecord:
+        """The task a handler asked to become: it runs again from the top, with this round's input.
+        Its slots are the principal's; without authentication, the HTTP peer address's (so one
+        unauthenticated client cannot take every client's slots), else one shared quota."""
         extras = extras_of(ctx.call.extras) if ctx.call is not None else None
 
         async def run_round(task_id: str, inputs: InputRound) -> dict[str, Any]:
@@ -156,7 +162,10 @@ class ModernDispatcher:
             return result
 
         first = ctx.inputs if ctx.inputs is not None else InputRound({}, {})
-        return self.server.tasks.create(extras.principal if extras is not None else None, run_round, first)
+        owner = extras.principal if extras is not None else None
+        address = extras.client_address if extras is not None else None
+        quota = owner if owner is not None else (f"address:{address}" if address is not None else None)
+        return await self.server.tasks.create(owner, run_round, first, quota=quota)
 
     # ---------------------------------------------------------------------------- multi-round
 
@@ -178,7 +187,7 @@ class ModernDispatcher:
             return self._complete(await handler(ctx, params), method)
         except StartTask:
             try:
-                task = self._start_task(ctx, handler, params)
+                task = await self._start_task(ctx, handler, params)
             except RuntimeError:
                 logger.warning("no room for another task (%d tasks)", len(self.server.tasks))
                 busy = {"content": [{"type": "text", "text": "The server is running too many tasks; try again later"}]}

@@ -56,10 +56,12 @@ class CallExtras:
             transport.
         principal: who sent the request, as the transport's authentication says (None without
             one): the owner of the tasks it creates.
+        client_address: the peer's network address (the HTTP client's host), where the transport
+            has one: without a principal, whose quota of tasks the request's tasks take.
     """
 
     # A plain class, not a dataclass: making a dataclass costs every process's start-up ~0.3 ms.
-    __slots__ = ("trace_id", "close_stream", "envelope", "principal")
+    __slots__ = ("trace_id", "close_stream", "envelope", "principal", "client_address")
 
     def __init__(
         self,
@@ -67,11 +69,13 @@ class CallExtras:
         close_stream: Callable[[], bool] | None = None,
         envelope: Envelope | None = None,
         principal: str | None = None,
+        client_address: str | None = None,
     ) -> None:
         self.trace_id = trace_id
         self.close_stream = close_stream
         self.envelope = envelope
         self.principal = principal
+        self.client_address = client_address
 
 
 def extras_of(extras: object) -> CallExtras | None:

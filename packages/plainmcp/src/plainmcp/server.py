@@ -446,7 +446,7 @@ class Server:
                     task_group.start_soon(relay.run)
                 for task in self._background:
                     task_group.start_soon(task, self)
-                self.tasks.attach(task_group)  # tasks (SEP-2663) outlive their request, not the server
+                self.tasks.attach(task_group, self.shared)  # tasks outlive their request, not the server
                 try:
                     yield
                 finally:

@@ -1,6 +1,6 @@
-"""Tasks (the ``io.modelcontextprotocol/tasks`` extension, SEP-2663, 2026-07-28): a ``tools/call`` that
-goes on after its request has been answered, which the client polls (``tasks/get``), feeds with input
-(``tasks/update``) and cancels (``tasks/cancel``).
+"""Tasks (the ``io.modelcontextprotocol/tasks`` extension, SEP-2663, 2026-07-28, and legacy tasks v1):
+a ``tools/call`` that goes on after its request has been answered, which the client polls
+(``tasks/get``), feeds with input (``tasks/update``) and cancels (``tasks/cancel``).
 
 A tool declares ``task_support`` (``"optional"`` or ``"required"``); its handler decides when the call
 becomes a task by awaiting :meth:`plainmcp.Context.start_task`. Until then the call is an ordinary
@@ -10,13 +10,26 @@ top in the background, where ``start_task`` returns at once. Input asked for ins
 ``input_required`` until ``tasks/update`` has answered every pending request; the handler then runs
 again from the top with the answers, as in a multi-round request.
 
-State is bounded: at most ``max_tasks`` tasks live at once, and ``max_tasks_per_owner`` of one owner,
-so that one caller cannot take every slot (finished ones are dropped oldest first to make room; when
-every slot is running, new calls get a tool error), each is forgotten ``ttl_ms`` after
-it was created (a task still running then is cancelled), and a result larger than ``max_result_bytes``
-fails the task. A task belongs to the caller that created it: the authenticated principal over HTTP
-with authentication, else everyone who knows its id (ids are 128-bit random); another principal's
-task id is "not found" (``-32602``), exactly like an unknown one.
+Across replicas. What every replica must know of a task is its *record*
+(:mod:`plainmcp.state.task_records`: in this process, or in Redis with ``--redis``); what runs it
+(its cancel scope, in the task group of :meth:`plainmcp.Server.running`) stays in the replica that
+created it. The record is written before the ``CreateTaskResult`` goes out, so ``tasks/get`` on any
+replica finds it at once. An answer (``tasks/update``) or a cancel given to another replica reaches
+the runner through the fan-out topic ``tasks``; the runner also re-reads its records every
+:attr:`TaskStore.renew_seconds`, so a lost message costs at most that long. The runner renews a
+lease on each record it runs every :attr:`~TaskStore.renew_seconds` (2 s), valid for
+:attr:`~TaskStore.lease_seconds` (8 s); a replica that reads a task still going whose lease has
+lapsed marks it ``failed`` ("the server instance running this task stopped"), so no task waits
+forever for a replica that died.
+
+State is bounded: at most ``max_tasks`` tasks live at once, and ``max_tasks_per_owner`` of one quota
+key (the authenticated principal; without authentication, the peer's address over HTTP; else one
+shared key), so that one caller cannot take every slot (finished ones are dropped oldest first to make
+room; when every slot is running, new calls get a tool error); each is forgotten ``ttl_ms`` after it was
+created (a task still running then is cancelled), and a result larger than ``max_result_bytes`` fails
+the task. A task belongs to the caller that created it: the authenticated principal over HTTP with
+authentication, else everyone who knows its id (ids are 128-bit random); another principal's task id is
+"not found" (``-32602``), exactly like an unknown one.
 """
 
 from __future__ import annotations
@@ -26,28 +39,65 @@ import logging
 import os
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
+import anyio.lowlevel
 from anyio.abc import TaskGroup
 
 from . import json_codec
 from .errors import ErrorCode, MCPError, invalid_params
 from .inputs import InputRequest, InputRequired, InputRound
+from .state import SharedStateUnavailable
+from .state.task_backends import task_records_for
+from .state.task_records import (
+    CANCELLED,
+    COMPLETED,
+    FAILED,
+    INPUT_REQUIRED,
+    TERMINAL,
+    WORKING,
+    MemoryTaskRecords,
+    NoRoom,
+    TaskRecord,
+    TaskRecords,
+    iso,
+)
+
+if TYPE_CHECKING:
+    from .state import SharedState
 
 logger = logging.getLogger(__name__)
 
-WORKING = "working"
-INPUT_REQUIRED = "input_required"
-COMPLETED = "completed"
-FAILED = "failed"
-CANCELLED = "cancelled"
-TERMINAL = frozenset({COMPLETED, FAILED, CANCELLED})
+__all__ = [
+    "CANCELLED",
+    "COMPLETED",
+    "FAILED",
+    "INPUT_REQUIRED",
+    "TERMINAL",
+    "WORKING",
+    "Round",
+    "StartTask",
+    "TaskRecord",
+    "TaskStore",
+    "iso",
+]
 
 #: Runs one round of the handler as task ``task_id``: returns the tools/call result, raises
 #: InputRequired for input, MCPError for a protocol error (anything else is an internal error).
 Round = Callable[[str, InputRound], Awaitable[dict[str, Any]]]
+#: Told of each status change of a task this replica runs (the legacy era notifies its client).
+OnChange = Callable[[TaskRecord], None]
+
+#: The fan-out topic on which replicas ask the runner of a task to cancel it or to take its answers.
+TOPIC = "tasks"
+#: The error of a task whose replica stopped before it ended.
+RUNNER_LOST = {
+    "code": int(ErrorCode.INTERNAL_ERROR),
+    "message": "The server instance running this task stopped before the task finished",
+}
+#: The longest task id looked up (ours are 22 characters): a peer's id is never a huge key.
+MAX_ID_LENGTH = 64
 
 
 class StartTask(BaseException):
@@ -58,78 +108,38 @@ class StartTask(BaseException):
     """
 
 
-def iso(timestamp: float) -> str:
-    """An ISO-8601 UTC timestamp with milliseconds, as the wire wants ``createdAt``."""
-    # time, not datetime: datetime costs a millisecond at start-up, in every server, for the few that use tasks
-    seconds = int(timestamp)
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)) + f".{int((timestamp - seconds) * 1000):03d}Z"
-
-
 def _new_task_id() -> str:
     """128 random bits, URL-safe (``secrets.token_urlsafe(16)``, without importing ``secrets``: it
     pulls in hmac and OpenSSL's hashes, milliseconds of every server's start-up)."""
     return base64.urlsafe_b64encode(os.urandom(16)).rstrip(b"=").decode("ascii")
 
 
-@dataclass(eq=False)
-class Task:
-    """One task's state. Only :class:`TaskStore` changes it."""
+def unknown_task(task_id: Any) -> MCPError:
+    return invalid_params("Unknown taskId", {"taskId": task_id if isinstance(task_id, str) else None})
 
-    id: str
-    owner: str | None
-    ttl_ms: int
-    poll_interval_ms: int
-    created: float = field(default_factory=time.time)
-    updated: float = 0.0
-    status: str = WORKING
-    result: dict[str, Any] | None = None
-    error: dict[str, Any] | None = None
-    pending: dict[str, InputRequest] = field(default_factory=dict)
-    answers: dict[str, Any] = field(default_factory=dict)
-    scope: anyio.CancelScope = field(default_factory=anyio.CancelScope)
-    answered: anyio.Event = field(default_factory=anyio.Event)
-    finished: anyio.Event = field(default_factory=anyio.Event)  # set once the status is terminal
-    #: Called after each change of status (the legacy era tells the client with a notification).
-    on_change: Callable[[Task], None] | None = None
 
-    def __post_init__(self) -> None:
-        self.updated = self.created
+class _Running:
+    """What the replica running a task keeps of it, beside the record."""
 
-    @property
-    def expires(self) -> float:
-        return self.created + self.ttl_ms / 1000
+    __slots__ = ("answered", "finished", "on_change", "owner", "scope")
 
-    def envelope(self) -> dict[str, Any]:
-        """The ``Task`` fields every task-shaped result carries."""
-        return {
-            "taskId": self.id,
-            "status": self.status,
-            "createdAt": iso(self.created),
-            "lastUpdatedAt": iso(self.updated),
-            "ttlMs": self.ttl_ms,
-            "pollIntervalMs": self.poll_interval_ms,
-        }
+    def __init__(self, owner: str | None, on_change: OnChange | None) -> None:
+        self.owner = owner
+        self.on_change = on_change
+        self.scope = anyio.CancelScope()
+        self.answered = anyio.Event()
+        self.finished = anyio.Event()  # set once the record is terminal (or the task is gone)
 
-    def detailed(self) -> dict[str, Any]:
-        """``tasks/get``'s answer: the envelope, plus the result, the error or the pending input."""
-        detail = self.envelope()
-        if self.status == COMPLETED and self.result is not None:
-            detail["result"] = self.result
-        elif self.status == FAILED and self.error is not None:
-            detail["error"] = self.error
-        elif self.status == INPUT_REQUIRED:
-            detail["inputRequests"] = {key: request.to_dict() for key, request in self.pending.items()}
-        return detail
-
-    def _set(self, status: str) -> None:
-        self.status = status
-        self.updated = time.time()
-        if self.on_change is not None:
-            self.on_change(self)
+    def changed(self, record: TaskRecord | None) -> None:
+        if record is not None and self.on_change is not None:
+            self.on_change(record)
 
 
 class TaskStore:
-    """The tasks of one server. Tasks run in the task group of :meth:`plainmcp.Server.running`."""
+    """The tasks of one server: their records (shared with other replicas when the server's state
+    is), and those this replica runs, in the task group of :meth:`plainmcp.Server.running`.
+
+    The limits, the lease and renewal times are attributes to tune before serving."""
 
     def __init__(
         self,
@@ -147,156 +157,346 @@ class TaskStore:
         self.ttl_ms = ttl_ms
         self.poll_interval_ms = poll_interval_ms
         self.max_result_bytes = max_result_bytes
-        self._tasks: dict[str, Task] = {}
+        #: How long a runner's lease on a task lasts, and how often the runner renews it.
+        self.lease_seconds = 8.0
+        self.renew_seconds = 2.0
+        self.records: TaskRecords = MemoryTaskRecords()
+        self._shared: SharedState | None = None
+        self._running: dict[str, _Running] = {}
         self._group: TaskGroup | None = None
 
-    def attach(self, group: TaskGroup | None) -> None:
-        """Run new tasks in ``group`` (None: the server stopped; running tasks were cancelled with it)."""
+    def attach(self, group: TaskGroup | None, shared: SharedState | None = None) -> None:
+        """Run new tasks in ``group``, with records kept where ``shared`` keeps state (None: the
+        server stopped; running tasks were cancelled with the group, and their leases lapse)."""
         self._group = group
+        if group is None:
+            return
+        if shared is not None and shared is not self._shared:
+            self._shared, self.records = shared, task_records_for(shared)
+        group.start_soon(self._keep_leases, name="plainmcp-task-leases")
+        if self._shared is not None:
+            group.start_soon(self._listen, self._shared, name="plainmcp-task-messages")
 
     def __len__(self) -> int:
-        self._sweep()
-        return len(self._tasks)
+        """How many tasks this replica runs now."""
+        return len(self._running)
+
+    async def count(self) -> int:
+        """How many task records are kept (running or finished, on every replica sharing them)."""
+        return await self.records.count()
 
     # ------------------------------------------------------------------------------- creating
 
-    def create(
+    async def create(
         self,
         owner: str | None,
         run_round: Round,
         first: InputRound,
         ttl_ms: int | None = None,
-        on_change: Callable[[Task], None] | None = None,
-    ) -> Task:
-        """Make a task and start running it; returns once ``tasks/get`` finds it. ``ttl_ms`` (what
-        a client asked for) is capped at the store's; ``on_change`` is told of each status change.
+        on_change: OnChange | None = None,
+        *,
+        quota: str | None = None,
+    ) -> TaskRecord:
+        """Make a task and start running it; returns once ``tasks/get`` finds it, on any replica.
+        ``ttl_ms`` (what a client asked for) is capped at the store's; ``quota`` is whose slots it
+        takes (the owner's by default); ``on_change`` is told of each status change.
 
         Raises:
             RuntimeError: every slot holds a running task (the caller answers with a tool error),
                 or the server is not running.
+            SharedStateUnavailable: the shared store cannot be reached.
         """
-        if self._group is None:
+        group = self._group
+        if group is None:
             raise RuntimeError("the server is not running")
-        self._make_room(owner)
         ttl = self.ttl_ms if ttl_ms is None else max(1, min(ttl_ms, self.ttl_ms))
-        task = Task(_new_task_id(), owner, ttl, self.poll_interval_ms, on_change=on_change)
-        self._tasks[task.id] = task
-        self._group.start_soon(self._run, task, run_round, first)
-        return task
-
-    def _make_room(self, owner: str | None) -> None:
-        self._sweep()
-        mine = [task for task in self._tasks.values() if task.owner == owner]
-        if len(mine) >= self.max_tasks_per_owner:
-            self._drop_oldest_finished(mine, "too many running tasks of this caller")
-        if len(self._tasks) >= self.max_tasks:
-            self._drop_oldest_finished(list(self._tasks.values()), "too many running tasks")
-
-    def _drop_oldest_finished(self, tasks: list[Task], refusal: str) -> None:
-        for task in sorted(tasks, key=lambda t: t.created):
-            if task.status in TERMINAL:
-                del self._tasks[task.id]
-                return
-        raise RuntimeError(refusal)
-
-    def _sweep(self) -> None:
-        now = time.time()
-        for task in [t for t in self._tasks.values() if t.expires <= now]:
-            task.scope.cancel()
-            del self._tasks[task.id]
+        quota_key = quota if quota is not None else (owner if owner is not None else "anyone")
+        record = TaskRecord(_new_task_id(), owner, quota_key, ttl, self.poll_interval_ms)
+        limits = {"max_tasks": self.max_tasks, "max_per_quota": self.max_tasks_per_owner}
+        try:
+            await self.records.create(record, **limits, lease_seconds=self.lease_seconds)
+        except NoRoom as full:
+            raise RuntimeError(str(full)) from None
+        running = _Running(owner, on_change)
+        self._running[record.id] = running
+        group.start_soon(self._run, record, running, run_round, first, name=f"plainmcp-task-{record.id[:8]}")
+        return record
 
     # -------------------------------------------------------------------------------- running
 
-    async def _run(self, task: Task, run_round: Round, first: InputRound) -> None:
+    async def _run(self, record: TaskRecord, running: _Running, run_round: Round, first: InputRound) -> None:
+        outcome: tuple[str, dict[str, Any] | None, dict[str, Any] | None] | None = None
+        try:
+            with running.scope:
+                running.scope.deadline = anyio.current_time() + record.ttl_ms / 1000
+                outcome = await self._rounds(record.id, running, run_round, first)
+            if outcome is not None:
+                await self._finish(record.id, running, *outcome)
+        finally:
+            self._running.pop(record.id, None)
+            running.finished.set()
+
+    async def _rounds(
+        self, task_id: str, running: _Running, run_round: Round, first: InputRound
+    ) -> tuple[str, dict[str, Any] | None, dict[str, Any] | None]:
+        """Run the handler until it ends: (status, result, error)."""
         inputs = first
-        with task.scope:
-            task.scope.deadline = anyio.current_time() + task.ttl_ms / 1000
-            while True:
-                try:
-                    result = await run_round(task.id, inputs)
-                except InputRequired as need:
-                    await self._wait_for_input(task, need.requests)
-                    inputs = InputRound({**inputs.answers, **task.answers}, inputs.state)
-                    continue
-                except MCPError as error:
-                    self._finish(task, FAILED, error=error.to_dict())
-                except Exception:
-                    logger.exception("task %s failed", task.id[:8])
-                    self._finish(
-                        task, FAILED, error={"code": int(ErrorCode.INTERNAL_ERROR), "message": "Internal error"}
-                    )
-                else:
-                    self._complete(task, result)
-                return
+        while True:
+            try:
+                result = await run_round(task_id, inputs)
+            except InputRequired as need:
+                answers = await self._wait_for_input(task_id, running, need.requests)
+                inputs = InputRound({**inputs.answers, **answers}, inputs.state)
+                continue
+            except MCPError as error:
+                return FAILED, None, error.to_dict()
+            except Exception:
+                logger.exception("task %s failed", task_id[:8])
+                return FAILED, None, {"code": int(ErrorCode.INTERNAL_ERROR), "message": "Internal error"}
+            return self._checked(task_id, result)
 
-    async def _wait_for_input(self, task: Task, requests: dict[str, InputRequest]) -> None:
-        task.pending = dict(requests)
-        task.answers = {}
-        task.answered = anyio.Event()
-        task._set(INPUT_REQUIRED)
-        await task.answered.wait()
-        task._set(WORKING)
-
-    def _complete(self, task: Task, result: dict[str, Any]) -> None:
+    def _checked(
+        self, task_id: str, result: dict[str, Any]
+    ) -> tuple[str, dict[str, Any] | None, dict[str, Any] | None]:
         size = len(json_codec.dumps(result))
         if size > self.max_result_bytes:
             logger.warning(
-                "task %s: result of %d bytes is over the %d-byte limit", task.id[:8], size, self.max_result_bytes
+                "task %s: result of %d bytes is over the %d-byte limit", task_id[:8], size, self.max_result_bytes
             )
             message = f"The result ({size} bytes) is larger than this server keeps ({self.max_result_bytes} bytes)"
-            self._finish(task, FAILED, error={"code": int(ErrorCode.INTERNAL_ERROR), "message": message})
-            return
-        self._finish(task, COMPLETED, result=result)
+            return FAILED, None, {"code": int(ErrorCode.INTERNAL_ERROR), "message": message}
+        return COMPLETED, result, None
 
-    @staticmethod
-    def _finish(
-        task: Task, status: str, *, result: dict[str, Any] | None = None, error: dict[str, Any] | None = None
+    async def _wait_for_input(
+        self, task_id: str, running: _Running, requests: dict[str, InputRequest]
+    ) -> dict[str, Any]:
+        """Park the task in ``input_required`` until every request is answered; the answers."""
+        pending = {key: request.to_dict() for key, request in requests.items()}
+
+        def park(record: TaskRecord) -> bool:
+            if record.terminal:
+                return False
+            record.pending, record.answers = pending, {}
+            record.touch(INPUT_REQUIRED)
+            return True
+
+        running.answered = anyio.Event()
+        running.changed(await self.records.change(task_id, park))
+        while True:
+            with anyio.move_on_after(self.renew_seconds):  # a lost wake-up costs this long at most
+                await running.answered.wait()
+            try:
+                record = await self.records.get(task_id)
+            except SharedStateUnavailable:
+                continue  # the store is away: keep waiting (the lease decides if it is too long)
+            if record is None or record.terminal:
+                running.scope.cancel()  # forgotten or cancelled meanwhile: the scope ends the task
+                await anyio.lowlevel.checkpoint()
+                raise AssertionError("unreachable: the task's scope was cancelled")
+            if record.status == WORKING and not record.pending:
+                break
+        answers = record.answers
+
+        def take(record: TaskRecord) -> bool:
+            record.answers = {}
+            return True
+
+        running.changed(await self.records.change(task_id, take))
+        return answers
+
+    async def _finish(
+        self, task_id: str, running: _Running, status: str, result: dict[str, Any] | None, error: dict[str, Any] | None
     ) -> None:
-        if task.status in TERMINAL:
-            return  # cancelled meanwhile: that stays
-        task.result, task.error, task.pending = result, error, {}
-        task._set(status)
-        task.finished.set()
+        def end(record: TaskRecord) -> bool:
+            if record.terminal:
+                return False  # cancelled meanwhile: that stays
+            record.result, record.error, record.pending = result, error, {}
+            record.touch(status)
+            return True
+
+        for attempt in range(3):
+            try:
+                running.changed(await self.records.change(task_id, end))
+                return
+            except SharedStateUnavailable:
+                if attempt == 2:
+                    logger.warning("task %s: its %s status could not be stored", task_id[:8], status)
+                    return  # its lease lapses: readers will see it failed
+                await anyio.sleep(1)
+
+    async def _keep_leases(self) -> None:
+        """Renew the leases of the tasks running here, and stop those another replica cancelled
+        (or that are gone) in case their message was lost."""
+        while True:
+            await anyio.sleep(self.renew_seconds)
+            ids = list(self._running)
+            if not ids:
+                continue
+            try:
+                await self.records.renew(ids, self.lease_seconds)
+                records = await self.records.get_many(ids)
+            except SharedStateUnavailable:
+                logger.warning("task leases not renewed: the shared store is unreachable")
+                continue
+            for task_id, record in zip(ids, records, strict=True):
+                running = self._running.get(task_id)
+                if running is None:
+                    continue
+                if record is None or record.terminal:
+                    running.scope.cancel()
+                elif record.status == WORKING and not record.pending:
+                    running.answered.set()
+
+    async def _listen(self, shared: SharedState) -> None:
+        """Act on what other replicas ask of the tasks running here."""
+        async with shared.fanout.subscribe(TOPIC) as messages:
+            async for message in messages:
+                running = self._running.get(message.get("id"))  # type: ignore[arg-type]
+                if running is None:
+                    continue
+                if message.get("op") == "cancel":
+                    running.scope.cancel()
+                elif message.get("op") == "answered":
+                    running.answered.set()
+
+    async def _tell_runner(self, op: str, task_id: str) -> None:
+        """Ask the replica running ``task_id`` to act, where it may run elsewhere."""
+        if self._shared is not None:
+            await self._shared.fanout.publish(TOPIC, {"op": op, "id": task_id})
 
     # --------------------------------------------------------------------- the client's methods
 
-    def find(self, task_id: Any, owner: str | None) -> Task:
-        """The caller's task. Raises MCPError(-32602) for an unknown, expired or foreign id."""
-        self._sweep()
-        task = self._tasks.get(task_id) if isinstance(task_id, str) else None
-        if task is None or task.owner != owner:
-            raise invalid_params("Unknown taskId", {"taskId": task_id if isinstance(task_id, str) else None})
-        return task
+    async def find(self, task_id: Any, owner: str | None) -> TaskRecord:
+        """The caller's task. A task still going whose runner stopped is marked failed first.
+
+        Raises:
+            MCPError: -32602 for an unknown, expired or foreign id.
+            SharedStateUnavailable: the shared store cannot be reached.
+        """
+        if not isinstance(task_id, str) or not task_id or len(task_id) > MAX_ID_LENGTH:
+            raise unknown_task(task_id)
+        record = await self.records.get(task_id)
+        if record is None or record.owner != owner:
+            raise unknown_task(task_id)
+        if not record.terminal and not record.leased and task_id not in self._running:
+            record = await self._runner_lost(record)
+        return record
+
+    async def _runner_lost(self, record: TaskRecord) -> TaskRecord:
+        def fail(current: TaskRecord) -> bool:
+            if current.terminal or current.leased:
+                return False  # ended, or renewed meanwhile
+            current.error, current.pending = dict(RUNNER_LOST), {}
+            current.touch(FAILED)
+            return True
+
+        logger.warning("task %s: the replica running it stopped; marked failed", record.id[:8])
+        changed = await self.records.change(record.id, fail)
+        if changed is None:
+            raise unknown_task(record.id)
+        return changed
+
+    async def owned_by(self, owner: str) -> list[TaskRecord]:
+        """The tasks of ``owner`` (whose quota key is the owner itself, as legacy sessions'), oldest first."""
+        return [record for record in await self.records.owned_by(owner) if record.owner == owner]
 
     def forget_owner(self, owner: str) -> None:
         """Cancel and forget every task of ``owner`` (a connection that ended: nobody can reach them)."""
-        for task in [t for t in self._tasks.values() if t.owner == owner]:
-            self.cancel(task)
-            del self._tasks[task.id]
+        for running in [running for running in self._running.values() if running.owner == owner]:
+            running.on_change = None
+            running.scope.cancel()
+        if self._group is not None:
+            self._group.start_soon(self._forget, owner, name="plainmcp-task-forget")
 
-    def owned_by(self, owner: str | None) -> list[Task]:
-        """The caller's tasks, oldest first."""
-        self._sweep()
-        return sorted((task for task in self._tasks.values() if task.owner == owner), key=lambda task: task.created)
+    async def _forget(self, owner: str) -> None:
+        try:
+            await self.records.delete(await self.owned_by(owner))
+        except SharedStateUnavailable:
+            logger.warning("the tasks of an ended session stay until their ttl: the shared store is unreachable")
 
-    def update(self, task: Task, responses: Any) -> None:
-        """Take answers to the task's pending input requests (others are ignored)."""
+    async def update(self, record: TaskRecord, responses: Any) -> None:
+        """Take answers to the task's pending input requests (others are ignored); the runner goes
+        on once every one is answered."""
         if not isinstance(responses, dict):
             raise invalid_params('"inputResponses" must be an object')
-        if task.status != INPUT_REQUIRED:
+        if record.status != INPUT_REQUIRED:
             return
-        for key in [key for key in responses if key in task.pending]:
-            task.answers[key] = responses[key]
-            del task.pending[key]
-        task.updated = time.time()
-        if not task.pending:
-            task.answered.set()
+        complete = False
 
-    def cancel(self, task: Task) -> None:
-        """Cancel a task that is still going; a finished one stays as it is."""
-        if task.status in TERMINAL:
-            return
-        task.scope.cancel()
-        task.pending = {}
-        task._set(CANCELLED)
-        task.finished.set()
+        def answer(current: TaskRecord) -> bool:
+            nonlocal complete
+            taken = [key for key in responses if key in current.pending]
+            if current.status != INPUT_REQUIRED or not taken:
+                return False
+            for key in taken:
+                current.answers[key] = responses[key]
+                del current.pending[key]
+            complete = not current.pending
+            current.touch(WORKING if complete else None)
+            return True
+
+        await self.records.change(record.id, answer)
+        if complete:
+            await self._wake(record.id, "answered")
+
+    async def cancel(self, record: TaskRecord) -> TaskRecord:
+        """Cancel a task that is still going (on whichever replica runs it); a finished one stays as
+        it is. Returns the record after."""
+
+        def stop(current: TaskRecord) -> bool:
+            if current.terminal:
+                return False
+            current.pending = {}
+            current.touch(CANCELLED)
+            return True
+
+        changed = await self.records.change(record.id, stop)
+        if changed is None:
+            raise unknown_task(record.id)
+        if changed.status == CANCELLED and not record.terminal:
+            running = self._running.get(record.id)
+            if running is not None:
+                running.changed(changed)
+            await self._wake(record.id, "cancel")
+        return changed
+
+    async def _wake(self, task_id: str, op: str) -> None:
+        running = self._running.get(task_id)
+        if running is None:
+            await self._tell_runner(op, task_id)
+        elif op == "cancel":
+            running.scope.cancel()
+        else:
+            running.answered.set()
+
+    async def finished(self, record: TaskRecord, owner: str | None) -> TaskRecord:
+        """Wait until the task ends and return its final record (legacy ``tasks/result``).
+
+        Raises:
+            MCPError: -32602 once the task's ttl has ended before it did (or it is gone).
+        """
+        while True:
+            remaining = record.expires - time.time()
+            if remaining <= 0:
+                raise _expired(record)
+            running = self._running.get(record.id)
+            with anyio.move_on_after(min(remaining, self.renew_seconds)):
+                if running is not None:
+                    await running.finished.wait()
+                else:
+                    await anyio.sleep(min(1.0, max(0.05, record.poll_interval_ms / 1000)))
+            try:
+                current = await self.find(record.id, owner)
+            except MCPError as error:
+                if error.code == ErrorCode.INVALID_PARAMS and record.expires <= time.time():
+                    raise _expired(record) from None
+                raise
+            if current.terminal:
+                return current
+            record = current
+
+
+def _expired(record: TaskRecord) -> MCPError:
+    return invalid_params(
+        f"The task expired: its ttl of {record.ttl_ms} ms ended before it finished", {"taskId": record.id}
+    )

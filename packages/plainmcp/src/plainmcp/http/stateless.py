@@ -136,6 +136,7 @@ class ModernExchange:
             trace_id=(self.scope.get("state") or {}).get("request_id"),
             envelope=envelope,
             principal=principal_subject(self.scope),
+            client_address=_client_host(self.scope),
         )
         await self._run(decoded, extras)
 
@@ -370,3 +371,9 @@ def _mismatch(name: str, given: Any, expected: Any) -> MCPError:
         ErrorCode.HEADER_MISMATCH,
         f"Header mismatch: {name} header value {given!r} does not match body value {expected!r}",
     )
+
+
+def _client_host(scope: Scope) -> str | None:
+    """The peer's host as the ASGI server saw it (a proxy's, behind one)."""
+    client = scope.get("client")
+    return str(client[0]) if client else None
