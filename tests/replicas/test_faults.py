@@ -181,3 +181,27 @@ async def test_service_recovers_by_itself_when_redis_comes_back(tmp_path) -> Non
                 assert health["status"] == "ok"
     finally:
         redis.stop()
+
+
+@pytest.mark.anyio
+async def test_metrics_show_the_shared_store_going_away_and_back(tmp_path) -> None:
+    redis = RedisServer(tmp_path / "redis-dir")
+    (tmp_path / "redis-dir").mkdir()
+    redis.start()
+    try:
+        with cluster(tmp_path, replicas=1, redis_url=redis.url, proxy="nginx") as running:
+            base = running.replicas[0].base_url
+            trigger = modern_body("t", "tools/call", {"name": "test_trigger_tool_change", "arguments": {}})
+            async with async_client() as client:
+                text = (await client.get(base + "/metrics")).text
+                assert 'mcp_shared_state_up{kind="redis"} 1' in text
+                redis.stop(signal.SIGKILL)
+                # A change published while Redis is down still answers (the notification reaches this replica only).
+                reply = await client.post(base + "/mcp", content=dumps(trigger), headers=modern_headers(trigger))
+                assert reply.json()["result"]["resultType"] == "complete"
+                text = (await client.get(base + "/metrics")).text
+                assert 'mcp_shared_state_up{kind="redis"} 0' in text
+                assert 'mcp_shared_state_failures{kind="redis"} 0' not in text
+            assert running.replicas[0].log().count("shared state unavailable") == 1  # once per outage
+    finally:
+        redis.stop()

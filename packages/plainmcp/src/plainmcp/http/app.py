@@ -114,6 +114,8 @@ class MCPApp:
         )
         self.gateway = Gateway(server, path=path, max_body_bytes=max_body_bytes, observer=observer) if gateway else None
         if self.metrics is not None:
+            if server.shared.replicated:
+                self.metrics.track_shared_state()
             if self.streamable is not None:
                 streamable_app = self.streamable
                 self.metrics.track_sessions("streamable_http", lambda: len(streamable_app.sessions))

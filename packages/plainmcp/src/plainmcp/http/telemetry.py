@@ -86,6 +86,16 @@ class HTTPMetrics:
             ("route", "status"),
         )
 
+    def track_shared_state(self) -> None:
+        """``mcp_shared_state_up`` and ``mcp_shared_state_failures`` of the server's shared state, at every scrape."""
+        server = self.server
+        up = self.registry.gauge("mcp_shared_state_up", "1 when the shared state store answered its last command.", ("kind",))
+        failures = self.registry.gauge(
+            "mcp_shared_state_failures", "Commands that could not reach the shared state store, since start.", ("kind",)
+        )
+        up.collect_with(lambda: [({"kind": server.shared.kind}, server.shared.counters()["up"])])
+        failures.collect_with(lambda: [({"kind": server.shared.kind}, server.shared.counters()["failures"])])
+
     def track_sessions(self, transport: str, count: Callable[[], int]) -> None:
         """Report ``count()`` as the open sessions of ``transport`` at every scrape."""
         self.active_sessions.collect_with(lambda: [({"transport": transport}, float(count()))])

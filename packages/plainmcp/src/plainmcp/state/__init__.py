@@ -72,5 +72,9 @@ class SharedState(Protocol):
     async def health(self) -> dict[str, Any]:
         """``{"kind": ..., "reachable": bool}`` (and, for Redis, the round trip in ms)."""
 
+    def counters(self) -> dict[str, float]:
+        """For ``/metrics``, without a round trip: ``up`` (1 if the last command reached the store, else 0)
+        and ``failures`` (commands that could not reach it, since start)."""
+
 
 __all__ = ["Fanout", "KeyRing", "SharedState", "SharedStateUnavailable", "Subscription"]

@@ -53,3 +53,6 @@ class MemoryState:
 
     async def health(self) -> dict[str, Any]:
         return {"kind": self.kind, "reachable": True}
+
+    def counters(self) -> dict[str, float]:
+        return {"up": 1.0, "failures": 0.0}

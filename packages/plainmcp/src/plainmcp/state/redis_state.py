@@ -90,9 +90,7 @@ class RedisState:
     kind = "redis"
     replicated = True
 
-    def __init__(
-        self, url: str, *, prefix: str, keyring: KeyRing | None = None, command_timeout: float = 2.0
-    ) -> None:
+    def __init__(self, url: str, *, prefix: str, keyring: KeyRing | None = None, command_timeout: float = 2.0) -> None:
         self.url = url
         self.prefix = prefix
         self.command_timeout = command_timeout
@@ -100,6 +98,8 @@ class RedisState:
         self._keyring: KeyRing | None = keyring
         self._client: Any = None
         self._fanout = RedisFanout(self)
+        self._up = True
+        self._failures = 0
 
     def __repr__(self) -> str:
         return f"RedisState({redacted(self.url)!r}, prefix={self.prefix!r})"
@@ -135,8 +135,17 @@ class RedisState:
         try:
             yield
         except _redis_errors() as problem:
-            logger.warning("shared state unavailable (%s): %s", what, problem)
+            self._failures += 1
+            if self._up:  # once per outage, not once per call
+                logger.warning("shared state unavailable (%s): %s", what, problem)
+            self._up = False
             raise SharedStateUnavailable(what) from None
+        if not self._up:
+            logger.info("shared state reachable again")
+        self._up = True
+
+    def counters(self) -> dict[str, float]:
+        return {"up": 1.0 if self._up else 0.0, "failures": float(self._failures)}
 
     @asynccontextmanager
     async def opened(self) -> AsyncIterator[None]:
@@ -177,7 +186,9 @@ class RedisState:
 
     async def claim(self, name: str, ttl_seconds: float) -> bool:
         with self.guard("claim"):
-            return bool(await self.client.set(self.key("claim", name), b"1", nx=True, px=max(1, int(ttl_seconds * 1000))))
+            return bool(
+                await self.client.set(self.key("claim", name), b"1", nx=True, px=max(1, int(ttl_seconds * 1000)))
+            )
 
     async def health(self) -> dict[str, Any]:
         started = time.perf_counter()
