@@ -141,10 +141,21 @@ class Listing:
         self.files.sort(key=order)
         self.others.sort(key=None if order is None else lambda item: order(item[0]))
 
-    def drop(self, ignore: GitIgnore) -> None:
-        """Leave out what ``.gitignore`` rules ignore."""
-        self.directories = [name for name in self.directories if not ignore.ignored(name, name, True)]
-        self.files = [name for name in self.files if not ignore.ignored(name, name, False)]
+    async def drop(self, ignore: GitIgnore, pacer: Pacer) -> None:
+        """Leave out what ``.gitignore`` rules ignore, yielding to the event loop as it goes (hostile
+        rules over thousands of names take seconds; a cancelled call stops here)."""
+        kept: list[str] = []
+        for name in self.directories:
+            await pacer.idle()
+            if not ignore.ignored(name, name, True):
+                kept.append(name)
+        self.directories = kept
+        kept = []
+        for name in self.files:
+            await pacer.idle()
+            if not ignore.ignored(name, name, False):
+                kept.append(name)
+        self.files = kept
         self.others = [(name, kind) for name, kind in self.others if not ignore.ignored(name, name, False)]
 
     def to_wire(self) -> None:
@@ -248,7 +259,7 @@ class DirectoryTools(ToolFamily):
         if ignore is not None:
             with anchored.directory(place) as fd:
                 ignore.load(fd, "")
-            listing.drop(ignore)
+            await listing.drop(ignore, Pacer(ctx, "entries checked"))
         listing.to_wire()
         listing.sort(sort_by)
         total = len(listing)
@@ -330,7 +341,11 @@ class DirectoryTools(ToolFamily):
         above: list[str] = []
         following = None
         with anchored.directory(place) as fd:
-            for entry in walk(fd, max_depth=self.depth(args), exclude=exclude, ignore=self.ignore(args, place)):
+            ignore = self.ignore(args, place)
+            for entry in walk(fd, max_depth=self.depth(args), exclude=exclude, ignore=ignore, report_ignored=True):
+                if entry.ignored:
+                    await pacer.idle()  # thousands ignored must not hold the event loop
+                    continue
                 await pacer.step()
                 label = wire_name(entry.name)
                 # A node weighs its name twice (structured and text) plus the JSON around it.

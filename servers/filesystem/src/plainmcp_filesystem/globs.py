@@ -72,14 +72,34 @@ def _pieces(segment: str) -> list[list[str]]:
     return pieces
 
 
-class Segment:
-    """One name pattern (no ``/``). ``matches(name)`` runs in time linear in the name per piece."""
+def _literal(piece: list[str]) -> str | None:
+    """The text a piece matches if it has no wildcard or class, else None."""
+    text = "".join(piece)
+    plain = re.sub(r"\\(.)", r"\1", text, flags=re.DOTALL)
+    return plain if re.escape(plain) == text else None
 
-    __slots__ = ("exact", "head", "head_length", "middle", "tail", "tail_length", "min_length")
+
+class Segment:
+    """One name pattern (no ``/``). ``matches(name)`` runs in time linear in the name per piece.
+
+    ``cost`` estimates a match's work per character of the name: a pattern of literal text around
+    one star at most is compared with ``==``/``startswith``/``endswith`` (cost 0: constant); any
+    other costs up to its length per character of the name (a regex piece placed at each position).
+    """
+
+    __slots__ = ("exact", "head", "head_length", "middle", "tail", "tail_length", "min_length", "plain", "cost")
 
     def __init__(self, text: str) -> None:
         pieces = _pieces(text)
         compile_piece = lambda piece: re.compile("".join(piece), re.DOTALL)  # noqa: E731
+        literals = [_literal(piece) for piece in pieces]
+        # The common patterns ("node_modules", "*.pyc", "build*"): no regex, constant time.
+        self.plain: tuple[str, str | None] | None = None
+        self.cost = 0
+        if len(pieces) <= 2 and all(literal is not None for literal in literals):
+            self.plain = (literals[0] or "", literals[1] if len(pieces) == 2 else None)
+        else:
+            self.cost = sum(map(len, pieces)) + 1
         if len(pieces) <= 2:
             # No star, or one: a single regex with at most one unbounded repeat cannot backtrack
             # more than (name length x pattern length), and one call is the fastest match.
@@ -99,6 +119,11 @@ class Segment:
         self.min_length = sum(map(len, pieces))
 
     def matches(self, name: str) -> bool:
+        if self.plain is not None:
+            head, tail = self.plain
+            if tail is None:
+                return name == head
+            return len(name) >= len(head) + len(tail) and name.startswith(head) and name.endswith(tail)
         if self.exact is not None:
             return self.exact.fullmatch(name) is not None
         size = len(name)
@@ -131,6 +156,11 @@ class Glob:
     by_name: bool
     groups: tuple[list[Segment], ...]
     trailing_globstar: bool
+
+    @property
+    def cost(self) -> int:
+        """The estimated work of one match per character of the path (see :attr:`Segment.cost`)."""
+        return sum(segment.cost for group in self.groups for segment in group)
 
     def matches(self, relative: str, name: str) -> bool:
         """Whether the entry at ``relative`` (``/``-separated, below the walk's start) matches."""
@@ -173,15 +203,18 @@ def compile_glob(pattern: str) -> Glob:
     texts = [text for text in cleaned.split("/") if text] or ["*"]
     if len(texts) > MAX_SEGMENTS:
         raise ValueError(f"a pattern may have at most {MAX_SEGMENTS} segments")
-    if "/" not in cleaned:
-        return Glob(pattern, True, ([Segment(texts[0])],), False)
-    groups: list[list[Segment]] = [[]]
-    for text in texts:
-        if text == "**":
-            if groups[-1] or len(groups) == 1:
-                groups.append([])
-            continue
-        groups[-1].append(Segment(text))
+    try:
+        if "/" not in cleaned:
+            return Glob(pattern, True, ([Segment(texts[0])],), False)
+        groups: list[list[Segment]] = [[]]
+        for text in texts:
+            if text == "**":
+                if groups[-1] or len(groups) == 1:
+                    groups.append([])
+                continue
+            groups[-1].append(Segment(text))
+    except re.error as problem:  # a class range backwards ("[z-a]")
+        raise ValueError(f"invalid pattern {pattern[:100]!r}: {problem.msg}") from None
     if len(groups) == 2 and not groups[0] and len(groups[1]) == 1:
         return Glob(pattern, True, (groups[1],), False)  # "**/NAME" is NAME at any depth
     return Glob(pattern, False, tuple(groups), texts[-1] == "**")

@@ -48,7 +48,10 @@ async def search_names(
     found: list[tuple[str, str]] = []
     total = 0
     with anchored.directory(start) as fd:
-        for entry in walk(fd, max_depth=max_depth, exclude=exclude, ignore=ignore):
+        for entry in walk(fd, max_depth=max_depth, exclude=exclude, ignore=ignore, report_ignored=True):
+            if entry.ignored:
+                await pacer.idle()
+                continue
             await pacer.step()
             if glob.matches(entry.relative, entry.name):
                 relative = wire_path(entry.relative)  # a name that is not UTF-8 as "bytes:..."
@@ -194,7 +197,11 @@ async def search_contents(
         return await _in_worker(start, request, timeout, workers)
     grep = Grep(request)
     with anchored.directory(start) as fd:
-        for entry in walk(fd, max_depth=request.max_depth, exclude=grep.exclude, ignore=grep.ignore()):
+        walked = walk(fd, max_depth=request.max_depth, exclude=grep.exclude, ignore=grep.ignore(), report_ignored=True)
+        for entry in walked:
+            if entry.ignored:
+                await pacer.idle()
+                continue
             await pacer.step()
             if grep.feed(entry):
                 break

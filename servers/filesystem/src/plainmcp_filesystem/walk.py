@@ -48,6 +48,8 @@ class Entry:
     depth: int
     dir_fd: int
     entry: os.DirEntry[str]
+    #: Only with ``report_ignored``: what ``.gitignore`` rules ignore, reported so the caller can pace itself.
+    ignored: bool = False
 
     def lstat(self) -> os.stat_result:
         return self.entry.stat(follow_symlinks=False)
@@ -81,6 +83,7 @@ def walk(
     exclude: Excluder | None = None,
     include_hidden: bool = True,
     ignore: GitIgnore | None = None,
+    report_ignored: bool = False,
 ) -> Iterator[Entry]:
     """Walk below the open directory ``start`` (a descriptor the caller keeps; not included), at
     most ``max_depth`` levels.
@@ -89,7 +92,9 @@ def walk(
     (names starting with ``.``) unless ``include_hidden``. Of a directory holding more than
     :data:`MAX_DIRECTORY_ENTRIES` entries, only that many are walked. Directories that vanish, cannot be read,
     or turn into links during the walk are skipped silently. With ``ignore``, what its ``.gitignore``
-    rules (and those of every directory walked) ignore is skipped too.
+    rules (and those of every directory walked) ignore is skipped too; with ``report_ignored`` such
+    entries are yielded marked ``ignored`` (never descended into), so that an async caller yields to
+    the event loop while thousands of them are skipped (see :meth:`Pacer.idle`).
 
     Raises:
         PathDenied: ``start`` cannot be read.
@@ -122,6 +127,8 @@ def walk(
                 continue
             kind = entry_kind(entry)
             if ignore is not None and ignore.ignored(relative, name, kind == "directory"):
+                if report_ignored:
+                    yield Entry(relative, name, kind, depth, fd, entry, ignored=True)
                 continue
             yield Entry(relative, name, kind, depth, fd, entry)
             if kind != "directory" or depth >= max_depth:
@@ -172,6 +179,12 @@ class Pacer:
         self.every = every
         self.count = 0
         self.since = monotonic()
+
+    async def idle(self) -> None:
+        """Yield to the event loop if :data:`YIELD_SECONDS` have passed, without counting an item."""
+        if monotonic() - self.since > YIELD_SECONDS:
+            await sleep(0)
+            self.since = monotonic()
 
     async def step(self) -> None:
         self.count += 1
