@@ -234,7 +234,8 @@ async def _run_worker(start: Place, request: GrepRequest) -> ContentSearch:
     # Cancellation then lands at the first checkpoint below, whose cleanup kills the worker.
     with anchored.directory(start) as fd, anyio.CancelScope(shield=True):
         process = await anyio.open_process(
-            [sys.executable, "-m", "plainmcp_filesystem.grep_worker", str(fd)],
+            # Our pid: the worker dies with this process, however it ends (see grep_worker).
+            [sys.executable, "-m", "plainmcp_filesystem.grep_worker", str(fd), str(os.getpid())],
             pass_fds=(fd,),
             env=env,
             stderr=subprocess.DEVNULL,
