@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import argparse
 import base64
+import difflib
 import json
 import sys
 from typing import Any
 
+from ..errors import ErrorCode, MCPError
 from . import render
 from .run import EXIT_CODES, OK, TOOL_ERROR, run
 from .targets import UsageError, add_target_options, target_from
@@ -160,10 +162,32 @@ async def _call(client: Any, args: argparse.Namespace) -> int:
     progress = _Progress()
     try:
         result = await client.call_tool(args.name, arguments, on_progress=progress)
+    except MCPError as error:
+        raise await _with_suggestion(client, args.name, error) from None
     finally:
         progress.done()
     print(render.dumps(result) if args.json else render.tool_result(result))
     return TOOL_ERROR if result.get("isError") else OK
+
+
+async def _with_suggestion(client: Any, name: str, error: MCPError) -> MCPError:
+    """``error``, with "did you mean ...?" when the server has no tool ``name`` but one close to it."""
+    if error.code not in (ErrorCode.INVALID_PARAMS, ErrorCode.METHOD_NOT_FOUND):
+        return error
+    try:
+        names = [str(tool.get("name")) for tool in await client.list_all_tools()]
+    except Exception:  # the suggestion is a courtesy: the server's own error is what matters
+        return error
+    if name in names:
+        return error
+    close = difflib.get_close_matches(name, names, n=3, cutoff=0.6)
+    if close:
+        hint = f"did you mean {' or '.join(close)}?"
+    elif len(names) <= 10:
+        hint = f"the server's tools: {', '.join(sorted(names)) or 'none'}"
+    else:
+        hint = f"the server has {len(names)} tools: plainmcp inspect lists them"
+    return MCPError(error.code, f"{error.message} ({hint})", error.data)
 
 
 def _needs_listing(args: argparse.Namespace) -> bool:

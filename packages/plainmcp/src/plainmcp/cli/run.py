@@ -25,7 +25,8 @@ exit codes:
   0  success
   1  the server answered with an error, or could not be started or reached
   2  usage error (bad options or arguments)
-  3  the tool ran and reported a failure (isError: true)"""
+  3  the tool ran and reported a failure (isError: true)
+  130  interrupted (Ctrl-C), as shells report it"""
 
 Body = Callable[[Any], Awaitable[int]]
 
@@ -75,18 +76,27 @@ def run(target_of: Callable[[], Target], body: Body, *, verbose: bool, **client_
     except BaseException as caught:
         error = _unwrap(caught)
         if isinstance(error, KeyboardInterrupt):
+            fail("interrupted")
             return INTERRUPTED
         code, message = explain(error, target)
         if code is None:
             raise
         fail(message)
-        if code != FAILED:
-            return code
+        if code != FAILED or _answered(error):
+            return code  # a server that answered with an error is running fine: its start-up log says nothing
     if tail.lines and not verbose:
         print("the server's last words on stderr:", file=sys.stderr)
         for line in tail.lines:
             print(f"  {line}", file=sys.stderr)
     return FAILED
+
+
+def _answered(error: BaseException) -> bool:
+    """Whether the server answered with a JSON-RPC error (it runs; a server that exited is not one)."""
+    from ..errors import MCPError
+    from ..spawned import ServerExited
+
+    return isinstance(error, MCPError) and not isinstance(error, ServerExited)
 
 
 def _unwrap(error: BaseException) -> BaseException:
