@@ -11,7 +11,7 @@ import pytest
 from plainmcp import Client, ErrorCode, MCPError
 from plainmcp.testing import connect_in_memory
 
-from .test_tasks import Fixture
+from .test_tasks import Fixture, fixture_on
 
 pytestmark = pytest.mark.anyio
 
@@ -21,6 +21,12 @@ POLLS = 300
 
 async def rpc(client: Client, method: str, params: dict[str, Any]) -> Any:
     return await client.session.request(method, params)
+
+
+@pytest.fixture(params=["memory", "redis"])
+def stored(request: pytest.FixtureRequest) -> Fixture:
+    """The test server with its task records in memory, or in a real Redis."""
+    return fixture_on(request)
 
 
 async def status_until(client: Client, task_id: str, *statuses: str) -> dict[str, Any]:
@@ -181,3 +187,36 @@ async def test_a_requested_ttl_is_capped_at_the_servers(asked, kept):
     async with connect_in_memory(fixture.server, protocol_version=LEGACY) as client:
         created = await rpc(client, "tools/call", {"name": "work", "arguments": {}, "task": asked})
     assert created["task"]["ttl"] == kept
+
+
+async def test_tasks_result_answers_once_the_ttl_ends(stored):
+    fixture = stored
+    """Issue 26 item 8: ``tasks/result`` on a task still working when its ttl ends answers an error saying
+    the task expired, instead of waiting forever (the handler is cancelled with it)."""
+    async with connect_in_memory(fixture.server, protocol_version=LEGACY) as client:
+        created = await rpc(client, "tools/call", {"name": "work", "arguments": {}, "task": {"ttl": 300}})
+        with anyio.fail_after(5), pytest.raises(MCPError) as expired:
+            await rpc(client, "tasks/result", {"taskId": created["task"]["taskId"]})
+        with pytest.raises(MCPError) as gone:
+            await rpc(client, "tasks/get", {"taskId": created["task"]["taskId"]})
+        for _ in range(POLLS):
+            if fixture.stopped:
+                break
+            await anyio.sleep(0.01)
+    assert expired.value.code == ErrorCode.INVALID_PARAMS
+    assert "expired" in expired.value.message and "300 ms" in expired.value.message
+    assert gone.value.code == ErrorCode.INVALID_PARAMS
+    assert fixture.stopped == 1
+
+
+async def test_a_legacy_task_is_cancelled_and_its_result_refused_on_either_store(stored):
+    fixture = stored
+    async with connect_in_memory(fixture.server, protocol_version=LEGACY) as client:
+        task_id = (await rpc(client, "tools/call", {"name": "work", "arguments": {}, "task": {}}))["task"]["taskId"]
+        cancelled = await rpc(client, "tasks/cancel", {"taskId": task_id})
+        with anyio.fail_after(5), pytest.raises(MCPError) as result:
+            await rpc(client, "tasks/result", {"taskId": task_id})
+        listed = await rpc(client, "tasks/list", {})
+    assert cancelled["status"] == "cancelled"
+    assert result.value.code == ErrorCode.INVALID_REQUEST
+    assert [(t["taskId"], t["status"]) for t in listed["tasks"]] == [(task_id, "cancelled")]

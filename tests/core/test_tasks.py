@@ -93,13 +93,17 @@ class Fixture:
         return "plain"
 
 
-@pytest.fixture(params=["memory", "redis"])
-def fixture(request) -> Fixture:
-    """A Fixture whose task records are in memory, or in a real Redis."""
+def fixture_on(request: pytest.FixtureRequest) -> Fixture:
+    """A Fixture whose task records are where ``request.param`` says: ``"memory"``, or a real Redis."""
     made = Fixture()
     if request.param == "redis":
         made.server.share(RedisState(request.getfixturevalue("redis_url"), prefix="tasks-test:"))
     return made
+
+
+@pytest.fixture(params=["memory", "redis"])
+def fixture(request: pytest.FixtureRequest) -> Fixture:
+    return fixture_on(request)
 
 
 @asynccontextmanager

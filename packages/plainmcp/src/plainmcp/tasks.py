@@ -470,12 +470,13 @@ class TaskStore:
             running.answered.set()
 
     async def finished(self, record: TaskRecord, owner: str | None) -> TaskRecord:
-        """Wait until the task ends and return its final record (legacy ``tasks/result``).
+        """Wait until the task ends and return its final record (legacy ``tasks/result``): woken
+        when it ends here, else reading the record again every poll interval (1 s at most).
 
         Raises:
             MCPError: -32602 once the task's ttl has ended before it did (or it is gone).
         """
-        while True:
+        while not record.terminal:
             remaining = record.expires - time.time()
             if remaining <= 0:
                 raise _expired(record)
@@ -486,14 +487,12 @@ class TaskStore:
                 else:
                     await anyio.sleep(min(1.0, max(0.05, record.poll_interval_ms / 1000)))
             try:
-                current = await self.find(record.id, owner)
+                record = await self.find(record.id, owner)
             except MCPError as error:
                 if error.code == ErrorCode.INVALID_PARAMS and record.expires <= time.time():
                     raise _expired(record) from None
                 raise
-            if current.terminal:
-                return current
-            record = current
+        return record
 
 
 def _expired(record: TaskRecord) -> MCPError:
