@@ -16,7 +16,7 @@ from .tools import FORECAST, NOW
 
 DATA = Path(__file__).with_name("data")
 CORPUS = DATA / "corpus.json"
-README = Path(__file__).resolve().parents[2] / "packages" / "plainmcp-bridge" / "README.md"
+README = Path(__file__).resolve().parents[2] / "packages" / "plainmcp-bridge" / "docs" / "interceptor.md"
 
 
 def corpus(*cases: dict[str, Any]) -> dict[str, Any]:

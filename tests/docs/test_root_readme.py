@@ -1,4 +1,5 @@
-"""The root README's blocks that need more than running them: a server to talk to, a client to call them."""
+"""The root README's blocks, and those of the docs pages it links, that need more than running them: a server to
+talk to, a client to call them."""
 
 from __future__ import annotations
 
@@ -36,7 +37,7 @@ def test_quick_start_demo_runs() -> None:
 @pytest.mark.anyio
 async def test_writing_a_server_example_serves_notes(user: UserEnv) -> None:
     """The "Writing a server" code, saved as a file and started by a client, adds and serves a note."""
-    code = find_block(Path("README.md"), 'Server("plainmcp-notes"').text
+    code = find_block(Path("docs/writing-a-server.md"), 'Server("plainmcp-notes"').text
     script = user.work / "notes_server.py"
     script.write_text(code)
     with anyio.fail_after(30):
@@ -53,7 +54,7 @@ async def test_writing_a_server_example_serves_notes(user: UserEnv) -> None:
 
 def test_http_gateway_curl_example_answers_as_shown(user: UserEnv) -> None:
     """The gateway's curl lines, against plainmcp-everything over HTTP, print what the README says they print."""
-    block = find_block(Path("README.md"), "/mcp/call")
+    block = find_block(Path("docs/http.md"), "/mcp/call")
     expected = [line.lstrip("# ").strip() for line in block.text.splitlines() if line.startswith("# {")]
     assert expected, "the README shows the answer of the call"
     outputs = []
@@ -78,8 +79,8 @@ def test_http_gateway_curl_example_answers_as_shown(user: UserEnv) -> None:
 async def test_input_example_asks_in_both_eras(user: UserEnv, era: str) -> None:
     """The `ctx.ask` example, added to the notes server above, books a table in both eras: by an
     `elicitation/create` request in the legacy era, by an `input_required` round in 2026-07-28."""
-    server_code = find_block(Path("README.md"), 'Server("plainmcp-notes"').text
-    ask_code = find_block(Path("README.md"), "from plainmcp import inputs").text
+    server_code = find_block(Path("docs/writing-a-server.md"), 'Server("plainmcp-notes"').text
+    ask_code = find_block(Path("docs/writing-a-server.md"), "from plainmcp import inputs").text
     head, main_guard, tail = server_code.partition('if __name__ == "__main__":')
     script = user.work / f"booking_{era}.py"
     script.write_text(head + ask_code + "\n" + main_guard + tail)
