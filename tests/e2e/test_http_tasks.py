@@ -129,3 +129,48 @@ def test_a_legacy_task_belongs_to_its_http_session_and_ends_with_it():
                 break
             time.sleep(0.01)
         assert len(server.tasks) == 0  # the session's task was cancelled and forgotten with it
+
+
+# ------------------------------------------------- 2026-07-28 without authentication: fair quotas
+
+
+def anonymous_start(app: ThreadedApp, source: str) -> dict[str, Any]:
+    """Start a 60-second task from the local address ``source`` (127.0.0.x), without credentials."""
+    body = modern_body(
+        1, "tools/call", {"name": "slow_compute", "arguments": {"seconds": 60}}, meta={CAPABILITIES: TASKS}
+    )
+    with sync_client(transport=httpx.HTTPTransport(local_address=source)) as client:
+        response = client.post(app.url, content=dumps(body), headers=modern_headers(body))
+    assert response.status_code == 200, response.text
+    result: dict[str, Any] = response.json()["result"]
+    return result
+
+
+def anonymous_cancel(app: ThreadedApp, task_id: str) -> None:
+    body = modern_body(1, "tasks/cancel", {"taskId": task_id}, meta={CAPABILITIES: TASKS})
+    with sync_client() as client:
+        client.post(app.url, content=dumps(body), headers=modern_headers(body, Mcp_Name=task_id))
+
+
+def test_without_authentication_one_client_cannot_take_every_clients_task_slots():
+    """Issue 26 item 8: without authentication, each peer address has its own quota of running tasks: a
+    client that fills its own still leaves another address its slots (a task id stays the bearer: any
+    client holding it may read it)."""
+    server = build_server(Config())
+    server.tasks.max_tasks_per_owner = 2
+    with app_in_thread(MCPApp(server)) as app:
+        mine = [anonymous_start(app, "127.0.0.1") for _ in range(2)]
+        refused = anonymous_start(app, "127.0.0.1")
+        other = anonymous_start(app, "127.0.0.2")
+        try:
+            assert [created["resultType"] for created in mine] == ["task", "task"]
+            assert refused["isError"] is True and "too many tasks" in refused["content"][0]["text"]
+            assert other["resultType"] == "task"
+            body = modern_body(1, "tasks/get", {"taskId": other["taskId"]}, meta={CAPABILITIES: TASKS})
+            with sync_client() as client:  # from 127.0.0.1: the id, not the address, gives access
+                seen = client.post(app.url, content=dumps(body), headers=modern_headers(body, Mcp_Name=other["taskId"]))
+            assert seen.json()["result"]["status"] == "working"
+        finally:
+            for created in [*mine, other]:
+                if "taskId" in created:
+                    anonymous_cancel(app, created["taskId"])
