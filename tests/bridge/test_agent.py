@@ -34,6 +34,7 @@ class Recorder(Hooks):
         self.asked: list[str] = []
         self.answer = answer
         self.shown: list[str] = []
+        self.routes: list[tuple[str, str]] = []
 
     def text(self, fragment: str) -> None:
         self.shown.append(fragment)
@@ -41,8 +42,9 @@ class Recorder(Hooks):
     def event(self, event: dict[str, Any]) -> None:
         self.events.append(event)
 
-    async def confirm(self, call: ValidCall, tool: dict[str, Any]) -> bool:
+    async def confirm(self, call: ValidCall, tool: dict[str, Any], route: tuple[str, str] = ("", "")) -> bool:
         self.asked.append(call.name)
+        self.routes.append(route)
         return self.answer
 
     def kinds(self) -> list[str]:

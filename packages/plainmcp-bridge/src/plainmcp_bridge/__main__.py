@@ -23,7 +23,7 @@ from .models import ChatModel, ModelSettings
 from .prompt import load_template
 from .retry import RetryPolicy
 from .servers_config import ServerSpec, inline_server, load_config, unique_names
-from .terminal import TerminalHooks, ask_form, chat, counts_line, printable
+from .terminal import TerminalHooks, ask_form, chat, confirmation, counts_line, printable
 from .toolbox import ServerUnavailable, open_toolbox
 
 EXIT = {ANSWERED: 0, "model_failed": 1, GAVE_UP: 3, ROUND_LIMIT: 4}
@@ -292,12 +292,11 @@ class _AskHooks(Hooks):
             _read_line(sys.stderr), lambda line: print(line, file=sys.stderr), server, message, schema
         )
 
-    async def confirm(self, call: Any, tool: dict[str, Any]) -> bool:
+    async def confirm(self, call: Any, tool: dict[str, Any], route: tuple[str, str] = ("", "")) -> bool:
         if not self.interactive:
             return False
-        answer = await _read_line(sys.stderr)(
-            f"{call.name} may change things: {json.dumps(call.arguments)[:200]}. Run it? [y/N] "
-        )
+        print(confirmation(call, route), file=sys.stderr)
+        answer = await _read_line(sys.stderr)("Run it? [y/N] ")
         return (answer or "").strip().lower() in ("y", "yes")
 
 

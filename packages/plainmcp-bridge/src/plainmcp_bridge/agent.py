@@ -32,6 +32,9 @@ from .toolbox import Toolbox
 logger = logging.getLogger(__name__)
 
 DEFAULT_MAX_ROUNDS = 8
+#: Tool calls run from one model turn; the rest are answered "not run" (a model, or text posing as
+#: its calls, may propose hundreds at once).
+DEFAULT_MAX_CALLS_PER_TURN = 8
 
 #: Outcomes of a user turn (``plainmcp-bridge ask`` maps them to exit codes).
 ANSWERED, GAVE_UP, ROUND_LIMIT, MODEL_FAILED = "answered", "gave_up", "round_limit", "model_failed"
@@ -39,11 +42,13 @@ ANSWERED, GAVE_UP, ROUND_LIMIT, MODEL_FAILED = "answered", "gave_up", "round_lim
 
 @dataclass(frozen=True)
 class BridgeOptions:
-    """``max_rounds``: model turns with tool calls per user turn. ``yes``: run every tool without asking.
-    ``allow``: exposed tool names that run without asking. ``tool_timeout``: seconds per tool call."""
+    """``max_rounds``: model turns with tool calls per user turn. ``max_calls_per_turn``: calls run from
+    one model turn. ``yes``: run every tool without asking. ``allow``: exposed tool names that run
+    without asking. ``tool_timeout``: seconds per tool call."""
 
     max_repairs: int = 2
     max_rounds: int = DEFAULT_MAX_ROUNDS
+    max_calls_per_turn: int = DEFAULT_MAX_CALLS_PER_TURN
     yes: bool = False
     allow: frozenset[str] = frozenset()
     tool_timeout: float | None = 120.0
@@ -67,7 +72,9 @@ class Hooks:
     def event(self, event: dict[str, Any]) -> None:
         """A step of the conversation (see :meth:`Bridge.record`)."""
 
-    async def confirm(self, call: ValidCall, tool: dict[str, Any]) -> bool:
+    async def confirm(self, call: ValidCall, tool: dict[str, Any], route: tuple[str, str] = ("", "")) -> bool:
+        """Whether the user lets ``call`` run; ``tool`` is the listing of the tool it runs, ``route``
+        the server and the tool's own name there. Show the user the whole call."""
         return False
 
     def progress(self, call: ValidCall, progress: float, total: float | None, message: str | None) -> None:
@@ -79,9 +86,15 @@ class Hooks:
         return {"action": "decline"}
 
 
-def needs_confirmation(tool: dict[str, Any]) -> bool:
-    """True for a tool not annotated read-only, or annotated destructive (the MCP defaults: a tool
-    without annotations may change things)."""
+def needs_confirmation(tool: dict[str, Any], policy: str = "unless-read-only") -> bool:
+    """Whether the user is asked before ``tool`` runs, under its server's ``policy``: ``"always"``,
+    ``"never"``, or by default unless the tool is annotated read-only and not destructive (the MCP
+    defaults: a tool without annotations may change things). The annotations are the server's own
+    word; a server not trusted for them gets ``"always"``."""
+    if policy == "always":
+        return True
+    if policy == "never":
+        return False
     hints = mapping(tool.get("annotations"))
     return hints.get("readOnlyHint") is not True or hints.get("destructiveHint") is True
 
@@ -170,13 +183,22 @@ class Bridge:
                 )
                 self.record("round_limit", message=message)
                 return Outcome(ROUND_LIMIT, message, rounds)
+            limit = self.options.max_calls_per_turn
+            over = f"Not run: at most {limit} tool calls are run from one turn. Call it again if you still need it."
             try:
-                answers = {id(call): await self._run(call) for call in review.valid}
+                answers = {
+                    id(call): await self._run(call) if number < limit else over
+                    for number, call in enumerate(review.valid)
+                }
             except anyio.get_cancelled_exc_class():
                 # Ctrl-C: the history must still answer every call, or the next request is malformed.
                 self._answer_all(turn, review, {}, "Not run: the user cancelled this call.")
                 self.record("cancelled")
                 raise
+            if len(review.valid) > limit:
+                skipped = len(review.valid) - limit
+                message = f"{skipped} of the model's {len(review.valid)} calls were not run (at most {limit} a turn)"
+                self.record("call_limit", message=message)
             for call in review.invalid:
                 self.record(
                     "rejected",
@@ -230,10 +252,12 @@ class Bridge:
 
     async def _run(self, call: ValidCall) -> str:
         """Run one valid call (after confirmation when needed); the text the model gets back."""
-        tool = self.toolbox.listing(call.name)
+        tool = self.toolbox.listing(call.name)  # the listing of the tool this name runs, never a namesake's
+        server, own = self.toolbox.route(call.name)
         self.record("call", name=call.name, arguments=call.arguments, notes=list(call.notes))
-        if needs_confirmation(tool) and not (self.options.yes or call.name in self.options.allow):
-            if not await self.hooks.confirm(call, tool):
+        policy = self.toolbox.confirm_policies.get(server, "unless-read-only")
+        if needs_confirmation(tool, policy) and not (self.options.yes or call.name in self.options.allow):
+            if not await self.hooks.confirm(call, tool, (server, own)):
                 self.record("declined", name=call.name)
                 return (
                     "Not run: the user declined this call. Do not call it again for this request; "

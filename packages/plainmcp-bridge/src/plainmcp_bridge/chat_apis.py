@@ -130,7 +130,7 @@ def _as_object(arguments: Any) -> dict[str, Any]:
     if isinstance(arguments, str):
         try:
             parsed = json.loads(arguments)
-        except ValueError:
+        except (ValueError, RecursionError):
             return {}
         return parsed if isinstance(parsed, dict) else {}
     return {}
@@ -144,7 +144,7 @@ def error_text(api: str, body: bytes) -> str:
     """The message of an error answer (``{"error": "..."}`` or ``{"error": {"message"}}``), cut short."""
     try:
         document = json.loads(body)
-    except ValueError:
+    except (ValueError, RecursionError):
         document = None
     error = document.get("error") if isinstance(document, dict) else None
     if isinstance(error, dict):
@@ -279,7 +279,7 @@ class StreamReader:
 def _json_line(text: str) -> dict[str, Any]:
     try:
         value = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # nested past the parser's depth: not JSON we take
         raise ModelError("the model endpoint sent a line that is not JSON") from None
     if not isinstance(value, dict):
         raise ModelError("the model endpoint sent a line that is not a JSON object")

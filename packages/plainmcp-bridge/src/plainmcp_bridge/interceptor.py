@@ -23,14 +23,16 @@ from __future__ import annotations
 
 import copy
 import difflib
+import functools
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import jsonschema
-from jsonschema.exceptions import SchemaError
+from jsonschema.exceptions import SchemaError, ValidationError
 
+from .hostile import MAX_DEPTH, bounded_search, non_finite, too_deep
 from .problems import Problem, field_path, kind_of, problems_of, quote, sent
 from .recover import ProposedCall, recover_calls
 
@@ -146,11 +148,13 @@ class ToolCatalog:
     def _compile(self, name: str, schema: dict[str, Any]) -> Any:
         cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
         try:
+            if too_deep(schema):
+                raise SchemaError(f"nested more than {MAX_DEPTH} levels")
             cls.check_schema(schema)
-        except SchemaError:
+        except (SchemaError, RecursionError):
             self.broken_schemas.append(name)
             return jsonschema.Draft202012Validator({"type": "object"})
-        return cls(schema)
+        return _bounded(cls)(schema)
 
     @property
     def names(self) -> list[str]:
@@ -180,11 +184,19 @@ class ToolCatalog:
         return ValidCall(tool.name, arguments, call.id, tuple(notes))
 
     def _validate(self, tool: _Tool, arguments: dict[str, Any], notes: list[str]) -> list[Problem]:
-        errors = list(tool.validator.iter_errors(arguments))
+        if too_deep(arguments):
+            return [Problem("(arguments)", f"at most {MAX_DEPTH} levels of nesting", "more")]
+        if non_finite(arguments):
+            return [Problem("(arguments)", "JSON numbers", "NaN or an infinity, which JSON has not")]
+        try:
+            errors = list(tool.validator.iter_errors(arguments))
+            if errors and _trim_enum_values(errors, arguments, notes):
+                errors = list(tool.validator.iter_errors(arguments))
+        except RecursionError:  # a schema referring to itself without end: the server's to judge
+            notes.append("the tool's schema could not be checked here (it refers to itself without end)")
+            return []
         if not errors:
             return []
-        if _trim_enum_values(errors, arguments, notes):
-            errors = list(tool.validator.iter_errors(arguments))
         problems: list[Problem] = []
         for error in sorted(errors, key=lambda e: [str(part) for part in e.absolute_path]):
             for problem in problems_of(error):
@@ -228,6 +240,52 @@ class ToolCatalog:
         return sharing[0] if len(sharing) == 1 else None
 
 
+@functools.lru_cache(maxsize=8)
+def _bounded(cls: Any) -> Any:
+    """``cls`` with the keywords that run a server's regular expressions bounded in time
+    (:func:`~plainmcp_bridge.hostile.bounded_search`); a pattern that cannot be judged in time counts
+    as matching: the bridge lets it through and the server decides."""
+    return jsonschema.validators.extend(
+        cls,
+        {"pattern": _pattern, "patternProperties": _pattern_properties, "additionalProperties": _additional},
+    )
+
+
+def _pattern(validator: Any, pattern: Any, instance: Any, schema: Any) -> Iterator[ValidationError]:
+    if (
+        validator.is_type(instance, "string")
+        and isinstance(pattern, str)
+        and bounded_search(pattern, instance) is False
+    ):
+        yield ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
+def _pattern_properties(validator: Any, patterns: Any, instance: Any, schema: Any) -> Iterator[ValidationError]:
+    if not validator.is_type(instance, "object"):
+        return
+    for pattern, subschema in patterns.items():
+        for key, value in instance.items():
+            if bounded_search(pattern, key):
+                yield from validator.descend(value, subschema, path=key, schema_path=pattern)
+
+
+def _additional(validator: Any, additional: Any, instance: Any, schema: Any) -> Iterator[ValidationError]:
+    if not validator.is_type(instance, "object"):
+        return
+    known = schema.get("properties", {})
+    patterns = list(schema.get("patternProperties", {}))
+    extras = [
+        key for key in instance if key not in known and not any(bounded_search(p, key) is not False for p in patterns)
+    ]
+    if validator.is_type(additional, "object"):
+        for extra in extras:
+            yield from validator.descend(instance[extra], additional, path=extra)
+    elif not additional and extras:
+        listed = ", ".join(repr(extra) for extra in sorted(extras))
+        verb = "was" if len(extras) == 1 else "were"
+        yield ValidationError(f"Additional properties are not allowed ({listed} {verb} unexpected)")
+
+
 def _arguments_object(value: Any, tool: _Tool, notes: list[str]) -> tuple[dict[str, Any], Problem | None]:
     """Rule 1's arguments half: an object as is; a JSON string holding an object, parsed; nothing, an
     empty object when the tool requires no field. Anything else is a problem."""
@@ -243,6 +301,8 @@ def _arguments_object(value: Any, tool: _Tool, notes: list[str]) -> tuple[dict[s
     if isinstance(value, str):
         try:
             parsed = json.loads(value)
+        except RecursionError:
+            return {}, Problem("(arguments)", f"a JSON object of at most {MAX_DEPTH} levels", "more levels")
         except json.JSONDecodeError as error:
             return {}, Problem(
                 "(arguments)",
@@ -394,7 +454,8 @@ def answer_for_model(result: Mapping[str, Any]) -> str:
 
 
 def _copied(call: ProposedCall) -> ProposedCall:
-    # Normalisation edits arguments in place: never the caller's objects.
-    if isinstance(call.arguments, dict | list):
+    # Normalisation edits arguments in place: never the caller's objects. Arguments nested too deep
+    # to copy are refused by the check that follows (it looks at their depth first).
+    if isinstance(call.arguments, dict | list) and not too_deep(call.arguments):
         return ProposedCall(call.name, copy.deepcopy(call.arguments), call.id, call.from_text, call.source)
     return call

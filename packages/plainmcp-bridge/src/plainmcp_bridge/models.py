@@ -203,7 +203,7 @@ async def _read_bounded(response: httpx.Response, limit: int, *, cut: bool = Fal
 def _json(data: bytes) -> Any:
     try:
         return json.loads(data)
-    except ValueError:
+    except (ValueError, RecursionError):
         raise ModelError("the model endpoint's answer is not JSON") from None
 
 

@@ -13,6 +13,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .hostile import bounded_search
+
 #: Longest quote of a sent value in a message.
 MAX_QUOTE = 60
 
@@ -57,6 +59,8 @@ def quote(value: Any, limit: int = MAX_QUOTE) -> str:
         text = json.dumps(value, ensure_ascii=False, sort_keys=True)
     except (TypeError, ValueError):
         text = repr(value)
+    except RecursionError:  # a hostile server's default or enum, nested thousands of levels
+        text = "(a value nested too deeply to show)"
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
@@ -129,9 +133,8 @@ def _no_such_field(name: str, allowed: list[str], instance: dict[str, Any], stan
 
 
 def _matches_pattern(name: str, schema: dict[str, Any]) -> bool:
-    import re
-
-    return any(re.search(pattern, name) for pattern in (schema.get("patternProperties") or {}))
+    # A pattern that cannot be judged in time counts as matching, as in the interceptor's validator.
+    return any(bounded_search(pattern, name) is not False for pattern in (schema.get("patternProperties") or {}))
 
 
 def _described(schema: Any) -> str:

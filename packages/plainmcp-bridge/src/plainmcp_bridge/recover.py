@@ -116,7 +116,7 @@ def _next_start(text: str, position: int) -> int:
 def _loads(text: str) -> Any:
     try:
         return json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
 
 

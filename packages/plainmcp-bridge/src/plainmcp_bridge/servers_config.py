@@ -8,8 +8,10 @@ The format users already have::
     }}
 
 An entry with ``"disabled": true`` is skipped, as those clients do. ``"type"`` (``stdio``, ``http``,
-``streamable-http``, ``sse``) is honoured when present. Any other shape is a ``ValueError`` naming the
-entry and the field.
+``streamable-http``, ``sse``) is honoured when present. ``"confirm"`` (the bridge's own field) says when
+the user is asked before one of this server's tools runs: ``"unless-read-only"`` (the default: the
+server's ``readOnlyHint`` is believed), ``"always"`` (its annotations are not trusted), or ``"never"``.
+Any other shape is a ``ValueError`` naming the entry and the field.
 """
 
 from __future__ import annotations
@@ -18,10 +20,12 @@ import json
 import os
 import re
 import shlex
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+#: When the user is asked before a server's tool runs (``"confirm"`` in its entry).
+CONFIRM_POLICIES = ("unless-read-only", "always", "never")
 _TRANSPORTS = {"http": "auto", "streamable-http": "streamable", "streamableHttp": "streamable", "sse": "sse"}
 
 
@@ -37,6 +41,7 @@ class ServerSpec:
     url: str | None = None
     headers: dict[str, str] = field(default_factory=dict)
     transport: str = "auto"
+    confirm: str = "unless-read-only"
 
 
 def load_config(path: str | Path) -> list[ServerSpec]:
@@ -67,6 +72,13 @@ def parse_config(document: Any, where: str = "config") -> list[ServerSpec]:
 
 
 def _spec(name: str, entry: dict[str, Any], where: str) -> ServerSpec:
+    confirm = entry.get("confirm", CONFIRM_POLICIES[0])
+    if confirm not in CONFIRM_POLICIES:
+        raise ValueError(f"{where}.confirm must be one of {', '.join(CONFIRM_POLICIES)}; got {confirm!r}")
+    return replace(_connection_spec(name, entry, where), confirm=confirm)
+
+
+def _connection_spec(name: str, entry: dict[str, Any], where: str) -> ServerSpec:
     kind = entry.get("type")
     if kind is not None and kind != "stdio" and kind not in _TRANSPORTS:
         raise ValueError(f"{where}.type must be one of stdio, {', '.join(_TRANSPORTS)}; got {kind!r}")
@@ -115,9 +127,5 @@ def unique_names(specs: list[ServerSpec]) -> list[ServerSpec]:
         count = seen.get(spec.name, 0) + 1
         seen[spec.name] = count
         name = spec.name if count == 1 else f"{spec.name}-{count}"
-        result.append(
-            spec
-            if name == spec.name
-            else ServerSpec(name, spec.command, spec.env, spec.cwd, spec.url, spec.headers, spec.transport)
-        )
+        result.append(spec if name == spec.name else replace(spec, name=name))
     return result

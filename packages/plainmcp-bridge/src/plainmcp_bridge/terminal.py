@@ -32,12 +32,32 @@ ReadLine = Callable[[str], Awaitable[str | None]]
 
 # Control characters other than newline and tab: a model or a server could otherwise move the cursor,
 # rewrite earlier lines (a fake "-> read_file" over a real "-> delete_file") or retitle the terminal.
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# Also the invisible and reordering characters (zero-width, bidirectional overrides and isolates, line
+# and paragraph separators, the byte-order mark): "/tmp/\u202eexe.txt" shows as a name it is not.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
 
 
 def printable(text: str) -> str:
-    """``text`` with terminal control characters shown as ``\\xNN`` instead of acted on."""
-    return _CONTROL.sub(lambda match: f"\\x{ord(match.group()):02x}", text)
+    """``text`` with terminal control characters and invisible or reordering ones shown as
+    ``\\xNN`` / ``\\uNNNN`` instead of acted on."""
+    return _CONTROL.sub(_escaped, text)
+
+
+def _escaped(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def confirmation(call: ValidCall, route: tuple[str, str] = ("", "")) -> str:
+    """The question before a call that may change things: the whole call, every argument in full
+    (never cut: what the user agrees to is exactly what runs), escaped for the terminal."""
+    server, own = route
+    where = f" (the tool {own!r} of the server {server!r})" if server else ""
+    arguments = json.dumps(call.arguments, ensure_ascii=False, indent=2)
+    return printable(
+        f"?  {call.name}{where} may change things. It runs with exactly these arguments "
+        f"({len(arguments)} characters, shown whole):\n{arguments}"
+    )
 
 
 class TerminalHooks(Hooks):
@@ -71,7 +91,7 @@ class TerminalHooks(Hooks):
         elif kind == "rejected":
             what = "unknown tool" if event["unknown_tool"] else "; ".join(event["problems"])
             self._line(f"x  {event['name']} not sent ({what}); asking the model to repair it")
-        elif kind in ("gave_up", "round_limit", "model_error"):
+        elif kind in ("gave_up", "round_limit", "model_error", "call_limit"):
             self._line(f"!  {event['message']}")
         elif kind == "declined":
             self._line(f"x  {event['name']} not run (declined)")
@@ -82,9 +102,8 @@ class TerminalHooks(Hooks):
         elif kind == "tools_changed":
             self._line(f"i  the tools changed: {', '.join(event['tools'])}")
 
-    async def confirm(self, call: ValidCall, tool: dict[str, Any]) -> bool:
-        arguments = _short(json.dumps(call.arguments, ensure_ascii=False), 200)
-        self._line(f"?  {call.name} may change things: {arguments}")
+    async def confirm(self, call: ValidCall, tool: dict[str, Any], route: tuple[str, str] = ("", "")) -> bool:
+        self._line(confirmation(call, route))
         answer = await self.read_line("   Run it? [y/N] ")
         return (answer or "").strip().lower() in ("y", "yes")
 
@@ -101,8 +120,13 @@ async def ask_form(
 ) -> dict[str, Any]:
     """Ask the user a server's question (``elicitation/create``, form mode): accept or not, then each
     field of ``requestedSchema`` (flat: strings, numbers, booleans, enums). End of input cancels; an
-    empty required field or a value of the wrong type declines."""
-    show(f"?  {server} asks: {message}")
+    empty required field or a value of the wrong type declines. Everything the server wrote is shown
+    escaped (:func:`printable`), whatever ``show`` does."""
+
+    def say(text: str) -> None:
+        show(printable(text))
+
+    say(f"?  {server} asks: {message}")
     answer = await read_line("   Accept? [y/N] ")
     if answer is None:
         return {"action": "cancel"}
@@ -126,7 +150,7 @@ async def ask_form(
         try:
             content[name] = _coerce(text.strip(), kind)
         except ValueError:
-            show(f"!  {name}: not {kind}; declined")
+            say(f"!  {name}: not {kind}; declined")
             return {"action": "decline"}
     return {"action": "accept", "content": content}
 

@@ -1,7 +1,9 @@
 """The tools of several connected MCP servers under names a model can use, kept current.
 
 A tool keeps its own name unless two servers offer the same one: then each copy is exposed as
-``<server>__<tool>`` (both copies: neither server is preferred silently). Names the chat APIs would refuse
+``<server>__<tool>`` (both copies: neither server is preferred silently). Exposed names map one to one to
+(server, tool): a namespaced name that another tool already has as its own is numbered (``shop__query_2``),
+never shared, and the listing (annotations included) is always that of the tool the name runs. Names the chat APIs would refuse
 (characters other than letters, digits, ``_`` and ``-``; longer than 64) are made acceptable, and at most
 128 tools are offered. ``notifications/tools/list_changed``
 marks a server stale; :meth:`Toolbox.refresh_if_stale` lists its tools again before the next model turn,
@@ -20,6 +22,7 @@ from typing import Any
 import anyio
 from plainmcp import Client, MCPError, connect_stdio
 
+from .hostile import too_deep
 from .servers_config import ServerSpec
 
 logger = logging.getLogger(__name__)
@@ -53,6 +56,9 @@ class Toolbox:
         #: The tool listings the model sees (names possibly namespaced), in server order.
         self.tools: list[dict[str, Any]] = []
         self._routes: dict[str, tuple[str, str]] = {}
+        self._by_name: dict[str, dict[str, Any]] = {}
+        #: Each server's confirmation policy (see :data:`~plainmcp_bridge.servers_config.CONFIRM_POLICIES`).
+        self.confirm_policies: dict[str, str] = {}
         #: Bumped every time :attr:`tools` is rebuilt.
         self.version = 0
         #: Answers a server's ``elicitation/create`` (server name, params) -> result; without one,
@@ -90,7 +96,9 @@ class Toolbox:
             self._stale.discard(name)
             tools = await self.servers[name].list_all_tools()
             self._listings[name] = [
-                tool for tool in tools if isinstance(tool, dict) and isinstance(tool.get("name"), str)
+                _bounded_listing(name, tool)
+                for tool in tools
+                if isinstance(tool, dict) and isinstance(tool.get("name"), str)
             ]
         self._rebuild()
 
@@ -123,18 +131,24 @@ class Toolbox:
                     break
                 wanted = f"{_SAFE.sub('_', server)}{SEPARATOR}{own}" if len(owners[own]) > 1 else own
                 chosen.append((server, wanted, tool))
-        # Names the APIs accept as they are come first; the others are made acceptable around them.
-        routes: dict[str, tuple[str, str]] = {
-            wanted: (server, tool["name"]) for server, wanted, tool in chosen if _API_NAME.fullmatch(wanted)
-        }
+        # One to one: a tool's own name, unique among all servers and acceptable to the APIs, is kept
+        # first; every other name (namespaced or made acceptable) is numbered around the names taken,
+        # so a server that offers a tool named "shop__query" can never capture shop's "query".
+        routes: dict[str, tuple[str, str]] = {}
+        for server, wanted, tool in chosen:
+            if wanted == tool["name"] and _API_NAME.fullmatch(wanted):
+                routes[wanted] = (server, tool["name"])
         exposed: list[dict[str, Any]] = []
+        listings: dict[str, dict[str, Any]] = {}
         for server, wanted, tool in chosen:
             name = wanted
-            if not _API_NAME.fullmatch(wanted):
+            if routes.get(wanted) != (server, tool["name"]):
                 name = _api_name(wanted, routes)
                 routes[name] = (server, tool["name"])
-            exposed.append({**tool, "name": name})
-        self.tools, self._routes = exposed, routes
+            listing = {**tool, "name": name}
+            exposed.append(listing)
+            listings[name] = listing
+        self.tools, self._routes, self._by_name = exposed, routes, listings
         self.version += 1
 
     def route(self, exposed: str) -> tuple[str, str]:
@@ -142,11 +156,9 @@ class Toolbox:
         return self._routes[exposed]
 
     def listing(self, exposed: str) -> dict[str, Any]:
-        """The tool's listing as the model sees it. Raises KeyError."""
-        for tool in self.tools:
-            if tool["name"] == exposed:
-                return tool
-        raise KeyError(exposed)
+        """The listing of the tool an exposed name runs (its annotations are the ones that count),
+        as the model sees it. Raises KeyError."""
+        return self._by_name[exposed]
 
     async def call(
         self, exposed: str, arguments: dict[str, Any], *, on_progress: Any = None, timeout: float | None = -1
@@ -154,6 +166,24 @@ class Toolbox:
         """Call a tool by its exposed name on the server that has it. Raises KeyError, MCPError."""
         server, name = self.route(exposed)
         return await self.servers[server].call_tool(name, arguments, on_progress=on_progress, timeout=timeout)
+
+
+def _bounded_listing(server: str, tool: dict[str, Any]) -> dict[str, Any]:
+    """``tool`` as listed, unless it nests past :data:`~plainmcp_bridge.hostile.MAX_DEPTH` levels: then only
+    its name and description, taking any object (the system prompt, the model API's JSON and the
+    interceptor all walk a listing recursively). Without its annotations it counts as one that may change
+    things: the user is asked."""
+    if not too_deep(tool):
+        return tool
+    logger.warning(
+        "%s: the schema of %s is nested too deeply; the tool is offered taking any object", server, tool["name"]
+    )
+    description = tool.get("description")
+    return {
+        "name": tool["name"],
+        "description": description if isinstance(description, str) else "",
+        "inputSchema": {"type": "object"},
+    }
 
 
 def _api_name(name: str, taken: Mapping[str, Any]) -> str:
@@ -212,6 +242,7 @@ async def _connect_all(
             "request_timeout": request_timeout,
             "client_info": {"name": "plainmcp-bridge", "version": _version()},
         }
+        toolbox.confirm_policies[spec.name] = spec.confirm
         try:
             if spec.url is not None:
                 from plainmcp.http_client import connect_http
