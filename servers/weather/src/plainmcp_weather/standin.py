@@ -33,6 +33,7 @@ import re
 import sys
 import threading
 import time
+from email.utils import formatdate
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -357,10 +358,13 @@ class Handler(BaseHTTPRequestHandler):
             area = "US"
         with self.server.state.lock:
             issued = list(self.server.state.issued.get(area or "", []))
-        body = json.dumps(data.alerts(area, latitude, longitude, issued)).encode("utf-8")
+            now = self.server.state.now
+        # Dated by the hour (the alerts' times are), so the ETag stays the same within one.
+        hour = (time.time() if now is None else now) // 3600 * 3600
+        body = json.dumps(data.alerts(area, latitude, longitude, issued, hour)).encode("utf-8")
         # Conditional requests as the NWS answers them: an ETag of the body, and a 304 when it matches.
         etag = '"' + hashlib.sha256(body).hexdigest()[:16] + '"'
-        headers = {"ETag": etag, "Last-Modified": "Mon, 14 Sep 2026 09:00:00 GMT"}
+        headers = {"ETag": etag, "Last-Modified": formatdate(hour, usegmt=True)}
         if self.headers.get("If-None-Match") == etag:
             self.send_response(304)
             for name, value in headers.items():
@@ -432,10 +436,17 @@ class StandIn:
         self.state.reset()
 
 
+def _version() -> str:
+    from . import __version__
+
+    return __version__
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         prog="plainmcp-weather-standin", description="A local stand-in for Open-Meteo and the NWS (127.0.0.1 only)."
     )
+    parser.add_argument("--version", action="version", version=f"plainmcp-weather-standin {_version()}")
     parser.add_argument("--port", type=int, default=8765, help="port to listen on (0: any free one)")
     parser.add_argument("--verbose", action="store_true", help="log each request to stderr")
     args = parser.parse_args(argv)

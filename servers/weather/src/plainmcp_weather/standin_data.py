@@ -536,10 +536,38 @@ def issued_alert(area: str, event: str, number: int) -> dict[str, Any]:
     return {**HURRICANE_WARNING, "id": properties["@id"], "properties": properties}
 
 
+#: Where the recorded alert was issued: its times are written in this zone, as the NWS writes them.
+_ALERT_ZONE = ZoneInfo("America/New_York")
+
+
+def dated(alert: dict[str, Any], now: float | None = None) -> dict[str, Any]:
+    """``alert`` as active at ``now`` (Unix time; None: the real clock): sent, effective and onset at the
+    last full hour, expiring 8 h 15 min later (the recorded alert's span), the headline saying so. An
+    active alert dated in the past would look stale to every client that checks ``expires``."""
+    moment = datetime.fromtimestamp(time.time() if now is None else now, _ALERT_ZONE)
+    onset = moment.replace(minute=0, second=0, microsecond=0)
+    expires = onset + timedelta(hours=8, minutes=15)
+    properties = dict(alert["properties"])
+    for key in ("sent", "effective", "onset"):
+        properties[key] = onset.isoformat()
+    properties["expires"] = expires.isoformat()
+    if properties["id"] == HURRICANE_WARNING["properties"]["id"]:
+        hour = onset.strftime("%I:%M%p").lstrip("0")
+        properties["headline"] = (
+            f"Hurricane Warning issued {onset.strftime('%B')} {onset.day} at {hour} {onset.tzname()} by NWS Miami FL"
+        )
+    return {**alert, "properties": properties}
+
+
 def alerts(
-    area: str | None, latitude: float | None, longitude: float | None, issued: list[dict[str, Any]] | None = None
+    area: str | None,
+    latitude: float | None,
+    longitude: float | None,
+    issued: list[dict[str, Any]] | None = None,
+    now: float | None = None,
 ) -> dict[str, Any]:
-    """``/alerts/active`` for an area or a point; ``issued``: alerts added for the area on top of the recorded one."""
+    """``/alerts/active`` for an area or a point; ``issued``: alerts added for the area on top of the recorded one.
+    Every alert is dated as active at ``now`` (:func:`dated`)."""
     if area is not None:
         hit = area == ALERT_AREA
         title = f"Current watches, warnings, and advisories for {area}"
@@ -550,9 +578,9 @@ def alerts(
     return {
         "@context": [],
         "type": "FeatureCollection",
-        "features": ([HURRICANE_WARNING] if hit else []) + list(issued or []),
+        "features": [dated(alert, now) for alert in ([HURRICANE_WARNING] if hit else []) + list(issued or [])],
         "title": title,
-        "updated": "2026-09-14T09:00:00+00:00",
+        "updated": datetime.fromtimestamp(time.time() if now is None else now, UTC).isoformat(timespec="seconds"),
     }
 
 
