@@ -64,7 +64,9 @@ def call_body(modern: bool) -> str:
             "io.modelcontextprotocol/clientCapabilities": {},
             "io.modelcontextprotocol/clientInfo": {"name": "bench", "version": "0"},
         }
-    return json.dumps({"jsonrpc": "2.0", "id": 123456789, "method": "tools/call", "params": params}, separators=(",", ":"))
+    return json.dumps(
+        {"jsonrpc": "2.0", "id": 123456789, "method": "tools/call", "params": params}, separators=(",", ":")
+    )
 
 
 def legacy_session(url: str) -> str:
@@ -102,14 +104,24 @@ def wrk(url: str, modern: bool, seconds: int, connections: int) -> float:
         raise SystemExit(f"wrk failed: {done.stderr[-400:]}")
     result = json.loads(lines[-1].removeprefix("WRK_RESULT "))
     if result["bad"] or result["socket_errors"]:
-        raise SystemExit(f"{url}: {result['bad']} bad responses, {result['socket_errors']} socket errors ({result['first_bad']!r})")
+        raise SystemExit(
+            f"{url}: {result['bad']} bad responses, {result['socket_errors']} socket errors ({result['first_bad']!r})"
+        )
     return result["requests"] / (result["duration_us"] / 1e6)
 
 
-def measure(label: str, count: int, redis_url: str | None, proxy: str | None, args: argparse.Namespace, work: Path) -> Result:
+def measure(
+    label: str, count: int, redis_url: str | None, proxy: str | None, args: argparse.Namespace, work: Path
+) -> Result:
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     members = [
-        Replica(i, free_port(), server_command("everything", redis_url, "--log-level", "warning"), env, work / f"{label}-{i}.log")
+        Replica(
+            i,
+            free_port(),
+            server_command("everything", redis_url, "--log-level", "warning"),
+            env,
+            work / f"{label}-{i}.log",
+        )
         for i in range(1, count + 1)
     ]
     front = None
@@ -151,7 +163,16 @@ def main(argv: list[str]) -> int:
             ]
             for count in (1, 2, 3):
                 redis.flush()
-                results.append(measure(f"{count} replica{'s' if count > 1 else ''} + Redis, {args.proxy}", count, redis.url, args.proxy, args, work))
+                results.append(
+                    measure(
+                        f"{count} replica{'s' if count > 1 else ''} + Redis, {args.proxy}",
+                        count,
+                        redis.url,
+                        args.proxy,
+                        args,
+                        work,
+                    )
+                )
         finally:
             redis.stop()
     print(f"\n{'configuration':<36} {'2026-07-28 calls/s':>20} {'legacy calls/s':>16}")
@@ -161,7 +182,9 @@ def main(argv: list[str]) -> int:
     for era, a, b in (("2026-07-28", base.modern, shared.modern), ("legacy", base.legacy, shared.legacy)):
         added = 1e6 / b - 1e6 / a
         print(f"Redis adds per call ({era}): {added:+.0f} us ({b / a:.2f}x the throughput of one process without it)")
-    print(f"(wrk: {args.connections} connections, {args.seconds} s per run; {os.cpu_count()} CPUs shared by everything)")
+    print(
+        f"(wrk: {args.connections} connections, {args.seconds} s per run; {os.cpu_count()} CPUs shared by everything)"
+    )
     return 0
 
 

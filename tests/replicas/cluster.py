@@ -145,11 +145,25 @@ def start_proxy(kind: str, ports: list[int], directory: Path) -> Proxy:
         config = render(DEPLOY / "nginx.conf", directory / "nginx.conf", LISTEN=f"127.0.0.1:{port}", UPSTREAMS=servers)
         config.write_text(config.read_text().replace("#TEST-ONLY ", ""))  # pid, logs and temp files in the test's dir
         config.write_text(config.read_text().replace("{{DIR}}", str(directory)))
-        command = [binary, "-c", str(config), "-p", str(directory), "-e", str(directory / "error.log"), "-g", "daemon off;"]
+        command = [
+            binary,
+            "-c",
+            str(config),
+            "-p",
+            str(directory),
+            "-e",
+            str(directory / "error.log"),
+            "-g",
+            "daemon off;",
+        ]
     elif kind == "haproxy":
         binary = _binary("haproxy", "haproxy")
-        servers = "\n".join(f"    server replica{i} 127.0.0.1:{p} check inter 1s fall 2 rise 1" for i, p in enumerate(ports, 1))
-        config = render(DEPLOY / "haproxy.cfg", directory / "haproxy.cfg", LISTEN=f"127.0.0.1:{port}", UPSTREAMS=servers)
+        servers = "\n".join(
+            f"    server replica{i} 127.0.0.1:{p} check inter 1s fall 2 rise 1" for i, p in enumerate(ports, 1)
+        )
+        config = render(
+            DEPLOY / "haproxy.cfg", directory / "haproxy.cfg", LISTEN=f"127.0.0.1:{port}", UPSTREAMS=servers
+        )
         command = [binary, "-f", str(config), "-db"]
     else:
         raise ValueError(kind)
@@ -185,7 +199,9 @@ def cluster(
     """Start ``replicas`` processes of ``plainmcp-<server>`` sharing ``redis_url`` and a proxy in front."""
     environment = {**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})}
     members = [
-        Replica(i, free_port(), server_command(server, redis_url, *extra_args), environment, directory / f"replica{i}.log")
+        Replica(
+            i, free_port(), server_command(server, redis_url, *extra_args), environment, directory / f"replica{i}.log"
+        )
         for i in range(1, replicas + 1)
     ]
     front: Proxy | None = None

@@ -65,7 +65,11 @@ def test_each_replica_command_starts_the_server_on_redis(source: str, redis_url:
     try:
         wait_healthy(f"http://127.0.0.1:{port}", time.monotonic() + 30, alive=lambda: process.poll() is None)
         health = httpx.get(f"http://127.0.0.1:{port}/health", trust_env=False, timeout=5).json()
-        assert health["status"] == "ok" and health["sharedState"] == {**health["sharedState"], "kind": "redis", "reachable": True}
+        assert health["status"] == "ok" and health["sharedState"] == {
+            **health["sharedState"],
+            "kind": "redis",
+            "reachable": True,
+        }
         # The token the deployment names is the one the server asks for.
         assert httpx.post(f"http://127.0.0.1:{port}/mcp", json={}, trust_env=False, timeout=5).status_code == 401
     finally:
@@ -79,5 +83,7 @@ def test_the_compose_proxy_configuration_is_valid_haproxy(tmp_path: Path) -> Non
         text = text.replace(f"replica{n}:8000", f"127.0.0.1:{free_port()}")
     config = tmp_path / "haproxy.cfg"
     config.write_text(text.replace("bind :8000", f"bind 127.0.0.1:{free_port()}"))
-    done = subprocess.run([_binary("haproxy", "haproxy"), "-c", "-f", str(config)], capture_output=True, text=True, timeout=30)
+    done = subprocess.run(
+        [_binary("haproxy", "haproxy"), "-c", "-f", str(config)], capture_output=True, text=True, timeout=30
+    )
     assert done.returncode == 0, done.stdout + done.stderr

@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -15,7 +14,16 @@ import anyio
 import httpx
 import pytest
 
-from tests.e2e.http_server import SSEReader, async_client, dumps, free_port, modern_body, modern_headers, open_stream
+from tests.e2e.http_server import (
+    SSEReader,
+    async_client,
+    dumps,
+    free_port,
+    modern_body,
+    modern_headers,
+    open_stream,
+    wait_healthy,
+)
 from tests.redis_server import RedisServer
 from tests.replicas.cluster import cluster, server_command
 
@@ -51,12 +59,17 @@ def test_redis_unreachable_at_start_is_one_line_and_exit_1() -> None:
     )
     assert done.returncode == 1
     lines = [line for line in done.stderr.splitlines() if "INFO" not in line]
-    assert lines == [f"plainmcp-everything: cannot reach Redis at {dead}: Error 111 connecting to 127.0.0.1:{dead.split(':')[2].split('/')[0]}. Connection refused."]
+    assert lines == [
+        f"plainmcp-everything: cannot reach Redis at {dead}: Error 111 connecting to 127.0.0.1:{dead.split(':')[2].split('/')[0]}. Connection refused."
+    ]
 
 
 def test_workers_without_redis_are_refused_in_one_line() -> None:
     done = subprocess.run(
-        [*server_command("everything", None), "--port", "0", "--workers", "2"], capture_output=True, text=True, timeout=60
+        [*server_command("everything", None), "--port", "0", "--workers", "2"],
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert done.returncode == 1
     assert done.stderr.strip().splitlines()[-1] == (
@@ -86,7 +99,12 @@ def test_workers_are_replaced_when_killed_and_die_with_their_supervisor(redis_ur
                     time.sleep(0.05)
             body = modern_body(1, "tools/call", SIMPLE)
             for _ in range(30):
-                assert client.post(f"http://127.0.0.1:{port}/mcp", content=dumps(body), headers=modern_headers(body)).status_code == 200
+                assert (
+                    client.post(
+                        f"http://127.0.0.1:{port}/mcp", content=dumps(body), headers=modern_headers(body)
+                    ).status_code
+                    == 200
+                )
         os.kill(workers[0], signal.SIGKILL)
         deadline = time.monotonic() + 15
         while time.monotonic() < deadline:
@@ -162,18 +180,26 @@ async def test_service_recovers_by_itself_when_redis_comes_back(tmp_path) -> Non
                 restarted = time.monotonic()
                 # A listener on the first replica hears a change made on the second within 5 s of Redis's return.
                 listen_body = modern_body(
-                    "L", "subscriptions/listen", {"notifications": {"resourceSubscriptions": ["test://watched-resource"]}}
+                    "L",
+                    "subscriptions/listen",
+                    {"notifications": {"resourceSubscriptions": ["test://watched-resource"]}},
                 )
-                async with open_stream(client, "POST", first, content=dumps(listen_body), headers=modern_headers(listen_body)) as listen:
+                async with open_stream(
+                    client, "POST", first, content=dumps(listen_body), headers=modern_headers(listen_body)
+                ) as listen:
                     reader = SSEReader(listen)
                     assert (await reader.next()).json()["method"] == "notifications/subscriptions/acknowledged"
                     heard = False
                     async with async_client() as other:
                         while not heard and time.monotonic() - restarted < 5:
-                            trigger = modern_body("u", "tools/call", {"name": "test_trigger_resource_update", "arguments": {}})
+                            trigger = modern_body(
+                                "u", "tools/call", {"name": "test_trigger_resource_update", "arguments": {}}
+                            )
                             await other.post(second, content=dumps(trigger), headers=modern_headers(trigger))
                             try:
-                                heard = (await reader.next(timeout=0.3)).json()["method"] == "notifications/resources/updated"
+                                heard = (await reader.next(timeout=0.3)).json()[
+                                    "method"
+                                ] == "notifications/resources/updated"
                             except TimeoutError:
                                 pass
                     assert heard, "no notification crossed replicas within 5 s of Redis's return"
@@ -205,3 +231,33 @@ async def test_metrics_show_the_shared_store_going_away_and_back(tmp_path) -> No
             assert running.replicas[0].log().count("shared state unavailable") == 1  # once per outage
     finally:
         redis.stop()
+
+
+@pytest.mark.anyio
+async def test_sigterm_to_the_supervisor_ends_listen_streams_with_their_result(redis_url, tmp_path) -> None:
+    port = free_port()
+    log = (tmp_path / "workers.log").open("wb")
+    supervisor = subprocess.Popen(
+        [*server_command("everything", redis_url), "--port", str(port), "--workers", "2"], stdout=log, stderr=log
+    )
+    try:
+        await anyio.to_thread.run_sync(
+            lambda: wait_healthy(
+                f"http://127.0.0.1:{port}", time.monotonic() + 30, alive=lambda: supervisor.poll() is None
+            )
+        )
+        url = f"http://127.0.0.1:{port}/mcp"
+        async with async_client() as client:
+            body = modern_body("bye", "subscriptions/listen", {"notifications": {"toolsListChanged": True}})
+            async with open_stream(client, "POST", url, content=dumps(body), headers=modern_headers(body)) as listen:
+                reader = SSEReader(listen)
+                assert (await reader.next()).json()["method"] == "notifications/subscriptions/acknowledged"
+                supervisor.send_signal(signal.SIGTERM)
+                events = await reader.rest(timeout=10)
+        assert [e.json()["result"]["resultType"] for e in events] == ["complete"]
+        assert await anyio.to_thread.run_sync(lambda: supervisor.wait(timeout=15)) == 0
+    finally:
+        if supervisor.poll() is None:
+            supervisor.kill()
+            supervisor.wait()
+        log.close()

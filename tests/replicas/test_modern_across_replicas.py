@@ -82,8 +82,12 @@ async def test_a_tampered_request_state_is_refused_on_every_replica(nginx_cluste
 @pytest.mark.anyio
 async def test_listen_hears_changes_made_through_every_replica(nginx_cluster) -> None:
     async with async_client() as client, async_client() as other:
-        body = modern_body("L", "subscriptions/listen", {"notifications": {"resourceSubscriptions": ["test://watched-resource"]}})
-        async with open_stream(client, "POST", nginx_cluster.url, content=dumps(body), headers=modern_headers(body)) as listen:
+        body = modern_body(
+            "L", "subscriptions/listen", {"notifications": {"resourceSubscriptions": ["test://watched-resource"]}}
+        )
+        async with open_stream(
+            client, "POST", nginx_cluster.url, content=dumps(body), headers=modern_headers(body)
+        ) as listen:
             reader = SSEReader(listen)
             assert (await reader.next()).json()["method"] == "notifications/subscriptions/acknowledged"
             for n in range(6):  # six triggers: two through each replica, round-robin

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import anyio
 import pytest
-
 from plainmcp.state import SharedStateUnavailable
 from plainmcp.state.keyring import KeyRing, keys_from_environment, parse_key
 from plainmcp.state.memory import MemoryState
