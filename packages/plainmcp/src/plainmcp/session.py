@@ -141,6 +141,8 @@ class Session:
         observer: told about every incoming request once it is answered or cancelled.
         max_in_flight: incoming requests served at once; past it a request is refused at once
             with ``-32603`` "Server busy" (a peer cannot make the server hold unbounded work).
+        first_request_id: the id of our first request (then counting up): copies of one HTTP
+            session on several replicas start far apart, so a reply names the request it answers.
     """
 
     def __init__(
@@ -153,6 +155,7 @@ class Session:
         shutdown_grace: float = 2.0,
         observer: Observer | None = None,
         max_in_flight: int = DEFAULT_MAX_IN_FLIGHT,
+        first_request_id: int = 1,
     ) -> None:
         self._read_stream = read_stream
         self._write_stream = write_stream
@@ -165,7 +168,7 @@ class Session:
         self._expected: dict[RequestId, object] = {}  # see expect()
         self._pending: dict[RequestId, _Pending] = {}
         self._progress_routes: dict[str | int, RequestId] = {}
-        self._ids = itertools.count(1)
+        self._ids = itertools.count(first_request_id)
         self._tasks: RequestTasks | None = None
         self._active = 0
         self._idle: anyio.Event | None = None  # made only when someone waits for the work to end
@@ -503,6 +506,10 @@ class Session:
             error = reply.error
             raise RequestFailed(error["code"], error["message"], error.get("data"))
         raise RequestFailed(ErrorCode.REQUEST_TIMEOUT, "Connection closed")
+
+    def awaits(self, request_id: RequestId | None) -> bool:
+        """Whether a request of ours with this id is waiting for its answer."""
+        return request_id in self._pending
 
     def next_id(self) -> int:
         """A fresh id for an outgoing request."""

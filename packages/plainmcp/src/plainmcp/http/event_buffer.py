@@ -12,7 +12,7 @@ import logging
 import re
 import secrets
 from collections import deque
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import anyio
@@ -39,12 +39,23 @@ class EventBuffer:
         self.reply: tuple[Any, bytes] | None = None
         # Made only when someone waits: most request streams are answered before anyone does.
         self._changed: anyio.Event | None = None
+        #: Told of every event pushed, once :meth:`mirror` was called: (seq, JSON, ends the stream).
+        self._on_push: Callable[[int, bytes, bool], None] | None = None
 
     def event_id(self, seq: int) -> str:
         return f"{self.key}-{seq}"
 
-    def push(self, data: bytes) -> int:
-        """Append one event's JSON; returns its sequence number."""
+    def mirror(self, on_push: Callable[[int, bytes, bool], None]) -> None:
+        """Copy this stream elsewhere (a shared event store): ``on_push`` gets the events still in
+        the history now, then each new one, as (seq, JSON, whether it is the stream's last)."""
+        if self._on_push is None:
+            for seq, data in self.history:
+                on_push(seq, data, False)
+            self._on_push = on_push
+
+    def push(self, data: bytes, last: bool = False) -> int:
+        """Append one event's JSON (``last``: the answer that ends a request's stream); returns its
+        sequence number."""
         self.seq += 1
         if len(self.history) == self.history.maxlen:
             self.size -= len(self.history[0][1])  # the append below drops it
@@ -52,6 +63,8 @@ class EventBuffer:
         self.size += len(data)
         while self.max_bytes is not None and self.size > self.max_bytes and len(self.history) > 1:
             self.size -= len(self.history.popleft()[1])
+        if self._on_push is not None:
+            self._on_push(self.seq, data, last)
         self._wake()
         return self.seq
 

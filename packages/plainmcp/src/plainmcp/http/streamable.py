@@ -1,9 +1,11 @@
 """The Streamable HTTP transport, both eras, as an ASGI application for one endpoint (``/mcp``).
 
 Legacy era (2025-03-26 .. 2025-11-25): ``initialize`` mints a session (``Mcp-Session-Id``); each
-session is one long-lived :class:`~plainmcp.connection.ServerConnection` whose outgoing messages
-are routed to the SSE stream of the request they belong to (or to the GET stream). Streams are
-numbered and buffered, so a dropped stream resumes with ``Last-Event-ID``.
+session is one long-lived :class:`~plainmcp.http.legacy_session.LegacySession` whose outgoing
+messages are routed to the SSE stream of the request they belong to (or to the GET stream). Streams
+are numbered and buffered, so a dropped stream resumes with ``Last-Event-ID``. Sessions are recorded
+in the server's session directory (:mod:`plainmcp.state.sessions`): with shared state, a session
+made on any replica is served by every replica (see :mod:`plainmcp.http.legacy_session`).
 
 Modern era (2026-07-28): each POST is one stateless request, served by a connection that lives for
 that request only; the answer is JSON, or an SSE stream when notifications come first (progress,
@@ -12,8 +14,6 @@ logs, a ``subscriptions/listen`` stream). Closing the response stream cancels th
 
 from __future__ import annotations
 
-import functools
-import itertools
 import logging
 import secrets
 import time
@@ -22,19 +22,20 @@ from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
 import anyio
-from anyio.abc import ObjectSendStream, TaskGroup
+import anyio.lowlevel
+from anyio.abc import TaskGroup
 
 from .. import protocol
-from ..connection import ServerConnection
 from ..envelope import is_modern_request
 from ..errors import ErrorCode
-from ..framing import DEFAULT_MAX_MESSAGE_BYTES, BatchPart, frame, join_batch
+from ..framing import DEFAULT_MAX_MESSAGE_BYTES, BatchPart, join_batch
 from ..jsonrpc import (
     Batch,
     Decoded,
     ErrorResponse,
     Invalid,
     Message,
+    Notification,
     Request,
     RequestId,
     Response,
@@ -42,11 +43,12 @@ from ..jsonrpc import (
     encode,
     error_response,
 )
-from ..peer import CallExtras
-from ..session import Observer, Outbound
-from ..versions import LEGACY_VERSIONS, MODERN_VERSIONS, V2025_11_25, at_least
+from ..session import Observer
+from ..state import SharedStateUnavailable
+from ..state.event_store import TOPIC, RedisEventStore, event_store
+from ..state.sessions import MemorySessions, SessionDirectory, SessionRecord, session_directory
+from ..versions import LEGACY_VERSIONS, MODERN_VERSIONS
 from .asgi import (
-    EventStream,
     Receive,
     Scope,
     Send,
@@ -57,9 +59,10 @@ from .asgi import (
     repeated_header,
     respond,
     respond_json,
-    wait_disconnect,
 )
 from .event_buffer import EventBuffer, parse_event_id
+from .legacy_session import LegacySession
+from .shared_streams import relay_legacy, stream_shared
 from .stateless import MIRRORED_HEADERS, StatelessHTTP
 
 if TYPE_CHECKING:
@@ -109,7 +112,15 @@ class StreamableHTTP:
         self.max_message_bytes = max_message_bytes
         self.observer = observer
         self.keepalive_seconds = keepalive_seconds
+        #: The sessions this process holds (with replicas: its copies of them).
         self.sessions: dict[str, LegacySession] = {}
+        #: Where sessions are recorded; replaced by the shared one (if any) when running starts.
+        self.directory: SessionDirectory = MemorySessions(session_idle_seconds)
+        #: The shared event store (None in one process: the sessions' own buffers are the store).
+        self.events: RedisEventStore | None = None
+        #: This instance's name in messages to the other replicas.
+        self.replica = secrets.token_hex(8)
+        self._wakers: dict[tuple[str, str], anyio.Event] = {}
         self._task_group: TaskGroup | None = None
         self.stateless = StatelessHTTP(
             server, max_message_bytes=max_message_bytes, keepalive_seconds=keepalive_seconds, observer=observer
@@ -119,9 +130,14 @@ class StreamableHTTP:
     async def running(self) -> AsyncIterator[None]:
         """Own the background work (legacy sessions, the idle reaper, what watches 2026-07-28
         exchanges) for the app's lifetime."""
+        shared = self.server.shared
+        self.directory = session_directory(shared, self.session_idle_seconds)
+        self.events = event_store(shared, max_events=self.replay_events, ttl_seconds=self.session_idle_seconds)
         async with anyio.create_task_group() as task_group:
             self._task_group = self.stateless.background = task_group
             task_group.start_soon(self._reap_idle_sessions)
+            if self.events is not None:
+                task_group.start_soon(relay_legacy, self)
             try:
                 yield
             finally:
@@ -143,8 +159,37 @@ class StreamableHTTP:
             now = time.monotonic()
             for session in list(self.sessions.values()):
                 if now - session.last_seen > self.session_idle_seconds and not session.busy():
-                    logger.info("session %s idle for %.0f s: ended", session.id[:8], now - session.last_seen)
+                    # With replicas only this copy goes: the record expires by itself when unused.
+                    logger.info("session %s idle for %.0f s: ended here", session.id[:8], now - session.last_seen)
                     session.close()
+
+    def spawn(self, func: Any, *args: Any) -> None:
+        """Run ``func(*args)`` in the app's background (it must not raise)."""
+        if self._task_group is not None:
+            self._task_group.start_soon(func, *args)
+
+    def forget(self, session: LegacySession) -> None:
+        """A session's copy here has ended; in one process that ends the session."""
+        if self.events is None:
+            self.spawn(self.directory.end, session.id)
+
+    # ------------------------------------------------------------------- readers of the store
+
+    def waker(self, session_id: str, key: str) -> anyio.Event:
+        """Set at the next write to stream ``key`` of the session (or when the session ends here)."""
+        event = self._wakers.get((session_id, key))
+        if event is None:
+            event = self._wakers[(session_id, key)] = anyio.Event()
+        return event
+
+    def wake(self, session_id: str, key: str) -> None:
+        event = self._wakers.pop((session_id, key), None)
+        if event is not None:
+            event.set()
+
+    def wake_all(self, session_id: str) -> None:
+        for name in [name for name in self._wakers if name[0] == session_id]:
+            self._wakers.pop(name).set()
 
     # --------------------------------------------------------------------------------- routing
 
@@ -160,13 +205,18 @@ class StreamableHTTP:
             if session_id is None or header(scope, "mcp-protocol-version") in MODERN_VERSIONS:
                 # 2026-07-28 has no GET stream and no sessions; legacy needs a session for both.
                 await respond(send, 405, headers=[("allow", "POST")])
-            elif (session := self.sessions.get(session_id)) is None or not session.owned_by(scope):
-                await _session_not_found(send)
-            elif method == "GET":
-                await self._get(scope, receive, send, session)
-            else:
-                session.close()
-                await respond(send, 204)
+                return
+            try:
+                session = await self._find(session_id, scope)
+                if session is None:
+                    await _session_not_found(send)
+                elif method == "GET":
+                    await self._get(scope, receive, send, session)
+                else:
+                    await self._end(session)
+                    await respond(send, 204)
+            except SharedStateUnavailable as problem:
+                await _unavailable(send, problem)
         else:
             await respond(send, 405, headers=[("allow", "GET, POST, DELETE")])
 
@@ -205,20 +255,29 @@ class StreamableHTTP:
         if (repeated := repeated_header(scope, MIRRORED_HEADERS)) is not None:
             await _repeated(send, repeated, decoded.id if isinstance(decoded, Request) else None)
             return
+        try:
+            await self._serve_legacy(scope, receive, send, decoded, version)
+        except SharedStateUnavailable as problem:
+            await _unavailable(send, problem, decoded.id if isinstance(decoded, Request) else None)
+
+    async def _serve_legacy(
+        self, scope: Scope, receive: Receive, send: Send, decoded: Decoded, version: str | None
+    ) -> None:
         session_id = header(scope, "mcp-session-id")
         if isinstance(decoded, Request) and decoded.method == protocol.INITIALIZE and session_id is None:
-            if len(self.sessions) >= self.max_sessions:
+            opened = await self._open_session(principal_subject(scope))
+            if opened is None:
                 await respond_json(
                     send, 503, error_payload(ErrorCode.INTERNAL_ERROR, "Too many sessions; try again later")
                 )
                 return
-            session = self._open_session(principal_subject(scope))
+            session = opened
         elif session_id is None:
             await respond_json(
                 send, 400, error_payload(ErrorCode.INVALID_REQUEST, "Bad Request: missing Mcp-Session-Id header")
             )
             return
-        elif (found := self.sessions.get(session_id)) is None or not found.owned_by(scope):
+        elif (found := await self._find(session_id, scope)) is None:
             await _session_not_found(send)
             return
         elif version is not None and version not in LEGACY_VERSIONS:
@@ -237,8 +296,30 @@ class StreamableHTTP:
         elif isinstance(decoded, Request):
             await session.answer(decoded, receive, send, headers, scope.get("state"))
         else:
-            await session.feed(decoded)
+            await self._accept(session, decoded)
             await respond(send, 202, headers=headers)
+
+    async def _accept(self, session: LegacySession, message: Decoded) -> None:
+        """A posted notification or reply. With replicas, what may concern work running on another
+        replica (a reply to its request, a cancellation, progress) is forwarded there too."""
+        if isinstance(message, (Response, ErrorResponse)):
+            if self.events is None or session.connection.session.awaits(message.id):
+                await session.feed(message)
+            else:
+                await self._forward(session, message)
+            return
+        await session.feed(message)
+        if self.events is not None and getattr(message, "method", None) in _FORWARDED:
+            await self._forward(session, message)
+        if isinstance(message, Notification):
+            await anyio.lowlevel.checkpoint()  # the session reads it (initialized: ready) ...
+            await session.sync()  # ... and the change is saved before the 202
+
+    async def _forward(self, session: LegacySession, message: Message) -> None:
+        text = encode(message).decode("utf-8")
+        await self.server.shared.fanout.publish(
+            TOPIC, {"type": "input", "sid": session.id, "from": self.replica, "message": text}
+        )
 
     async def _post_batch(
         self,
@@ -282,11 +363,15 @@ class StreamableHTTP:
                 session.attach(item.id, http_request_id)
             to_feed.append(item)
         for item in to_feed:
-            await session.feed(item)
+            if isinstance(item, Request):
+                await session.feed(item)
+            else:
+                await self._accept(session, item)
         for buffer in buffers.values():
             await buffer.wait_finished()
             if buffer.reply is not None:
                 replies.append(buffer.reply)
+        await session.sync()
         # The reply is one message: within the server's message limit, every id still answered.
         body = join_batch(replies, self.max_message_bytes)
         if body:
@@ -294,29 +379,67 @@ class StreamableHTTP:
         else:
             await respond(send, 202, headers=headers)
 
-    def _open_session(self, owner: str | None) -> LegacySession:
+    async def _open_session(self, owner: str | None) -> LegacySession | None:
+        """A new session, recorded in the directory; None past ``max_sessions``."""
+        # 192 random bits: the id is the session's only secret without authentication.
+        record = SessionRecord(secrets.token_urlsafe(24), owner, secrets.token_hex(5))
+        if not await self.directory.create(record, self.max_sessions):
+            return None
+        session = self._hold(record)
+        logger.info("session %s opened (%d held here)", session.id[:8], len(self.sessions))
+        return session
+
+    def _hold(self, record: SessionRecord) -> LegacySession:
         assert self._task_group is not None, "StreamableHTTP must run inside running() (the app lifespan)"
-        session = LegacySession(self, secrets.token_urlsafe(24), owner)
+        session = LegacySession(self, record)
         self.sessions[session.id] = session
         self._task_group.start_soon(session.run)
-        logger.info("session %s opened (%d open)", session.id[:8], len(self.sessions))
         return session
+
+    async def _find(self, session_id: str, scope: Scope) -> LegacySession | None:
+        """The session ``session_id`` if it lives and belongs to the caller: held here, or (with
+        replicas) rebuilt here from its record. Raises SharedStateUnavailable."""
+        local = self.sessions.get(session_id)
+        if self.events is None:
+            session = local
+        else:
+            record = await self.directory.touch(session_id)  # one round trip; renews the record
+            if record is None:
+                if local is not None:
+                    local.close()  # ended or expired elsewhere
+                return None
+            if local is None or local.closed:
+                session = self._hold(record)
+                logger.info("session %s taken up here (%d held here)", session_id[:8], len(self.sessions))
+            else:
+                local.apply(record)
+                session = local
+        return session if session is not None and session.owned_by(scope) else None
+
+    async def _end(self, session: LegacySession) -> None:
+        """DELETE: the session ends everywhere."""
+        session.close()
+        await self.directory.end(session.id, self.replica)
+        if self.events is not None:
+            await self.events.drop(session.id, [session.standalone.key])
 
     async def _get(self, scope: Scope, receive: Receive, send: Send, session: LegacySession) -> None:
         if "text/event-stream" not in (header(scope, "accept") or "") and "*/*" not in (header(scope, "accept") or ""):
             await respond(send, 406)
             return
         session.last_seen = time.monotonic()
+        headers = [("mcp-session-id", session.id)]
         last_event_id = header(scope, "last-event-id")
+        if self.events is not None:
+            await self._get_shared(receive, send, session, last_event_id, headers)
+            return
         if last_event_id:
             # Only an id we issued, still in the replay window, resumes; anything else (of any
             # length or alphabet) is a clear 404, never a fresh stream that silently lost events.
             resume = parse_event_id(last_event_id)
             buffer = session.buffers.get(resume[0]) if resume is not None else None
             if resume is None or buffer is None:
-                await respond_json(
-                    send, 404, error_payload(ErrorCode.INVALID_REQUEST, "Unknown or expired Last-Event-ID")
-                )
+                await _unknown_event_id(send)
                 return
             after = resume[1]
         else:
@@ -330,197 +453,48 @@ class StreamableHTTP:
             # a later one without Last-Event-ID starts from now, since the earlier GET saw the rest.
             after = 0 if not session.standalone_opened else buffer.seq
             session.standalone_opened = True
-        await session.stream(buffer, after, receive, send, [("mcp-session-id", session.id)])
+        await session.stream(buffer, after, receive, send, headers)
 
-
-class LegacySession:
-    """One legacy client session: a server connection and the streams its messages go to.
-
-    ``owner`` is the authenticated subject that opened it (None without authentication): a
-    session id is useless with anyone else's credentials.
-    """
-
-    def __init__(self, app: StreamableHTTP, session_id: str, owner: str | None = None) -> None:
-        self.app = app
-        self.id = session_id
-        self.owner = owner
-        self.last_seen = time.monotonic()
-        self._input, input_receive = anyio.create_memory_object_stream[Decoded](64)
-        self.connection = ServerConnection(app.server, input_receive, _RoutingStream(self), observer=app.observer)
-        # Stream keys: a random prefix of the session's and a counter (unique within the session,
-        # as event ids must be), not a read of the OS random source per request.
-        self._key_prefix = secrets.token_hex(4)
-        self._keys = itertools.count(1)
-        self.standalone = EventBuffer(app.replay_events, self._next_key(), max_bytes=app.replay_bytes)
-        self.standalone_opened = False
-        self.buffers: dict[str, EventBuffer] = {self.standalone.key: self.standalone}
-        self._by_request: dict[RequestId, EventBuffer] = {}
-        self._finished: list[str] = []
-        self.closed = False
-
-    async def run(self) -> None:
-        try:
-            await self.connection.run()
-        finally:
-            self.close()
-            self.app.sessions.pop(self.id, None)
-            for buffer in self.buffers.values():
-                buffer.finish()
-
-    def close(self) -> None:
-        if not self.closed:
-            self.closed = True
-            self.app.sessions.pop(self.id, None)
-            self._input.close()
-
-    def owned_by(self, scope: Scope) -> bool:
-        return principal_subject(scope) == self.owner
-
-    def busy(self) -> bool:
-        return any(buffer.readers for buffer in self.buffers.values())
-
-    async def feed(self, item: Decoded) -> None:
-        try:
-            try:
-                self._input.send_nowait(item)  # no extra event-loop turn when there is room
-            except anyio.WouldBlock:
-                await self._input.send(item)
-        except (anyio.ClosedResourceError, anyio.BrokenResourceError):
-            logger.debug("session %s closed; dropped input", self.id[:8])
-
-    def _next_key(self) -> str:
-        return f"{self._key_prefix}{next(self._keys):x}"
-
-    def owns(self, request_id: RequestId) -> bool:
-        """Whether a request with this id is being answered on a stream of this session."""
-        return request_id in self._by_request
-
-    def open_stream(self, request_id: RequestId) -> EventBuffer:
-        buffer = EventBuffer(self.app.replay_events, self._next_key(), max_bytes=self.app.replay_bytes)
-        self.buffers[buffer.key] = buffer
-        self._by_request[request_id] = buffer
-        return buffer
-
-    def route(self, outbound: Outbound) -> None:
-        """Send each outgoing message to the stream of the request it belongs to."""
-        for message in outbound.message if isinstance(outbound.message, list) else [outbound.message]:
-            self._deliver(message, outbound.related_to)
-
-    def _deliver(self, message: Message, related_to: RequestId | None) -> None:
-        reply = message if isinstance(message, (Response, ErrorResponse)) else None
-        target = reply.id if reply is not None else related_to
-        buffer = self._by_request.get(target) if target is not None else None
-        data = frame(message, self.app.max_message_bytes).rstrip(b"\n")
-        if not data:
-            return  # a notification that cannot be sent (logged)
-        (buffer or self.standalone).push(data)
-        if reply is not None and buffer is not None and target is not None:  # target found the buffer
-            buffer.reply = (reply.id if isinstance(reply, Response) else None, data)
-            buffer.finish()
-            del self._by_request[target]
-            self._retire(buffer.key)
-
-    def _retire(self, key: str) -> None:
-        # Finished streams stay resumable for a while: keep the most recent few.
-        self._finished.append(key)
-        while len(self._finished) > 32:
-            self.buffers.pop(self._finished.pop(0), None)
-
-    async def answer(
+    async def _get_shared(
         self,
-        request: Request,
         receive: Receive,
         send: Send,
+        session: LegacySession,
+        last_event_id: str | None,
         headers: list[tuple[str, str]],
-        scope_state: dict[str, Any] | None = None,
     ) -> None:
-        """Serve one posted request: JSON if its answer comes first, else an SSE stream."""
-        if self.owns(request.id):
-            # Refused here, before it can take over the stream of the request that owns the id.
-            payload = error_payload(ErrorCode.INVALID_REQUEST, "Invalid Request: id already in use", request.id)
-            await respond_json(send, 200, payload, headers=headers)
-            return
-        buffer = self.open_stream(request.id)
-        self.attach(request.id, (scope_state or {}).get("request_id"))
-        await self.feed(request)
-        await buffer.wait_started()  # the interruption count is still 0 when a POST starts
-        if buffer.finished and buffer.seq == 0:
-            await respond_json(
-                send, 500, error_payload(ErrorCode.INTERNAL_ERROR, "Session ended", request.id), headers=headers
-            )
-            return
-        if buffer.finished and buffer.seq == 1:
-            await respond(send, 200, buffer.history[0][1], content_type="application/json", headers=headers)
-            return
-        await self.stream(buffer, 0, receive, send, headers, interruptions=0)
-
-    def attach(self, request_id: RequestId, http_request_id: str | None) -> None:
-        """Give the request about to be fed its per-call extras: the HTTP request id it came
-        with, and the way to end its SSE response early (``ctx.close_sse_stream()``)."""
-        extras = CallExtras(trace_id=http_request_id, close_stream=functools.partial(self.close_stream, request_id))
-        self.connection.session.expect(request_id, extras)
-
-    def close_stream(self, request_id: RequestId) -> bool:
-        """End the SSE response of ``request_id`` now (SSE polling, SEP-1699): the client
-        reconnects with ``Last-Event-ID`` and gets the rest. False if there is no such stream."""
-        buffer = self._by_request.get(request_id)
-        if buffer is None or not at_least(self.connection.version or "", V2025_11_25):
-            return False
-        buffer.interrupt()
-        return True
-
-    async def stream(
-        self,
-        buffer: EventBuffer,
-        after: int,
-        receive: Receive,
-        send: Send,
-        headers: list[tuple[str, str]],
-        *,
-        interruptions: int | None = None,
-    ) -> None:
-        """Write ``buffer``'s events after ``after`` as SSE until it finishes or the client leaves.
-
-        Leaving is not cancelling (legacy): what is not delivered stays for a resuming GET.
-        """
-        events = EventStream(send)
-        await events.start(headers)
-        version = self.connection.version or ""
-        if at_least(version, V2025_11_25):
-            # The priming event: an id to resume from before anything else happens, and how
-            # soon to come back if the stream closes (SSE polling).
-            await events.event("", id=buffer.event_id(after), retry=self.app.retry_ms)
-        async with anyio.create_task_group() as task_group:
-            task_group.start_soon(_cancel_on_disconnect, receive, task_group.cancel_scope)
-            task_group.start_soon(events.keep_alive, self.app.keepalive_seconds)
-            try:
-                async for seq, data in buffer.read_from(after, interruptions):
-                    await events.event(data.decode("utf-8"), event="message", id=buffer.event_id(seq))
-            except OSError:
-                pass  # the client went away while we wrote
-            task_group.cancel_scope.cancel()
-        try:
-            await events.close()
-        except OSError:
-            pass
-
-
-class _RoutingStream(ObjectSendStream[Outbound]):
-    """A legacy session's write stream: each message goes straight into its stream's buffer."""
-
-    def __init__(self, session: LegacySession) -> None:
-        self._session = session
-
-    async def send(self, item: Outbound) -> None:
-        self._session.route(item)
-
-    async def aclose(self) -> None:
-        pass
-
-
-async def _cancel_on_disconnect(receive: Receive, scope: anyio.CancelScope) -> None:
-    await wait_disconnect(receive)
-    scope.cancel()
+        """GET with replicas: the GET stream lives in the event store; a request's stream is read
+        here if this replica serves the request, else from the store."""
+        assert self.events is not None
+        key = session.standalone.key
+        if last_event_id:
+            resume = parse_event_id(last_event_id)
+            if resume is None:
+                await _unknown_event_id(send)
+                return
+            key, after = resume
+            local = session.buffers.get(key)
+            if local is not None and local is not session.standalone:
+                await session.stream(local, after, receive, send, headers)
+                return
+            if key != session.standalone.key:
+                first = await self.events.read_after(session.id, key, after)
+                if first is None:
+                    await _unknown_event_id(send)
+                    return
+                await stream_shared(session, key, after, receive, send, headers, first=first, ends=True)
+                return
+        else:
+            if session.shared_readers:
+                await respond_json(
+                    send, 409, error_payload(ErrorCode.INVALID_REQUEST, "Conflict: a GET stream is already open")
+                )
+                return
+            # As in one process: the first GET gets what was published before it.
+            after = 0 if not session.standalone_opened else await self.events.last(session.id, key)
+            session.standalone_opened = True
+            await session.sync()
+        await stream_shared(session, key, after, receive, send, headers, ends=False)
 
 
 async def _repeated(send: Send, name: str, request_id: RequestId | None = None) -> None:
@@ -531,12 +505,25 @@ async def _repeated(send: Send, name: str, request_id: RequestId | None = None) 
     )
 
 
+async def _unknown_event_id(send: Send) -> None:
+    await respond_json(send, 404, error_payload(ErrorCode.INVALID_REQUEST, "Unknown or expired Last-Event-ID"))
+
+
+async def _unavailable(send: Send, problem: SharedStateUnavailable, request_id: RequestId | None = None) -> None:
+    """The session directory (Redis) is unreachable: 503 and a JSON-RPC error, never a hang or a 500."""
+    await respond_json(send, 503, error_payload(problem.code, problem.message, request_id, problem.data))
+
+
 async def _session_not_found(send: Send) -> None:
     await respond_json(
         send,
         404,
         error_payload(ErrorCode.INVALID_REQUEST, "Session not found: it ended or never existed; initialize again"),
     )
+
+
+#: Client notifications that may concern work running on another replica.
+_FORWARDED = frozenset({protocol.CANCELLED, protocol.PROGRESS})
 
 
 def _is_modern(decoded: Decoded, version_header: str | None) -> bool:

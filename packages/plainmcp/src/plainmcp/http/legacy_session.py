@@ -1,0 +1,338 @@
+"""One legacy Streamable HTTP session as this replica holds it: its connection and its SSE streams.
+
+Each outgoing message is routed to the stream of the request it belongs to (or to the session's GET
+stream). Streams are numbered and buffered, so a dropped stream resumes with ``Last-Event-ID``.
+
+With one process this object *is* the session. With replicas (a shared
+:class:`~plainmcp.state.sessions.SessionDirectory`), it is one replica's copy, built from the
+session's record on the first request that reaches this replica; then:
+
+- what the client negotiated or changed (initialize, initialized, log level, subscriptions) is saved
+  to the record before the answer goes out, and copies elsewhere follow (:meth:`LegacySession.apply`);
+- a request's SSE stream is mirrored to the shared event store once it streams, so any replica can
+  resume it; the GET stream lives in the store only (any replica may write to it);
+- our own requests to the client (sampling, elicitation, roots) are numbered from a random base,
+  so a reply posted to another replica is forwarded to the copy waiting for it.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import itertools
+import json
+import logging
+import secrets
+import time
+from typing import TYPE_CHECKING, Any
+
+import anyio
+from anyio.abc import ObjectSendStream
+
+from ..connection import ServerConnection
+from ..errors import ErrorCode
+from ..framing import frame
+from ..jsonrpc import Decoded, ErrorResponse, Message, Request, RequestId, Response
+from ..peer import CallExtras
+from ..session import Outbound
+from ..state import SharedStateUnavailable
+from ..state.sessions import SessionRecord
+from ..versions import V2025_11_25, at_least
+from .asgi import EventStream, Receive, Scope, Send, error_payload, principal_subject, respond, respond_json
+from .event_buffer import EventBuffer
+from .shared_streams import Outbox, cancel_on_disconnect
+
+if TYPE_CHECKING:
+    from .streamable import StreamableHTTP
+
+logger = logging.getLogger(__name__)
+
+#: Finished request streams kept resumable per copy (the most recent ones).
+KEPT_FINISHED_STREAMS = 32
+
+
+class LegacySession:
+    """One legacy client session (or this replica's copy of it), made from its record.
+
+    ``owner`` is the authenticated subject that opened it (None without authentication): a
+    session id is useless with anyone else's credentials.
+    """
+
+    def __init__(self, app: StreamableHTTP, record: SessionRecord) -> None:
+        self.app = app
+        self.record = record
+        self.id = record.id
+        self.owner = record.owner
+        self.last_seen = time.monotonic()
+        self.replicated = app.events is not None
+        self._input, input_receive = anyio.create_memory_object_stream[Decoded](64)
+        # Copies on several replicas number their requests to the client far apart (see the module).
+        first_id = (secrets.randbits(31) + 1) << 20 if self.replicated else 1
+        self.connection = _SessionConnection(
+            self, app.server, input_receive, _RoutingStream(self), observer=app.observer, first_request_id=first_id
+        )
+        # Stream keys: a random prefix of this copy's and a counter (unique within the session, as
+        # event ids must be), not a read of the OS random source per request.
+        self._key_prefix = secrets.token_hex(4)
+        self._keys = itertools.count(1)
+        self.standalone = EventBuffer(app.replay_events, record.standalone_key, max_bytes=app.replay_bytes)
+        self.standalone_opened = record.standalone_opened
+        self.buffers: dict[str, EventBuffer] = {self.standalone.key: self.standalone}
+        self._by_request: dict[RequestId, EventBuffer] = {}
+        self._finished: list[str] = []
+        self.closed = False
+        #: Readers of the shared GET stream on this replica (replicated only).
+        self.shared_readers = 0
+        #: Set while a published notification is being delivered: the key that lets one replica's copy
+        #: write it to the shared GET stream when every replica's copy receives it.
+        self._delivering: str | None = None
+        self.outbox = Outbox(self) if self.replicated else None
+        self._saved = record.state()
+        if record.version is not None:
+            self.apply(record, force=True)
+
+    # -------------------------------------------------------------------------------- lifetime
+
+    async def run(self) -> None:
+        try:
+            async with anyio.create_task_group() as task_group:
+                if self.outbox is not None:
+                    task_group.start_soon(self.outbox.run)
+                await self.connection.run()
+                if self.outbox is not None:
+                    self.outbox.close()  # what is queued still goes out, for a while
+                    with anyio.move_on_after(2.0):
+                        await self.outbox.done.wait()
+                task_group.cancel_scope.cancel()
+        finally:
+            self.close()
+            for buffer in self.buffers.values():
+                buffer.finish()
+            self.app.forget(self)
+
+    def close(self) -> None:
+        if not self.closed:
+            self.closed = True
+            if self.app.sessions.get(self.id) is self:
+                del self.app.sessions[self.id]
+            self._input.close()
+            self.app.wake_all(self.id)
+
+    def owned_by(self, scope: Scope) -> bool:
+        return principal_subject(scope) == self.owner
+
+    def busy(self) -> bool:
+        return self.shared_readers > 0 or any(buffer.readers for buffer in self.buffers.values())
+
+    async def feed(self, item: Decoded) -> None:
+        try:
+            try:
+                self._input.send_nowait(item)  # no extra event-loop turn when there is room
+            except anyio.WouldBlock:
+                await self._input.send(item)
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+            logger.debug("session %s closed; dropped input", self.id[:8])
+
+    # ---------------------------------------------------------------------------- the record
+
+    def apply(self, record: SessionRecord, *, force: bool = False) -> None:
+        """Take over what another replica's copy saved (unless nothing changed since we last saw it:
+        then our own unsaved changes stay)."""
+        state = record.state()
+        if state == self._saved and not force:
+            return
+        legacy = self.connection.legacy
+        legacy.version = record.version
+        legacy.ready = record.ready
+        legacy.client_info = record.client_info
+        legacy.client_capabilities = record.client_capabilities
+        legacy.log_threshold = record.log_threshold
+        if legacy.subscriptions != set(record.subscriptions):
+            legacy.subscriptions = set(record.subscriptions)
+            self.app.server.bus.changed()
+        self.standalone_opened = self.standalone_opened or record.standalone_opened
+        self.record = record
+        self._saved = state
+
+    async def sync(self) -> None:
+        """Save what this copy changed (before the answer that follows it goes out)."""
+        legacy = self.connection.legacy
+        record = self.record
+        record.version = legacy.version
+        record.ready = legacy.ready
+        record.client_info = legacy.client_info
+        record.client_capabilities = legacy.client_capabilities
+        record.log_threshold = legacy.log_threshold
+        record.subscriptions = sorted(legacy.subscriptions)
+        record.standalone_opened = self.standalone_opened
+        state = record.state()
+        if state == self._saved:
+            return
+        try:
+            await self.app.directory.save(record, self.app.replica)
+        except SharedStateUnavailable:
+            logger.warning("session %s: a change could not be shared with the other replicas", self.id[:8])
+            return
+        self._saved = state
+
+    # ------------------------------------------------------------------------------- routing
+
+    def _next_key(self) -> str:
+        return f"{self._key_prefix}{next(self._keys):x}"
+
+    def owns(self, request_id: RequestId) -> bool:
+        """Whether a request with this id is being answered on a stream of this session."""
+        return request_id in self._by_request
+
+    def open_stream(self, request_id: RequestId) -> EventBuffer:
+        buffer = EventBuffer(self.app.replay_events, self._next_key(), max_bytes=self.app.replay_bytes)
+        self.buffers[buffer.key] = buffer
+        self._by_request[request_id] = buffer
+        return buffer
+
+    def route(self, outbound: Outbound) -> None:
+        """Send each outgoing message to the stream of the request it belongs to."""
+        for message in outbound.message if isinstance(outbound.message, list) else [outbound.message]:
+            self._deliver(message, outbound.related_to)
+
+    def _deliver(self, message: Message, related_to: RequestId | None) -> None:
+        reply = message if isinstance(message, (Response, ErrorResponse)) else None
+        target = reply.id if reply is not None else related_to
+        buffer = self._by_request.get(target) if target is not None else None
+        data = frame(message, self.app.max_message_bytes).rstrip(b"\n")
+        if not data:
+            return  # a notification that cannot be sent (logged)
+        if buffer is None and self.outbox is not None:
+            self.outbox.to_get_stream(data, self._delivering)
+            return
+        (buffer or self.standalone).push(data, last=reply is not None and buffer is not None)
+        if reply is not None and buffer is not None and target is not None:  # target found the buffer
+            buffer.reply = (reply.id if isinstance(reply, Response) else None, data)
+            buffer.finish()
+            del self._by_request[target]
+            self._retire(buffer.key)
+
+    def delivering(self, method: str, params: dict[str, Any] | None) -> str:
+        """The key naming one published notification to this session, the same on every replica."""
+        text = json.dumps([self.id, method, params], sort_keys=True, default=str)
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    def _retire(self, key: str) -> None:
+        # Finished streams stay resumable for a while: keep the most recent few.
+        self._finished.append(key)
+        while len(self._finished) > KEPT_FINISHED_STREAMS:
+            self.buffers.pop(self._finished.pop(0), None)
+
+    # ------------------------------------------------------------------------------- answers
+
+    async def answer(
+        self,
+        request: Request,
+        receive: Receive,
+        send: Send,
+        headers: list[tuple[str, str]],
+        scope_state: dict[str, Any] | None = None,
+    ) -> None:
+        """Serve one posted request: JSON if its answer comes first, else an SSE stream."""
+        if self.owns(request.id):
+            # Refused here, before it can take over the stream of the request that owns the id.
+            payload = error_payload(ErrorCode.INVALID_REQUEST, "Invalid Request: id already in use", request.id)
+            await respond_json(send, 200, payload, headers=headers)
+            return
+        buffer = self.open_stream(request.id)
+        self.attach(request.id, (scope_state or {}).get("request_id"))
+        await self.feed(request)
+        await buffer.wait_started()  # the interruption count is still 0 when a POST starts
+        if buffer.finished and buffer.seq == 0:
+            await respond_json(
+                send, 500, error_payload(ErrorCode.INTERNAL_ERROR, "Session ended", request.id), headers=headers
+            )
+            return
+        if buffer.finished and buffer.seq == 1:
+            await self.sync()
+            await respond(send, 200, buffer.history[0][1], content_type="application/json", headers=headers)
+            return
+        if self.outbox is not None:
+            buffer.mirror(functools.partial(self.outbox.to_request_stream, buffer.key))
+        await self.stream(buffer, 0, receive, send, headers, interruptions=0)
+        await self.sync()
+
+    def attach(self, request_id: RequestId, http_request_id: str | None) -> None:
+        """Give the request about to be fed its per-call extras: the HTTP request id it came
+        with, and the way to end its SSE response early (``ctx.close_sse_stream()``)."""
+        extras = CallExtras(trace_id=http_request_id, close_stream=functools.partial(self.close_stream, request_id))
+        self.connection.session.expect(request_id, extras)
+
+    def close_stream(self, request_id: RequestId) -> bool:
+        """End the SSE response of ``request_id`` now (SSE polling, SEP-1699): the client
+        reconnects with ``Last-Event-ID`` and gets the rest. False if there is no such stream."""
+        buffer = self._by_request.get(request_id)
+        if buffer is None or not at_least(self.connection.version or "", V2025_11_25):
+            return False
+        if self.outbox is not None:
+            buffer.mirror(functools.partial(self.outbox.to_request_stream, buffer.key))
+        buffer.interrupt()
+        return True
+
+    async def stream(
+        self,
+        buffer: EventBuffer,
+        after: int,
+        receive: Receive,
+        send: Send,
+        headers: list[tuple[str, str]],
+        *,
+        interruptions: int | None = None,
+    ) -> None:
+        """Write ``buffer``'s events after ``after`` as SSE until it finishes or the client leaves.
+
+        Leaving is not cancelling (legacy): what is not delivered stays for a resuming GET.
+        """
+        events = EventStream(send)
+        await events.start(headers)
+        if at_least(self.connection.version or "", V2025_11_25):
+            # The priming event: an id to resume from before anything else happens, and how
+            # soon to come back if the stream closes (SSE polling).
+            await events.event("", id=buffer.event_id(after), retry=self.app.retry_ms)
+        async with anyio.create_task_group() as task_group:
+            task_group.start_soon(cancel_on_disconnect, receive, task_group.cancel_scope)
+            task_group.start_soon(events.keep_alive, self.app.keepalive_seconds)
+            try:
+                async for seq, data in buffer.read_from(after, interruptions):
+                    await events.event(data.decode("utf-8"), event="message", id=buffer.event_id(seq))
+            except OSError:
+                pass  # the client went away while we wrote
+            task_group.cancel_scope.cancel()
+        try:
+            await events.close()
+        except OSError:
+            pass
+
+
+class _SessionConnection(ServerConnection):
+    """The session's connection: marks each published notification it passes on (see ``_delivering``)."""
+
+    def __init__(self, owner: LegacySession, *args: Any, **options: Any) -> None:
+        super().__init__(*args, **options)
+        self._owner = owner
+
+    async def deliver(self, method: str, params: dict[str, Any] | None) -> None:
+        owner = self._owner
+        owner._delivering = owner.delivering(method, params) if owner.replicated else None
+        try:
+            await super().deliver(method, params)  # routed without an await in between
+        finally:
+            owner._delivering = None
+
+
+class _RoutingStream(ObjectSendStream[Outbound]):
+    """A legacy session's write stream: each message goes straight into its stream's buffer."""
+
+    def __init__(self, session: LegacySession) -> None:
+        self._session = session
+
+    async def send(self, item: Outbound) -> None:
+        self._session.route(item)
+
+    async def aclose(self) -> None:
+        pass
