@@ -297,7 +297,14 @@ class DirectoryTools(ToolFamily):
                 else labelled(name) + "/"
                 for name in listing.directories
             ]
-        summary = f"\n{len(listing.files)} files, {len(listing.directories)} directories, {len(listing.others)} others"
+        summary = "\n" + ", ".join(
+            _count(len(names), *words)
+            for names, words in (
+                (listing.files, ("file", "files")),
+                (listing.directories, ("directory", "directories")),
+                (listing.others, ("other", "others")),
+            )
+        )
         if detailed:
             sizes = {name: listing.status_of[name].st_size for name in listing.files}
             data["sizes"] = sizes
@@ -394,3 +401,8 @@ class DirectoryTools(ToolFamily):
             data["nextCursor"] = self.cursors.issue("directory_tree", args, following)
             lines.append(more(data["nextCursor"]))
         return result("\n".join(lines) or "(empty)", data)
+
+
+def _count(n: int, one: str, many: str) -> str:
+    """``1 file``, ``2 files``: the count with the word it takes."""
+    return f"{n} {one if n == 1 else many}"
