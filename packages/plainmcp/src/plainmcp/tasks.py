@@ -351,7 +351,8 @@ class TaskStore:
         """Act on what other replicas ask of the tasks running here."""
         async with shared.fanout.subscribe(TOPIC) as messages:
             async for message in messages:
-                running = self._running.get(message.get("id"))  # type: ignore[arg-type]
+                task_id = message.get("id")
+                running = self._running.get(task_id) if isinstance(task_id, str) else None
                 if running is None:
                     continue
                 if message.get("op") == "cancel":
