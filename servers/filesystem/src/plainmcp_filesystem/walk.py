@@ -11,6 +11,7 @@ checkpoints (so cancellation lands) and progress reports.
 
 from __future__ import annotations
 
+import errno
 import itertools
 import os
 from collections.abc import Iterator
@@ -135,7 +136,9 @@ def walk(
                 continue
             try:
                 child = os.open(name, DIR_FLAGS, dir_fd=fd)
-            except OSError:
+            except OSError as problem:
+                if problem.errno in (errno.EMFILE, errno.ENFILE):
+                    raise  # out of descriptors: the walk would be silently incomplete
                 continue  # gone, unreadable, or no longer a directory (a link swapped in)
             try:
                 listing = _scan(child)

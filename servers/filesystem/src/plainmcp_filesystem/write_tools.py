@@ -310,7 +310,10 @@ class WriteTools(ToolFamily):
         Cannot be undone."""
         policy = await self.access.policy_for(ctx)
         place = policy.resolve_entry(args["path"])
-        kind = await anyio.to_thread.run_sync(functools.partial(delete, place, recursive=bool(args.get("recursive"))))
+        remove = functools.partial(
+            delete, place, recursive=bool(args.get("recursive")), check=anyio.from_thread.check_cancelled
+        )
+        kind = await anyio.to_thread.run_sync(remove)
         await self.changed([place.real], True)
         shown = policy.display(place)
         return result(f"Deleted {kind} {shown}", {"path": shown, "deleted": kind})

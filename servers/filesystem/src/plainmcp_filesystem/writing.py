@@ -30,6 +30,13 @@ from typing import BinaryIO
 from .anchored import DIR_FLAGS, AccessError, PathNotFound, Place, directory, lstat, open_directory, open_file, refusal
 from .walk import Entry, walk
 
+#: The deepest tree copy_file copies (it holds two descriptors per level): deeper is refused before
+#: anything is written.
+MAX_COPY_DEPTH = 256
+#: The most directory descriptors a recursive delete keeps open (deeper levels are opened again from
+#: the nearest one kept, one component at a time, never following a link).
+_DELETE_WINDOW = 64
+
 _TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 TEMP_SUFFIX = ".plainmcp-tmp"
 _TEMP_NAME = re.compile(r"\..{1,180}\.[0-9a-f]{16}" + re.escape(TEMP_SUFFIX) + r"\Z", re.DOTALL)
@@ -208,8 +215,11 @@ def append(place: Place, data: bytes) -> tuple[bool, int]:
     before the old end is rewritten. Never through a link (``O_NOFOLLOW``), never to a FIFO or device
     (``O_NONBLOCK`` keeps the open from waiting, then the type is checked before any byte is written).
 
+    A file with more than one hard link is refused: appending in place would change it under its other
+    names too, which may lie outside the allowed directories.
+
     Raises:
-        WriteFailed: the parent is missing, or the target is a directory or special file.
+        WriteFailed: the parent is missing, the target is a directory or special file, or has several links.
         PathDenied: the target is a link. OSError: other failures.
     """
     with _parent(place, "The parent directory does not exist (create it with create_directory)") as (fd, name):
@@ -227,8 +237,16 @@ def append(place: Place, data: bytes) -> tuple[bool, int]:
                 raise WriteFailed("The path is a special file; only regular files are appended to") from None
             raise refusal(problem, fd, name) from None
         try:
-            if not stat.S_ISREG(os.fstat(out).st_mode):
+            status = os.fstat(out)
+            if not stat.S_ISREG(status.st_mode):
                 raise WriteFailed("The path is a special file; only regular files are appended to")
+            if status.st_nlink > 1:
+                # Written in place, a file with another hard link changes under every name it has, and
+                # one may be outside the allowed directories (write_file and edit_file replace the name).
+                raise WriteFailed(
+                    "The file has more than one hard link (another name, maybe outside the allowed "
+                    "directories, shares its content); append_file does not write to it: use write_file"
+                )
             view = memoryview(data)
             while view:
                 view = view[os.write(out, view) :]
@@ -346,8 +364,13 @@ def copy(
     ):
         if _status(parent_fd, name) is not None:
             raise WriteFailed("The destination already exists")
-        # Count first, so a tree over the limit is refused before anything is written.
-        if sum(1 for _ in walk(source_fd, max_depth=10_000)) > max_entries:
+        # Count first, so a tree over the limits is refused before anything is written.
+        entries = 0
+        for entry in walk(source_fd, max_depth=MAX_COPY_DEPTH + 1):
+            entries += 1
+            if entry.depth > MAX_COPY_DEPTH:
+                raise WriteFailed(f"The directory is more than {MAX_COPY_DEPTH} levels deep; copy it in parts")
+        if entries > max_entries:
             raise WriteFailed(f"The directory has more than {max_entries} entries; copy it in parts")
         try:
             os.mkdir(name, stat.S_IMODE(os.fstat(source_fd).st_mode) | stat.S_IRWXU, dir_fd=parent_fd)
@@ -357,7 +380,7 @@ def copy(
         # targets[d - 1] is where the entries at depth d go; the walk gives parents before children.
         targets = [os.open(name, DIR_FLAGS, dir_fd=parent_fd)]
         try:
-            for entry in walk(source_fd, max_depth=10_000):
+            for entry in walk(source_fd, max_depth=MAX_COPY_DEPTH):
                 check()
                 while len(targets) > entry.depth:
                     os.close(targets.pop())
@@ -390,11 +413,12 @@ def _copy_entry(entry: Entry, targets: list[int], counts: dict[str, int]) -> Non
     counts["bytes"] += status.st_size
 
 
-def delete(place: Place, *, recursive: bool) -> str:
+def delete(place: Place, *, recursive: bool, check: Callable[[], None] = _nothing) -> str:
     """Delete a file, link or (with ``recursive``, or when empty) directory; returns its kind.
 
-    ``shutil.rmtree(name, dir_fd=parent)`` removes a tree through directory descriptors, never
-    following a link it meets (``rmtree.avoids_symlink_attacks``).
+    A tree is removed by :func:`_remove_tree`: through directory descriptors, never following a link
+    it meets, without recursion (a tree thousands of levels deep is removed like any other).
+    ``check`` is called per directory (it may raise to stop).
 
     Raises WriteFailed for a non-empty directory without ``recursive``.
     """
@@ -404,9 +428,7 @@ def delete(place: Place, *, recursive: bool) -> str:
             raise PathNotFound("No such file or directory")
         if stat.S_ISDIR(status.st_mode):
             if recursive:
-                if not shutil.rmtree.avoids_symlink_attacks:
-                    raise WriteFailed("Recursive delete is not available safely on this platform")
-                shutil.rmtree(name, dir_fd=fd)
+                _remove_tree(fd, name, check)
             else:
                 try:
                     os.rmdir(name, dir_fd=fd)
@@ -419,6 +441,79 @@ def delete(place: Place, *, recursive: bool) -> str:
             return "directory"
         os.unlink(name, dir_fd=fd)
         return "symlink" if stat.S_ISLNK(status.st_mode) else "file"
+
+
+class _Level:
+    """One directory on the way down a tree being removed: its name in its parent, its descriptor
+    (None once closed to keep within the window) and the subdirectories left to remove (None: not read yet)."""
+
+    __slots__ = ("name", "fd", "pending")
+
+    def __init__(self, name: str, fd: int | None) -> None:
+        self.name = name
+        self.fd = fd
+        self.pending: list[str] | None = None
+
+
+def _level_fd(top: int, levels: list[_Level]) -> int:
+    """The descriptor of the last of ``levels`` (``top`` if there is none), opened again from the
+    nearest open one above it if it was closed; then at most :data:`_DELETE_WINDOW` stay open.
+
+    A name that is no longer a directory (a link swapped in) fails to open (``O_NOFOLLOW | O_DIRECTORY``).
+    """
+    if not levels:
+        return top
+    if levels[-1].fd is None:
+        start = len(levels) - 1
+        while start > 0 and levels[start - 1].fd is None:
+            start -= 1
+        fd = top if start == 0 else levels[start - 1].fd
+        for level in levels[start:]:
+            assert fd is not None
+            level.fd = fd = os.open(level.name, DIR_FLAGS, dir_fd=fd)
+    open_levels = [level for level in levels if level.fd is not None]
+    for level in open_levels[: max(len(open_levels) - _DELETE_WINDOW, 0)]:
+        assert level.fd is not None
+        os.close(level.fd)
+        level.fd = None
+    fd = levels[-1].fd
+    assert fd is not None
+    return fd
+
+
+def _remove_tree(top: int, name: str, check: Callable[[], None]) -> None:
+    """Remove the directory ``name`` in the directory ``top`` and everything below it, iteratively.
+
+    Each directory's files, links and special files are unlinked and its subdirectories listed once;
+    then the last subdirectory is entered, and an emptied directory is removed from its parent. At
+    most :data:`_DELETE_WINDOW` descriptors stay open; a directory whose descriptor was closed is
+    opened again from the nearest open one above it, one component at a time.
+    """
+    levels = [_Level(name, None)]
+    try:
+        while levels:
+            check()
+            level = levels[-1]
+            fd = _level_fd(top, levels)
+            if level.pending is None:
+                level.pending = []
+                with os.scandir(fd) as entries:
+                    for entry in entries:
+                        if entry.is_dir(follow_symlinks=False):
+                            level.pending.append(entry.name)
+                        else:
+                            os.unlink(entry.name, dir_fd=fd)  # a file, link or special file itself
+            if level.pending:
+                levels.append(_Level(level.pending.pop(), None))
+                continue
+            levels.pop()
+            os.close(fd)
+            level.fd = None
+            os.rmdir(level.name, dir_fd=_level_fd(top, levels))
+    finally:
+        for level in levels:
+            if level.fd is not None:
+                os.close(level.fd)
 
 
 def sweep_temporaries(places: list[Place], *, older_than: float, now: float, max_entries: int) -> int:
