@@ -12,12 +12,12 @@ from typing import Any
 
 import anyio
 import pytest
-from plainmcp import Client, ErrorCode, MCPError
+from plainmcp import Client, ErrorCode, MCPError, inputs
 from plainmcp.inputs import InputRound
 from plainmcp.state.redis_state import RedisState
 from plainmcp.testing import connect_in_memory
 
-from tests.core.test_tasks import MODERN, POLL_SECONDS, POLLS, Fixture, call, rpc, until
+from tests.core.test_tasks import CONFIRM, MODERN, POLL_SECONDS, POLLS, Fixture, call, rpc, until
 
 pytestmark = pytest.mark.anyio
 
@@ -177,3 +177,37 @@ async def test_redis_lost_is_a_clear_error_and_tasks_work_again_when_it_returns(
         assert (await rpc(on_b, "tasks/get", {"taskId": created["taskId"]}))["status"] == "working"
         a.release.set()
         await until(on_b, created["taskId"], "completed")
+
+
+async def test_a_task_that_cannot_reach_redis_is_abandoned_and_the_replica_keeps_serving(redis_url, redis_server):
+    """A task that asks for input while Redis is away cannot park: it is abandoned (its lease lapses), and
+    the replica, which must not end with it, serves the next calls; once Redis is back, new tasks run."""
+    a = replica(redis_url)
+    gate = anyio.Event()
+
+    @a.server.tool(task_support="optional")
+    async def late_question(ctx, args):
+        await ctx.start_task()
+        await gate.wait()
+        return str(await ctx.ask({"q": inputs.elicitation("Q?", CONFIRM)}))
+
+    async with served(a) as on_a:
+        await call(on_a, "late_question")
+        redis_server.stop()
+        try:
+            gate.set()
+            await anyio.sleep(0.5)  # the park fails at once: the connection is refused
+            with anyio.fail_after(5):
+                discovered = await rpc(on_a, "server/discover", {})
+        finally:
+            redis_server.start()
+        assert discovered["resultType"] == "complete"
+        with anyio.fail_after(10):
+            while True:
+                try:
+                    created = await call(on_a, "work")
+                    break
+                except MCPError:
+                    await anyio.sleep(0.1)
+        a.release.set()
+        await until(on_a, created["taskId"], "completed")

@@ -226,12 +226,18 @@ class TaskStore:
 
     async def _run(self, record: TaskRecord, running: _Running, run_round: Round, first: InputRound) -> None:
         outcome: tuple[str, dict[str, Any] | None, dict[str, Any] | None] | None = None
+        # Nothing escapes into the server's task group (it would end the server): a task whose record
+        # cannot be kept is abandoned here, and its lapsing lease tells every replica it failed.
         try:
             with running.scope:
                 running.scope.deadline = anyio.current_time() + record.ttl_ms / 1000
                 outcome = await self._rounds(record.id, running, run_round, first)
             if outcome is not None:
                 await self._finish(record.id, running, *outcome)
+        except SharedStateUnavailable:
+            logger.warning("task %s abandoned: the shared store is unreachable", record.id[:8])
+        except Exception:
+            logger.exception("task %s abandoned: its record could not be kept", record.id[:8])
         finally:
             self._running.pop(record.id, None)
             running.finished.set()
@@ -338,6 +344,9 @@ class TaskStore:
             except SharedStateUnavailable:
                 logger.warning("task leases not renewed: the shared store is unreachable")
                 continue
+            except Exception:  # never end the server for it: the next round tries again
+                logger.exception("task leases not renewed")
+                continue
             for task_id, record in zip(ids, records, strict=True):
                 running = self._running.get(task_id)
                 if running is None:
@@ -414,6 +423,8 @@ class TaskStore:
             await self.records.delete(await self.owned_by(owner))
         except SharedStateUnavailable:
             logger.warning("the tasks of an ended session stay until their ttl: the shared store is unreachable")
+        except Exception:
+            logger.exception("the tasks of an ended session stay until their ttl")
 
     async def update(self, record: TaskRecord, responses: Any) -> None:
         """Take answers to the task's pending input requests (others are ignored); the runner goes
