@@ -161,7 +161,7 @@ class ChatModel:
                     raise _Retry("the stream ended before its end marker")
                 return reader.turn()
         except _RETRIED_ERRORS as error:
-            raise _Retry(_network_words(error)) from None
+            raise _Retry(_network_words(error, self.settings.url)) from None
 
     async def _fail(self, response: httpx.Response) -> None:
         text = error_text(self.settings.api, await _read_bounded(response, MAX_ERROR_BYTES, cut=True))
@@ -207,10 +207,12 @@ def _json(data: bytes) -> Any:
         raise ModelError("the model endpoint's answer is not JSON") from None
 
 
-def _network_words(error: Exception) -> str:
+def _network_words(error: Exception, url: str) -> str:
+    """What went wrong on the way to ``url``, with the URL and what to check when nothing answered."""
+    hint = "is the model server running (Ollama: 'ollama serve')? --base-url points elsewhere"
     kinds: dict[type[Exception], str] = {
-        httpx.ConnectError: "cannot connect",
-        httpx.ConnectTimeout: "connecting timed out",
+        httpx.ConnectError: f"cannot connect to {url} ({hint})",
+        httpx.ConnectTimeout: f"connecting to {url} timed out ({hint})",
     }
     kind = kinds.get(type(error))
     return kind or "the connection broke"
