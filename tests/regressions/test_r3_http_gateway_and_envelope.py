@@ -59,7 +59,9 @@ def test_r3_http_gateway_checks_mcp_param_headers_like_streamable_http(served):
     url = f"{served.base_url}/mcp/call"
     arguments = {"region": "eu-west"}
     with client() as http:
-        agreed = http.post(url, content=call("test_custom_header", arguments), headers={**JSON, "Mcp-Param-Region": "eu-west"})
+        agreed = http.post(
+            url, content=call("test_custom_header", arguments), headers={**JSON, "Mcp-Param-Region": "eu-west"}
+        )
         assert agreed.status_code == 200 and agreed.json()["result"] == "Region: eu-west"
         for headers, why in (
             ({"Mcp-Param-Region": "us-east"}, "does not match"),
@@ -74,7 +76,9 @@ def test_r3_http_gateway_checks_mcp_param_headers_like_streamable_http(served):
         assert repeated.json()["error"]["code"] == -32020 and "more than once" in repeated.json()["error"]["message"]
         # On Streamable HTTP the same disagreement is refused the same way.
         body = modern_body(5, "tools/call", {"name": "test_custom_header", "arguments": arguments})
-        streamable = http.post(served.url, content=dumps(body), headers={**modern_headers(body), "Mcp-Param-Region": "x"})
+        streamable = http.post(
+            served.url, content=dumps(body), headers={**modern_headers(body), "Mcp-Param-Region": "x"}
+        )
         assert streamable.status_code == 400 and streamable.json()["error"]["code"] == -32020
 
 

@@ -23,6 +23,7 @@ import anyio
 from plainmcp import MCPError
 
 from .chat_apis import ModelError, ModelTurn
+from .hostile import non_finite, too_deep
 from .interceptor import Interceptor, Review, ToolCatalog, ValidCall, answer_for_model, gave_up_message
 from .models import ChatModel
 from .prompt import build_system_prompt
@@ -218,7 +219,10 @@ class Bridge:
                 {
                     "role": "assistant",
                     "content": turn.text,
-                    "calls": [{"id": call.id, "name": call.name, "arguments": call.arguments} for call in turn.calls],
+                    "calls": [
+                        {"id": call.id, "name": call.name, "arguments": _replayable(call.arguments)}
+                        for call in turn.calls
+                    ],
                 }
             )
         if review.text:
@@ -286,6 +290,15 @@ class Bridge:
             self.interceptor.counters.failed_at_server += 1
         self.record("result", name=call.name, is_error=failed, text=_brief(result))
         return text
+
+
+def _replayable(arguments: Any) -> Any:
+    """A call's arguments as the history replays them to the model API: as sent, unless JSON cannot
+    carry them (NaN, an infinity, nesting past the bridge's depth): then an empty object (the call's
+    answer says what was wrong with them)."""
+    if too_deep(arguments) or non_finite(arguments):
+        return {}
+    return arguments
 
 
 def _brief(result: dict[str, Any], limit: int = 500) -> str:
