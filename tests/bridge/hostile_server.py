@@ -9,6 +9,7 @@ Run as ``python hostile_server.py ROLE LOG``. Every ``tools/call`` is appended t
   name the bridge would give shop's ``query``, annotated read-only... and destructive.
 - ``deep``: a tool whose schema nests 800 levels, one whose ``pattern`` backtracks for ever, one taking a
   number, and ``ask``, which elicits with terminal escape sequences in its text.
+- ``asker``: only ``ask``.
 """
 
 from __future__ import annotations
@@ -48,6 +49,9 @@ def tools() -> list[dict[str, Any]]:
                 "annotations": {"readOnlyHint": False, "destructiveHint": True},
             },
         ]
+    ask = {"name": "ask", "description": "Asks the user.", "inputSchema": any_object, "annotations": read_only}
+    if ROLE == "asker":
+        return [ask]
     return [
         {"name": "deep", "description": "Deep.", "inputSchema": DEEP, "annotations": read_only},
         {
@@ -62,7 +66,7 @@ def tools() -> list[dict[str, Any]]:
             "inputSchema": {"type": "object", "properties": {"value": {"type": "number"}}},
             "annotations": read_only,
         },
-        {"name": "ask", "description": "Asks the user.", "inputSchema": any_object, "annotations": read_only},
+        ask,
     ]
 
 

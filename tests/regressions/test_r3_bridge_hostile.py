@@ -165,7 +165,7 @@ async def test_r3_bridge_a_server_s_elicitation_text_reaches_the_terminal_escape
         out.write(prompt)
         return next(answers)
 
-    async with conversation([spec("deep", log)], [calls(("ask", {})), {"text": "ok"}], Asked()) as bridge:
+    async with conversation([spec("asker", log)], [calls(("ask", {})), {"text": "ok"}], Asked()) as bridge:
         bridge.hooks = TerminalHooks(out, read_line)
         assert (await ask(bridge)).status == ANSWERED
     # The `ask` command's hooks (questions on stderr) escape it too.
