@@ -28,7 +28,7 @@ DOUBLE = {"oldText": "a", "newText": "aa", "replace_all": True}
 async def test_r3_filesystem_edit_chained_replace_all_is_refused_before_it_grows(tmp_path: Path) -> None:
     (tmp_path / "one.txt").write_bytes(b"a")
     (tmp_path / "crlf.txt").write_bytes(b"a\r\n")
-    attacks = [
+    attacks: list[dict[str, Any]] = [
         {"path": "one.txt", "edits": [DOUBLE] * 40, "dryRun": True},  # 2^40 characters
         {"path": "one.txt", "edits": [DOUBLE] * 40},
         # Each "\n" of newText becomes "\r\n" in a CRLF file: the bound counts that too.

@@ -55,7 +55,7 @@ def hostile(tmp_path: Path) -> Path:
     return tmp_path
 
 
-CALLS = [
+CALLS: list[tuple[str, dict[str, Any]]] = [
     ("list_directory", {"path": "."}),
     ("list_directory", {"path": ".", "sizes": True}),
     ("directory_tree", {"path": "."}),
@@ -108,13 +108,14 @@ async def test_r3_filesystem_reversed_class_range_is_skipped_in_gitignore_and_re
             assert not result.get("isError"), (name, text_of(result))
             shown = text_of(result)
             assert "keep.txt" in shown and "drop.log" not in shown, (name, shown)
-        for name, arguments in [
+        refusals: list[tuple[str, dict[str, Any]]] = [
             ("search_files", {"path": ".", "pattern": "[z-a]"}),
             ("search_files", {"path": ".", "pattern": "*", "excludePatterns": ["x/[z-a]"]}),
             ("directory_tree", {"path": ".", "excludePatterns": ["[z-a]"]}),
             ("search_content", {"path": ".", "query": "x", "include": ["[z-a]"]}),
             ("search_content", {"path": ".", "query": "[z-a]", "regex": True}),
-        ]:
+        ]
+        for name, arguments in refusals:
             refused = await client.call_tool(name, arguments)
             assert refused.get("isError") is True, (name, arguments)
             assert "range" in text_of(refused), text_of(refused)

@@ -13,6 +13,7 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
@@ -37,18 +38,19 @@ def tree(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def structured(result: object) -> dict:
-    assert not result.is_error, result  # type: ignore[attr-defined]
-    return result.structured_content  # type: ignore[attr-defined]
+def structured(result: Any) -> dict[str, Any]:
+    assert not result.is_error, result
+    found: dict[str, Any] = result.structured_content
+    return found
 
 
-def text(result: object) -> str:
-    return "\n".join(block.text for block in result.content if block.type == "text")  # type: ignore[attr-defined]
+def text(result: Any) -> str:
+    return "\n".join(block.text for block in result.content if block.type == "text")
 
 
-def raw_messages(conn: object) -> list[str]:
+def raw_messages(conn: Any) -> list[str]:
     """Every server message as JSON text, as it went over the wire (re-serialized strictly)."""
-    return [json.dumps(message, ensure_ascii=False) for message in conn.wire.inbound]  # type: ignore[attr-defined]
+    return [json.dumps(message, ensure_ascii=False) for message in conn.wire.inbound]
 
 
 async def test_r3_filesystem_undecodable_names_list_search_and_read_back_through_the_sdk(tree: Path) -> None:

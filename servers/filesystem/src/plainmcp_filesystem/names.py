@@ -90,9 +90,10 @@ def name_from_wire(part: str) -> str:
         except UnicodeEncodeError:
             raise BadName("the path holds a lone surrogate that is no file name (not valid Unicode)") from None
         index += 1
-    if not raw or raw in (b".", b"..") or b"/" in raw or b"\0" in raw:
+    name = bytes(raw)
+    if name in (b"", b".", b"..") or b"/" in name or b"\0" in name:
         raise BadName(f"a {PREFIX} name must decode to a file name (not empty, '.', '..', no '/' or NUL)")
-    return os.fsdecode(bytes(raw))
+    return os.fsdecode(name)
 
 
 def from_wire(path: str) -> str:
