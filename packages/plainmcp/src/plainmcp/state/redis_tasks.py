@@ -163,6 +163,7 @@ class RedisTaskRecords:
         if record.terminal and not was_terminal:
             self._mark_done(pipe, record)
         await pipe.execute()
+        record.leased = record.leased and not record.terminal
         return record
 
     def _mark_done(self, pipe: Any, record: TaskRecord) -> None:

@@ -205,14 +205,15 @@ class MemoryTaskRecords:
         return [await self.get(task_id) for task_id in task_ids]
 
     async def change(self, task_id: str, edit: Edit) -> TaskRecord | None:
-        self._sweep()
-        record = self._records.get(task_id)
+        record = await self.get(task_id)  # a copy: an edit that returns False leaves no trace
         if record is None:
             return None
-        edit(record)  # in place: nothing else runs between the read and the write here
-        if record.terminal:
-            self._leases.pop(task_id, None)
-        return await self.get(task_id)
+        if edit(record):  # nothing suspends between the read above and this write: atomic
+            self._records[task_id] = record.copy()
+            if record.terminal:
+                self._leases.pop(task_id, None)
+                record.leased = False
+        return record
 
     async def renew(self, task_ids: list[str], lease_seconds: float) -> None:
         deadline = time.monotonic() + lease_seconds
