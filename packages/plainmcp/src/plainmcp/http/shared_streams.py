@@ -103,7 +103,9 @@ class Outbox:
                     batch.append(items[index][2])
                     index += 1
                 await store.append(session_id, item[1], batch)  # one round trip for the lot
-        except SharedStateUnavailable:
+        except Exception as problem:  # never the session's end: the store is only for resuming elsewhere
+            if not isinstance(problem, SharedStateUnavailable):
+                logger.exception("session %s: writing to the event store failed", session_id[:8])
             logger.warning(
                 "session %s: %d events not stored (resuming elsewhere will miss them)",
                 session_id[:8],

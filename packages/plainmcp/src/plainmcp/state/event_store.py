@@ -41,10 +41,10 @@ if ARGV[5] ~= '' then
 end
 if redis.call('EXISTS', KEYS[2]) == 0 then
   local t = redis.call('TIME')
-  redis.call('SET', KEYS[2], tonumber(t[1]) * 1000000 + tonumber(t[2]))
+  redis.call('SET', KEYS[2], t[1] .. '000')
 end
 local seq = redis.call('INCR', KEYS[2])
-redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2], seq .. '-0', 'd', ARGV[1])
+redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2], string.format('%d', seq) .. '-0', 'd', ARGV[1])
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 redis.call('PEXPIRE', KEYS[2], ARGV[3])
 redis.call('PUBLISH', KEYS[3], ARGV[4])
