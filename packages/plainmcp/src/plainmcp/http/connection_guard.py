@@ -225,6 +225,7 @@ class _GuardedProtocol(asyncio.Protocol):
     app: Any
     client: Any
     cycle: Any
+    flow: Any
     loop: Any
     transport: Any
 
@@ -304,7 +305,7 @@ class _GuardedProtocol(asyncio.Protocol):
     def on_message_begin(self) -> None:
         self._fields = 0
         self._field_bytes = 0
-        super().on_message_begin()  # type: ignore[misc]
+        super().on_message_begin()  # type: ignore[misc]  # httptools' callback: on the base class, not on asyncio.Protocol
 
     def on_header(self, name: bytes, value: bytes) -> None:
         self._fields += 1
@@ -314,7 +315,7 @@ class _GuardedProtocol(asyncio.Protocol):
                 logger.info("closed a connection whose pipelined request head was too large")
                 self.transport.abort()
             return
-        super().on_header(name, value)  # type: ignore[misc]
+        super().on_header(name, value)  # type: ignore[misc]  # httptools' callback, as above
 
     def body_too_slow(self) -> None:
         """The body is arriving below the minimum rate: 408 (or a reset mid-response), and closed."""
