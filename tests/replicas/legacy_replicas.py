@@ -14,10 +14,10 @@ from collections.abc import Iterator
 from typing import Any
 
 import anyio
-
 from plainmcp import Server
 from plainmcp.http.app import MCPApp
 from plainmcp.state.redis_state import RedisState
+
 from tests.e2e.http_server import ThreadedApp, app_in_thread
 
 PREFIX = "legacy-test:"

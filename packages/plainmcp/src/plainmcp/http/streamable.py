@@ -309,9 +309,11 @@ class StreamableHTTP:
                 await self._forward(session, message)
             return
         await session.feed(message)
-        if self.events is not None and getattr(message, "method", None) in _FORWARDED:
+        if not isinstance(message, Notification):
+            return
+        if self.events is not None and message.method in _FORWARDED:
             await self._forward(session, message)
-        if isinstance(message, Notification):
+        else:
             await anyio.lowlevel.checkpoint()  # the session reads it (initialized: ready) ...
             await session.sync()  # ... and the change is saved before the 202
 
