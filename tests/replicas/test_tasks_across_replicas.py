@@ -6,6 +6,7 @@ created it. A replica that stops leaves its tasks ``failed``, not working foreve
 
 from __future__ import annotations
 
+import signal
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -211,3 +212,26 @@ async def test_a_task_that_cannot_reach_redis_is_abandoned_and_the_replica_keeps
                     await anyio.sleep(0.1)
         a.release.set()
         await until(on_a, created["taskId"], "completed")
+
+
+async def test_a_hung_redis_is_a_clear_error_within_the_command_timeout_not_a_hang(redis_url, redis_server):
+    """Redis frozen (SIGSTOP: connections stay open, nothing answers): task methods answer -32000 within the
+    state's command timeout (2 s), and work again once it thaws."""
+    a = replica(redis_url)
+    async with served(a) as on_a:
+        task_id = (await call(on_a, "work"))["taskId"]
+        redis_server.process.send_signal(signal.SIGSTOP)
+        try:
+            with anyio.fail_after(6), pytest.raises(MCPError) as hung:
+                await rpc(on_a, "tasks/get", {"taskId": task_id})
+        finally:
+            redis_server.process.send_signal(signal.SIGCONT)
+        assert hung.value.code == ErrorCode.SERVER_ERROR
+        with anyio.fail_after(10):
+            while True:
+                try:
+                    detail = await rpc(on_a, "tasks/get", {"taskId": task_id})
+                    break
+                except MCPError:
+                    await anyio.sleep(0.1)
+        assert detail["status"] == "working"
