@@ -30,6 +30,7 @@ OPTIONS = {
     "max_retry_after": ("--max-retry-after", "7", 7.0),
     "breaker_threshold": ("--breaker-threshold", "9", 9),
     "breaker_cooldown": ("--breaker-cooldown", "11", 11.0),
+    "rate_limit": ("--rate-limit", "120", 120),
     "cache_size": ("--cache-size", "0", 0),
     "geocoding_ttl": ("--geocoding-ttl", "12", 12.0),
     "current_ttl": ("--current-ttl", "13", 13.0),

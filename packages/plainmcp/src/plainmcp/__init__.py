@@ -15,6 +15,7 @@ __version__ = "0.1.0"
 # public name -> submodule that defines it
 _EXPORTS: dict[str, str] = {
     "ALL_VERSIONS": "versions",
+    "Cached": "state.cache",
     "Client": "client",
     "Context": "context",
     "ErrorCode": "errors",
@@ -28,7 +29,9 @@ _EXPORTS: dict[str, str] = {
     "Resource": "resources",
     "ResourceTemplate": "resources",
     "Server": "server",
+    "ServerCache": "state.cache",
     "ServerExited": "spawned",
+    "SharedStateUnavailable": "state",
     "StartupError": "command_line",
     "Tool": "tools",
     "ToolAnnotations": "tools",
@@ -46,6 +49,7 @@ _EXPORTS: dict[str, str] = {
     "env_switch": "command_line",
     "serve": "command_line",
     "server_arguments": "command_line",
+    "server_cache": "state.cache",
     "run_server_command": "command_line",
     "setup_logging": "command_line",
 }
@@ -55,6 +59,7 @@ _MODULES = frozenset({"content", "demo", "inputs", "json_codec"})
 
 __all__ = [
     "ALL_VERSIONS",
+    "Cached",
     "Client",
     "Context",
     "ErrorCode",
@@ -68,7 +73,9 @@ __all__ = [
     "Resource",
     "ResourceTemplate",
     "Server",
+    "ServerCache",
     "ServerExited",
+    "SharedStateUnavailable",
     "StartupError",
     "Tool",
     "ToolAnnotations",
@@ -87,6 +94,7 @@ __all__ = [
     "run_stdio",
     "serve",
     "server_arguments",
+    "server_cache",
     "setup_logging",
 ]
 
@@ -124,6 +132,8 @@ if TYPE_CHECKING:
     from .resources import Resource, ResourceTemplate
     from .server import Server
     from .spawned import ServerExited
+    from .state import SharedStateUnavailable
+    from .state.cache import Cached, ServerCache, server_cache
     from .stdio import connect_stdio, run_stdio
     from .tools import Tool, ToolAnnotations, ToolError, ToolResult
     from .versions import ALL_VERSIONS, LATEST, LATEST_LEGACY, LEGACY_VERSIONS, MODERN_VERSIONS

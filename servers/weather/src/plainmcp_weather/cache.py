@@ -100,11 +100,14 @@ class TTLCache:
             self.stale_hits += 1
         return Hit(entry.value, entry.stored_at, stale=stale)
 
-    def put(self, key: Hashable, value: Any, ttl: float) -> None:
+    def put(self, key: Hashable, value: Any, ttl: float, stored_at: float | None = None) -> None:
+        """Keep ``value`` fresh for ``ttl`` seconds from now; ``stored_at`` is when it was fetched
+        (now when None; earlier for an answer another replica fetched)."""
         if self.max_entries == 0 or ttl <= 0:
             return
         now = self._clock()
-        self._entries[key] = _Entry(value, self._wall(), now + ttl, now + ttl + self.stale_for)
+        fetched = self._wall() if stored_at is None else stored_at
+        self._entries[key] = _Entry(value, fetched, now + ttl, now + ttl + self.stale_for)
         self._entries.move_to_end(key)
         while len(self._entries) > self.max_entries:
             self._entries.popitem(last=False)

@@ -73,6 +73,7 @@ class Config:
     max_retry_after: float = 10.0  #: a longer ``Retry-After`` is not waited out: the call fails at once
     breaker_threshold: int = 5  #: consecutive failed attempts that open an upstream's circuit
     breaker_cooldown: float = 30.0  #: an open circuit refuses calls this long, then lets one probe through
+    rate_limit: int = 0  #: requests per minute at most to each upstream, counted across replicas (0: no limit)
     cache_size: int = 1024  #: entries at most; 0 disables the cache
     geocoding_ttl: float = 86400.0  #: freshness of a place lookup (and of an NWS point)
     current_ttl: float = 600.0  #: freshness of current weather
@@ -104,7 +105,7 @@ class Config:
             raise ValueError("--timeout must be a number of seconds > 0")
         if self.max_response_bytes < 1024:
             raise ValueError("--max-response-bytes must be at least 1024")
-        for name in ("retries", "cache_size"):
+        for name in ("retries", "cache_size", "rate_limit"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{_flag(name)} must be >= 0")
         if self.breaker_threshold < 1:
@@ -163,6 +164,7 @@ class Config:
             max_retry_after=float(args.max_retry_after),
             breaker_threshold=int(args.breaker_threshold),
             breaker_cooldown=float(args.breaker_cooldown),
+            rate_limit=int(args.rate_limit),
             cache_size=int(args.cache_size),
             geocoding_ttl=float(args.geocoding_ttl),
             current_ttl=float(args.current_ttl),
@@ -210,6 +212,11 @@ OPTIONS: dict[str, tuple[tuple[str, type, str], ...]] = {
         ("max_retry_after", float, "a longer Retry-After is not waited out: the call fails at once"),
         ("breaker_threshold", int, "consecutive failed attempts that open an upstream's circuit"),
         ("breaker_cooldown", float, "seconds an open circuit refuses calls before one probe is let through"),
+        (
+            "rate_limit",
+            int,
+            "requests per minute at most to each upstream, counted across every replica on one --redis (0: no limit)",
+        ),
     ),
     "cache": (
         ("cache_size", int, "entries at most (0 disables the cache)"),

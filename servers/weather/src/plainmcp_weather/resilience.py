@@ -153,6 +153,16 @@ class CircuitBreaker:
         """The allowed call ended with neither verdict (cancelled, or a 4xx): let another probe through."""
         self.probing = False
 
+    def trip(self, for_seconds: float) -> None:
+        """Open for ``for_seconds`` more, because another replica's breaker for this upstream is open
+        (shared state); an open circuit that already stays open longer is left as it is."""
+        if for_seconds <= 0 or (self.state == OPEN and self.retry_in() >= for_seconds):
+            return
+        self.opened_at = self.clock() - self.cooldown + for_seconds
+        self.failures = 0
+        self.probing = False
+        self._move(OPEN)
+
     def _open(self) -> None:
         self.opened_at = self.clock()
         self.failures = 0

@@ -77,6 +77,7 @@ def build_server(config: Config, deps: Deps | None = None) -> Server:
     reference.register(server)
     prompts.register(server)
     server.background(AlertWatcher(service, every=config.alerts_poll, clock=deps.clock).run)
+    server.background(service.sharing.serve)  # the replicas' state, from server.shared while served
     server.background(service.close_after_serving)
     return server
 

@@ -7,6 +7,7 @@ circuit): a refusal (4xx) is the caller's problem and is reported, never papered
 
 from __future__ import annotations
 
+import json
 import logging
 import random
 import time
@@ -25,8 +26,9 @@ from .openmeteo_more import OpenMeteoMore
 from .places import PlaceQuery, filter_candidates, label
 from .redaction import RedactSecrets, environment_transport, secret_transport
 from .resilience import CircuitBreaker, RetryPolicy
+from .sharing import Sharing
 from .units import Units
-from .upstream import OnWait, Unavailable, Upstream, Wait
+from .upstream import CircuitOpen, OnWait, Rejected, Unavailable, Upstream, UpstreamError, Wait
 
 if TYPE_CHECKING:
     import httpx
@@ -112,6 +114,8 @@ class WeatherService:
         # While a client with a key is open, httpx's and httpcore's log lines are scrubbed of it.
         self._redact = RedactSecrets([config.api_key] if config.api_key else [])
         self.flights = SingleFlight()
+        #: What replicas share (answers, flights, breakers, rate limits): see :mod:`.sharing`.
+        self.sharing = Sharing(clock)
         self.cache = TTLCache(config.cache_size, stale_for=config.stale_for, clock=clock, wall=wall)
         self.breakers = {
             name: CircuitBreaker(name, config.breaker_threshold, config.breaker_cooldown, clock)
@@ -134,6 +138,9 @@ class WeatherService:
                 parse_limiter=parse_limiter,
                 sleep=sleep,
                 rand=rand,
+                name=name,
+                sharing=self.sharing,
+                rate_limit=config.rate_limit,
             )
             for name, label, headers, secrets in UPSTREAMS
         }
@@ -200,24 +207,57 @@ class WeatherService:
         hit = self.cache.get(key)
         if hit is not None:
             return Answer(hit.value, hit.stored_at, cached=True)
+        name = shared_name(key)
+        fetched_here = False
 
         async def tell_every_caller(wait: Wait) -> None:
             await self.flights.announce(key, wait)
 
-        async def fetch_and_keep() -> tuple[Any, float]:
+        async def fetch_for_the_replicas() -> Any:
+            # Run by one replica at a time: the one before may have stored the answer just now.
+            theirs = await self.sharing.get(name)
+            if theirs is not None and theirs.fresh(self._wall()):
+                return {"v": theirs.value, "at": theirs.stored_at}
+            nonlocal fetched_here
             value = await fetch(tell_every_caller)
-            self.cache.put(key, value, ttl)
-            return value, self._wall()
+            fetched_here = True
+            if self.config.cache_size:  # 0 disables the cache, the shared one too
+                await self.sharing.put(name, value, ttl, self.config.stale_for)
+            return {"v": value, "at": self._wall()}
+
+        async def fetch_and_keep() -> tuple[Any, float, bool]:
+            theirs = await self.sharing.get(name)
+            if theirs is None or not theirs.fresh(self._wall()):
+                got = await self.sharing.flight(
+                    name, fetch_for_the_replicas, hold=self._flight_hold(), encode_error=encode, decode_error=decode
+                )
+                value, stored_at = got["v"], float(got["at"])
+            else:
+                value, stored_at = theirs.value, theirs.stored_at
+            left = ttl if fetched_here else ttl - max(0.0, self._wall() - stored_at)
+            self.cache.put(key, value, left, stored_at=stored_at)
+            return value, stored_at, not fetched_here
 
         try:
-            value, retrieved_at = await self.flights.run(key, fetch_and_keep, watcher)
+            value, retrieved_at, cached = await self.flights.run(key, fetch_and_keep, watcher)
         except Unavailable:
             old = self.cache.get_stale(key)
-            if old is None:
+            if old is not None:
+                logger.warning("serving a stale answer for %s (upstream unavailable)", key[0])
+                return Answer(old.value, old.stored_at, cached=True, stale=old.stale)
+            theirs = await self.sharing.get(name)
+            if theirs is None:
                 raise
-            logger.warning("serving a stale answer for %s (upstream unavailable)", key[0])
-            return Answer(old.value, old.stored_at, cached=True, stale=old.stale)
-        return Answer(value, retrieved_at)
+            logger.warning("serving another replica's stale answer for %s (upstream unavailable)", key[0])
+            return Answer(theirs.value, theirs.stored_at, cached=True, stale=not theirs.fresh(self._wall()))
+        return Answer(value, retrieved_at, cached=cached)
+
+    def _flight_hold(self) -> float:
+        """The longest a fetch may take, its retries' waits included: past it, the replicas waiting on
+        a fetch under way elsewhere take it that its replica died, and fetch themselves."""
+        config = self.config
+        waits = config.retries * max(config.max_backoff, config.max_retry_after)
+        return config.timeout * (config.retries + 1) + waits + 5.0
 
     # ------------------------------------------------------------------------------- answers
 
@@ -364,6 +404,32 @@ class WeatherService:
             lambda on_wait: self.nws.alerts(area=area, latitude=latitude, longitude=longitude, on_wait=on_wait),
             watcher,
         )
+
+
+def shared_name(key: tuple[Hashable, ...]) -> str:
+    """The name of a cache key in the replicas' shared layer (the same on every replica)."""
+    return json.dumps(key, separators=(",", ":"), ensure_ascii=False)
+
+
+def encode(error: Exception) -> dict[str, Any] | None:
+    """An upstream failure as the replicas waiting on this fetch raise it again (others: not shared)."""
+    if isinstance(error, Rejected):
+        return {"kind": "rejected", "message": error.message, "status": error.status}
+    if isinstance(error, UpstreamError):
+        kind = "open" if isinstance(error, CircuitOpen) else "unavailable" if isinstance(error, Unavailable) else "error"
+        return {"kind": kind, "message": error.message}
+    return None
+
+
+def decode(shared: dict[str, Any]) -> Exception:
+    """The failure :func:`encode` shared, raised on another replica."""
+    message = str(shared.get("message", "The upstream service failed."))
+    kind = shared.get("kind")
+    if kind == "rejected":
+        return Rejected(message, int(shared.get("status", 400)))
+    if kind == "open":
+        return CircuitOpen(message)
+    return Unavailable(message) if kind == "unavailable" else UpstreamError(message)
 
 
 class _LazyClient:

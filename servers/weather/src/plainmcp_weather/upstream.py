@@ -24,6 +24,8 @@ from .resilience import RETRYABLE_STATUSES, CircuitBreaker, RetryPolicy, parse_r
 if TYPE_CHECKING:
     import httpx
 
+    from .sharing import Sharing
+
 logger = logging.getLogger(__name__)
 
 #: Redirects followed in one attempt, each on the same upstream (the NWS redirects long coordinates once).
@@ -98,6 +100,11 @@ class Upstream:
         parse_limiter: the one-at-a-time limiter for parsing large bodies, shared by the upstreams
             of a server (one of its own when None).
         sleep, rand: injectable for tests (``anyio.sleep``, ``random.random``).
+        name: the upstream's short name (``"forecast"``), naming its breaker and rate limit in the
+            state replicas share.
+        sharing: that state (:mod:`.sharing`): the breaker's failures and open circuit seen by every
+            replica, and the rate limit counted across them. None: this process alone.
+        rate_limit: requests at most per ``rate_window`` seconds to this upstream (0: no limit).
 
     ``attempts`` and ``retries`` count requests sent and retries taken, for tests and logs.
     """
@@ -117,8 +124,16 @@ class Upstream:
         parse_limiter: anyio.CapacityLimiter | None = None,
         sleep: Callable[[float], Awaitable[Any]] = anyio.sleep,
         rand: Callable[[], float] = random.random,
+        name: str = "",
+        sharing: Sharing | None = None,
+        rate_limit: int = 0,
+        rate_window: float = 60.0,
     ) -> None:
         self.label = label
+        self.name = name or label
+        self.sharing = sharing
+        self.rate_limit = rate_limit
+        self.rate_window = rate_window
         self.client = client
         self.base_url = base_url
         self.policy = policy
@@ -165,12 +180,15 @@ class Upstream:
         retry = 0
         waited = 0.0
         while True:
+            if self.sharing is not None:
+                self.breaker.trip(await self.sharing.breaker_open_for(self.name))
             if not self.breaker.allow():
                 wait = max(1, round(self.breaker.retry_in()))
                 raise CircuitOpen(
                     f"The {self.label} service failed repeatedly, so calls to it are paused for about "
                     f"{wait} more seconds. Try again after that."
                 )
+            await self._within_rate_limit()
             self.attempts += 1
             retry_after: float | None = None
             try:
@@ -184,7 +202,7 @@ class Upstream:
                 logger.warning("%s: %s (attempt %d)", self.label, type(error).__name__, retry + 1)
             except _Unacceptable as unacceptable:
                 # Not retried: an upstream that answers like this tends to again; it counts against it.
-                self.breaker.record_failure()
+                await self._failed()
                 logger.warning("%s: %s", self.label, unacceptable.reason)
                 raise Unavailable(unacceptable.message(self.label)) from None
             except BaseException:
@@ -195,7 +213,7 @@ class Upstream:
                     assert body is not None
                     return status, headers, await self._decode(body)
                 if status == 304 and conditions:
-                    self.breaker.record_success()
+                    await self._succeeded()
                     return status, headers, None
                 if status not in RETRYABLE_STATUSES:
                     self.breaker.release()
@@ -207,7 +225,7 @@ class Upstream:
                 else:
                     problem = f"The {self.label} service is having trouble"
                 logger.warning("%s: HTTP %d (attempt %d)", self.label, status, retry + 1)
-            self.breaker.record_failure()
+            await self._failed()
             retry += 1
             delay = self.policy.delay(retry, retry_after, self._rand)
             if delay is None:
@@ -224,13 +242,42 @@ class Upstream:
         try:
             data = await self._parse(body)
         except (ValueError, RecursionError):
-            self.breaker.record_failure()
+            await self._failed()
             logger.warning("%s: a 200 answer that is not JSON", self.label)
             raise Unavailable(
                 f"The {self.label} service sent an answer that could not be read. Try again later."
             ) from None
-        self.breaker.record_success()
+        await self._succeeded()
         return data
+
+    async def _failed(self) -> None:
+        """A failure that counts against the upstream, here and (shared state) on every replica."""
+        self.breaker.record_failure()
+        if self.sharing is not None:
+            policy = self.breaker
+            self.breaker.trip(await self.sharing.breaker_failure(self.name, policy.threshold, policy.cooldown))
+
+    async def _succeeded(self) -> None:
+        self.breaker.record_success()
+        if self.sharing is not None:
+            await self.sharing.breaker_success(self.name)
+
+    async def _within_rate_limit(self) -> None:
+        """Wait for room under :attr:`rate_limit` (counted across replicas), at most ``max_retry_after``.
+
+        Raises:
+            Unavailable: the wait would be longer (the call fails at once, as for a long ``Retry-After``).
+        """
+        if self.rate_limit <= 0 or self.sharing is None:
+            return
+        while (wait := await self.sharing.acquire(self.name, self.rate_limit, self.rate_window)) > 0:
+            if wait > self.policy.max_retry_after:
+                logger.warning("%s: this server's rate limit is reached for %.0f s more", self.label, wait)
+                raise Unavailable(
+                    f"This server's request limit for the {self.label} service is reached; "
+                    f"try again in about {max(1, round(wait))} seconds."
+                )
+            await self._sleep(wait)
 
     async def _wait(self, delay: float, wait: Wait, on_wait: OnWait | None) -> float:
         """Sleep ``delay`` seconds, telling ``on_wait`` at the start and every :data:`WAIT_REPORT_EVERY`
