@@ -15,10 +15,10 @@ from typing import Any
 
 import anyio
 import pytest
-
 from plainmcp.http.app import MCPApp
 from plainmcp.state.redis_state import RedisState
 from plainmcp.state.sessions import MemorySessions, RedisSessions, SessionRecord
+
 from tests.e2e.http_server import (
     SSEReader,
     ThreadedApp,
