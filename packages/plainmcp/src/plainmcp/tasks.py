@@ -301,6 +301,7 @@ class TaskStore:
                 raise AssertionError("unreachable: the task's scope was cancelled")
             if record.status == WORKING and not record.pending:
                 break
+            running.answered = anyio.Event()  # a stale wake-up (an earlier round's): wait again
         answers = record.answers
 
         def take(record: TaskRecord) -> bool:
