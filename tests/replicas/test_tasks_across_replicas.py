@@ -235,3 +235,25 @@ async def test_a_hung_redis_is_a_clear_error_within_the_command_timeout_not_a_ha
                 except MCPError:
                     await anyio.sleep(0.1)
         assert detail["status"] == "working"
+
+
+async def test_another_replica_waits_for_a_tasks_end_and_for_its_ttl(redis_url):
+    """What legacy ``tasks/result`` waits on, asked on B for a task running on A: the final record once A
+    finishes it; for a task that outlives its ttl, an error saying it expired (never a wait without end)."""
+    a, b = replica(redis_url), replica(redis_url)
+    release = anyio.Event()
+
+    async def slow(task_id: str, round_: InputRound) -> dict[str, Any]:
+        await release.wait()
+        return {"content": [{"type": "text", "text": "done"}]}
+
+    async with a.server.running(), b.server.running():
+        finishing = await a.server.tasks.create("session:s", slow, InputRound({}, {}))
+        expiring = await a.server.tasks.create("session:s", slow, InputRound({}, {}), ttl_ms=400)
+        with anyio.fail_after(5), pytest.raises(MCPError) as expired:
+            await b.server.tasks.finished(expiring, "session:s")
+        release.set()
+        with anyio.fail_after(5):
+            final = await b.server.tasks.finished(finishing, "session:s")
+    assert "expired" in expired.value.message and expired.value.code == ErrorCode.INVALID_PARAMS
+    assert final.status == "completed" and final.result == {"content": [{"type": "text", "text": "done"}]}
