@@ -12,7 +12,7 @@ of an outage on its own. :class:`ServerCache` is the same four things for every 
   ``cache:<key>`` (JSON ``{"v": value, "at": stored-at Unix time, "ttl": seconds}``, ``PX`` = TTL plus
   the time a stale answer may still be served), ``flight:<key>`` (the lock, ``SET NX PX``, holding the
   flight's id), ``flight-done:<key>:<id>`` (its outcome for the replicas waiting on it, a few seconds),
-  ``rate:<name>:<window>`` (``INCR`` + ``PEXPIRE``: a fixed window), ``breaker:<name>:failures``
+  ``rate:<name>`` (``INCR`` + ``PEXPIRE``: a fixed window, from the first call in it), ``breaker:<name>:failures``
   (``INCR``, deleted by a success) and ``breaker:<name>:open`` (``SET PX`` cool-down).
 
 Values are JSON (what an upstream's answer is after parsing). Every operation of :class:`RedisCache`
@@ -143,7 +143,7 @@ class MemoryCache:
         self._wall = wall
         self._values: OrderedDict[str, tuple[Cached, float]] = OrderedDict()  # (value, kept until: clock)
         self._flights: dict[str, _Flight] = {}
-        self._windows: dict[str, tuple[int, int]] = {}  # name -> (window number, calls taken in it)
+        self._windows: dict[str, tuple[float, int]] = {}  # name -> (its window ends: clock, calls taken)
         self._failures: dict[str, int] = {}
         self._open_until: dict[str, float] = {}
 
@@ -200,13 +200,12 @@ class MemoryCache:
 
     async def acquire(self, name: str, limit: int, per: float) -> float:
         now = self._clock()
-        window = int(now // per)
-        number, taken = self._windows.get(name, (window, 0))
-        if number != window:
-            taken = 0
+        ends, taken = self._windows.get(name, (0.0, 0))
+        if ends <= now:
+            ends, taken = now + per, 0
         if taken >= limit:
-            return (window + 1) * per - now
-        self._windows[name] = (window, taken + 1)
+            return ends - now
+        self._windows[name] = (ends, taken + 1)
         return 0.0
 
     async def breaker_open_for(self, name: str) -> float:
@@ -237,11 +236,12 @@ class _Flight:
 
 # ----------------------------------------------------------------------------------------- redis
 
-# INCR a window's counter and give it its expiry in one step (a counter without expiry would stay).
+# INCR a window's counter, the first call of a window giving it its expiry, in one step (a counter
+# left without expiry would never reset); the answer says how long the window still runs.
 _ACQUIRE = """
 local taken = redis.call('INCR', KEYS[1])
 if taken == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
-return taken
+return {taken, redis.call('PTTL', KEYS[1])}
 """
 
 _FAILURE = """
@@ -365,13 +365,11 @@ class RedisCache:
             pause = min(POLL_MOST, pause * 2)
 
     async def acquire(self, name: str, limit: int, per: float) -> float:
-        now = time.time()
-        window = int(now // per)
         with self.state.guard("rate limit"):
-            taken = await self.state.client.eval(_ACQUIRE, 1, self.state.key("rate", name, str(window)), _ms(per * 2))
+            taken, left = await self.state.client.eval(_ACQUIRE, 1, self.state.key("rate", name), _ms(per))
         if int(taken) <= limit:
             return 0.0
-        return max(0.001, (window + 1) * per - now)
+        return max(1, int(left)) / 1000
 
     async def breaker_open_for(self, name: str) -> float:
         with self.state.guard("breaker"):

@@ -1,0 +1,151 @@
+"""Three weather replicas on one real Redis share answers, flights, breakers and rate limits; the
+upstream is the real stand-in on 127.0.0.1, so every count is of requests it received."""
+
+from __future__ import annotations
+
+import logging
+from contextlib import AsyncExitStack
+
+import anyio
+import pytest
+from plainmcp.state.redis_state import RedisState
+from plainmcp.testing import connect_in_memory
+from plainmcp_weather.server import Deps, build_server
+from plainmcp_weather.standin import StandIn
+
+from tests.servers.weather.support import QUICK, config
+
+pytestmark = pytest.mark.anyio
+
+REPLICAS = 3
+CALLERS = 20
+PREFIX = "plainmcp:plainmcp-weather:"
+
+
+@pytest.fixture
+def standin():
+    with StandIn() as running:
+        yield running
+
+
+def on(standin: StandIn, **overrides):
+    return config(geocoding_url=standin.url, forecast_url=standin.url, nws_url=standin.url, **overrides)
+
+
+def replica(standin: StandIn, redis_url: str, **overrides):
+    server = build_server(on(standin, **overrides), Deps())
+    server.share(RedisState(redis_url, prefix=PREFIX))
+    return server
+
+
+async def clients(stack: AsyncExitStack, servers) -> list:
+    return [await stack.enter_async_context(connect_in_memory(server)) for server in servers]
+
+
+async def spread(clients: list, count: int, tool: str, arguments) -> list[dict]:
+    """``count`` concurrent calls, round-robin over ``clients``; ``arguments(i)`` for call ``i``."""
+    results: list[dict] = [{}] * count
+
+    async def one(index: int) -> None:
+        results[index] = await clients[index % len(clients)].call_tool(tool, arguments(index))
+
+    with anyio.fail_after(QUICK):
+        async with anyio.create_task_group() as group:
+            for index in range(count):
+                group.start_soon(one, index)
+    return results
+
+
+async def test_twenty_concurrent_calls_over_three_replicas_send_one_upstream_request(standin, redis_url):
+    for path in ("/v1/search", "/v1/forecast"):  # every call arrives while the requests are out
+        standin.fault(path, "slow", times=-1, delay=0.4)
+    async with AsyncExitStack() as stack:
+        replicas = await clients(stack, [replica(standin, redis_url) for _ in range(REPLICAS)])
+        results = await spread(replicas, CALLERS, "get_current_weather", lambda i: {"location": "Tokyo"})
+        assert (standin.count("/v1/search"), standin.count("/v1/forecast")) == (1, 1)
+        # Later calls on any replica are answered from the cache the replicas share.
+        again = await spread(replicas, REPLICAS, "get_current_weather", lambda i: {"location": "Tokyo"})
+        assert (standin.count("/v1/search"), standin.count("/v1/forecast")) == (1, 1)
+    assert not any(result.get("isError") for result in results + again)
+    assert len({str(result["structuredContent"]["current"]) for result in results + again}) == 1
+
+
+async def test_an_answer_fetched_by_one_replica_is_served_by_a_new_one_from_redis(standin, redis_url):
+    async with AsyncExitStack() as stack:
+        (first,) = await clients(stack, [replica(standin, redis_url)])
+        await first.call_tool("get_current_weather", {"latitude": 35.6895, "longitude": 139.6917})
+        (late,) = await clients(stack, [replica(standin, redis_url)])  # started after the fetch
+        result = await late.call_tool("get_current_weather", {"latitude": 35.6895, "longitude": 139.6917})
+    assert standin.count("/v1/forecast") == 1
+    assert not result.get("isError")
+
+
+async def test_a_breaker_opened_on_one_replica_is_open_on_the_others(standin, redis_url):
+    standin.fault("/v1/forecast", "status", times=-1, status=503)
+    settings = {"retries": 0, "breaker_threshold": 2, "breaker_cooldown": 60}
+    where = {"latitude": 35.6895, "longitude": 139.6917}
+    async with AsyncExitStack() as stack:
+        one, two, three = await clients(stack, [replica(standin, redis_url, **settings) for _ in range(REPLICAS)])
+        for _ in range(2):  # two failures, both seen by replica one
+            failed = await one.call_tool("get_current_weather", where)
+            assert failed["isError"] and "having trouble" in failed["content"][0]["text"]
+        assert standin.count("/v1/forecast") == 2
+        for other in (two, three):
+            refused = await other.call_tool("get_current_weather", where)
+            assert refused["isError"] and "paused" in refused["content"][0]["text"]
+    assert standin.count("/v1/forecast") == 2  # the others never called the failing upstream
+
+
+async def test_failures_spread_over_replicas_open_every_breaker(standin, redis_url):
+    standin.fault("/v1/forecast", "status", times=-1, status=503)
+    settings = {"retries": 0, "breaker_threshold": 3, "breaker_cooldown": 60}
+    async with AsyncExitStack() as stack:
+        replicas = await clients(stack, [replica(standin, redis_url, **settings) for _ in range(REPLICAS)])
+        for index, client in enumerate(replicas):  # one failure each: none reaches 3 alone
+            await client.call_tool("get_current_weather", {"latitude": 10.0 + index, "longitude": 20.0})
+        refused = await replicas[0].call_tool("get_current_weather", {"latitude": 50.0, "longitude": 20.0})
+    assert standin.count("/v1/forecast") == 3
+    assert refused["isError"] and "paused" in refused["content"][0]["text"]
+
+
+async def test_the_per_upstream_rate_limit_holds_across_replicas(standin, redis_url):
+    async with AsyncExitStack() as stack:
+        replicas = await clients(stack, [replica(standin, redis_url, rate_limit=4) for _ in range(REPLICAS)])
+        results = await spread(
+            replicas, 9, "get_current_weather", lambda i: {"latitude": 1.0 + i, "longitude": 2.0}
+        )  # nine places: nine requests wanted, four allowed this minute
+    assert standin.count("/v1/forecast") == 4
+    refused = [result for result in results if result.get("isError")]
+    assert len(refused) == 5
+    assert all("request limit for the Open-Meteo forecast service" in r["content"][0]["text"] for r in refused)
+
+
+async def test_without_redis_weather_answers_alone_warns_once_and_shares_again_when_it_returns(
+    standin, redis_url, redis_server, caplog
+):
+    caplog.set_level(logging.WARNING, logger="plainmcp_weather.sharing")
+    async with AsyncExitStack() as stack:
+        one, two = await clients(stack, [replica(standin, redis_url) for _ in range(2)])
+        redis_server.stop()
+        for index in range(4):  # each works, on its own cache and fetches
+            for client in (one, two):
+                result = await client.call_tool("get_current_weather", {"latitude": 30.0 + index, "longitude": 1.0})
+                assert not result.get("isError")
+        assert standin.count("/v1/forecast") == 8  # no shared cache: each replica fetched for itself
+        cached = await one.call_tool("get_current_weather", {"latitude": 30.0, "longitude": 1.0})
+        assert not cached.get("isError") and standin.count("/v1/forecast") == 8  # its own cache still works
+        down = [r for r in caplog.records if "unreachable" in r.getMessage()]
+        assert len(down) == 2  # once per replica, not once per call
+
+        redis_server.start()
+        latitude = 60.0
+        with anyio.fail_after(QUICK):  # shared again within about a second (the pause between tries)
+            while True:
+                await anyio.sleep(0.3)
+                latitude += 0.5  # a new place each round: neither replica has it in its own cache
+                before = standin.count("/v1/forecast")
+                for client in (one, two):
+                    await client.call_tool("get_current_weather", {"latitude": latitude, "longitude": 1.0})
+                if standin.count("/v1/forecast") == before + 1:
+                    break  # replica two was answered with what replica one stored in Redis
+    assert any("reachable again" in r.getMessage() for r in caplog.records)
