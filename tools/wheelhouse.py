@@ -9,7 +9,8 @@ but offline: pip and uv look only here (PIP_NO_INDEX, UV_OFFLINE, find-links). S
 runtime dependencies of every package in the repository, the build backend with its own dependencies, and
 pip/setuptools/wheel for pipx's pip backend. tests/devenv/test_hatch.py builds the development environment
 with `hatch run`, offline too, so the environment's tools are here as well, with `editables` (hatchling's
-editable installs need it). The list is read from the pyproject.toml files, so adding a dependency there is
+editable installs need it), and the Node-and-npm wheel tools/node_tools.py falls back to without a system npm. The
+list is read from the pyproject.toml files, so adding a dependency there is
 enough; a stamp file records the list (and the Python it was resolved for) so a change
 downloads again.
 """
@@ -23,6 +24,7 @@ import tomllib
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # its sibling modules, also when loaded by path
+import node_tools
 import workspace
 
 ROOT = workspace.ROOT
@@ -57,6 +59,8 @@ def requirements() -> list[str]:
     """Every third-party requirement of every package (runtime, extras, build) and of the development environment,
     plus the installers."""
     found: set[str] = set(INSTALLERS) | set(workspace.load(ROOT).tools)
+    # Node and npm as a wheel: where a machine has no npm, node_tools.py takes it (tests/devenv installs it offline).
+    found.add(f"{node_tools.NPM_WHEEL}=={node_tools.NPM_WHEEL_VERSION}")
     for path in projects():
         config = tomllib.loads(path.read_text())
         project = config.get("project", {})
