@@ -18,12 +18,9 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 import anyio
-
-if TYPE_CHECKING:
-    from .state.notifications import NotificationRelay
 
 logger = logging.getLogger(__name__)
 
@@ -47,13 +44,20 @@ class Subscriber(Protocol):
         """Send the notification if this subscriber asked for it; never raise for a gone peer."""
 
 
+class Relay(Protocol):
+    """Where :meth:`SubscriptionBus.publish` sends notifications when replicas share state
+    (:class:`plainmcp.state.notifications.NotificationRelay`)."""
+
+    async def publish(self, method: str, params: dict[str, Any] | None) -> None: ...
+
+
 class SubscriptionBus:
     def __init__(self) -> None:
         self._subscribers: list[Subscriber] = []
         self._changed: anyio.Event | None = None
-        self._relay: NotificationRelay | None = None
+        self._relay: Relay | None = None
 
-    def relay_through(self, relay: NotificationRelay | None) -> None:
+    def relay_through(self, relay: Relay | None) -> None:
         """Publish through ``relay`` (replicas), or straight to this process's subscribers (None)."""
         self._relay = relay
 

@@ -299,8 +299,7 @@ def run_http(
     ``PLAINMCP_HTTP_PARSER`` / ``PLAINMCP_EVENT_LOOP`` variables) the fast one is used when it is
     installed and the pure-Python one otherwise.
 
-    ``workers`` > 1 forks that many processes serving the one socket (:mod:`plainmcp.http.workers`); they
-    are replicas, so the server should have shared state (``Server.share``)."""
+    ``workers`` > 1 forks that many replicas serving the one socket (:mod:`plainmcp.http.workers`)."""
     import uvicorn
 
     from .connection_guard import guarded_protocol
@@ -339,15 +338,8 @@ def run_http(
     except OSError as problem:  # ssl.SSLError is one too
         raise StartError(f"cannot use the TLS certificate or key: {_reason(problem)}") from problem
     listener = listen(host, port)
-    scheme = "https" if certfile else "http"
     endpoint = app.path if transport == "http" else "/sse"
-    # Only now, with the socket bound and listening, is it true (and the port is the real one when 0 was asked).
-    logger.info("listening on %s://%s:%d%s", scheme, host, listener.getsockname()[1], endpoint)
-    logger.info(
-        "HTTP stack: uvicorn with the %s parser on the %s event loop",
-        "h11" if parser_protocol.__name__ == "H11Protocol" else "httptools",
-        loop_name,
-    )
+    _announce("https" if certfile else "http", host, listener, endpoint, parser_protocol, loop_name)
     # Everything made so far (modules, the server, its schemas) lives as long as the process: out
     # of the collector's sight, a full collection under load scans only what requests made.
     gc.freeze()
@@ -356,6 +348,13 @@ def run_http(
 
         raise SystemExit(run_workers(workers, lambda: _serve(app, config, listener)))
     _serve(app, config, listener)
+
+
+def _announce(scheme: str, host: str, listener: socket.socket, endpoint: str, parser: type[Any], loop: str) -> None:
+    # Only now, with the socket bound and listening, is it true (and the port is the real one when 0 was asked).
+    logger.info("listening on %s://%s:%d%s", scheme, host, listener.getsockname()[1], endpoint)
+    parser_name = "h11" if parser.__name__ == "H11Protocol" else "httptools"
+    logger.info("HTTP stack: uvicorn with the %s parser on the %s event loop", parser_name, loop)
 
 
 def _connection_guard(max_connections: int, max_per_peer: int | None, header_timeout: float) -> ConnectionGuard:

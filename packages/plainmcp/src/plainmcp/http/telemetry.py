@@ -89,7 +89,9 @@ class HTTPMetrics:
     def track_shared_state(self) -> None:
         """``mcp_shared_state_up`` and ``mcp_shared_state_failures`` of the server's shared state, at every scrape."""
         server = self.server
-        up = self.registry.gauge("mcp_shared_state_up", "1 when the shared state store answered its last command.", ("kind",))
+        up = self.registry.gauge(
+            "mcp_shared_state_up", "1 when the shared state store answered its last command.", ("kind",)
+        )
         failures = self.registry.gauge(
             "mcp_shared_state_failures", "Commands that could not reach the shared state store, since start.", ("kind",)
         )
