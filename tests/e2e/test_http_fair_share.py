@@ -16,10 +16,20 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 
+import httpx
 import pytest
 from plainmcp.http.body_rate import MIN_BYTES_PER_SECOND, WINDOW
 
-from .http_server import HOST, ServerProcess, dumps, initialize_body, modern_body, modern_headers, server_process
+from .http_server import (
+    HOST,
+    ServerProcess,
+    dumps,
+    initialize_body,
+    legacy_headers,
+    modern_body,
+    modern_headers,
+    server_process,
+)
 from .test_http_connection_slots import answered_within_a_second
 from .test_http_head_limits import RSS_LIMIT_KIB, rss_kib
 
@@ -176,3 +186,36 @@ def test_http_fair_share_a_body_arriving_at_the_minimum_rate_is_served(parser):
             time.sleep(0.5)
         sock.settimeout(10.0)
         assert sock.recv(65536).startswith(b"HTTP/1.1 200 ")
+
+
+@PARSERS
+def test_http_fair_share_one_principal_spread_over_many_addresses_counts_once(parser):
+    # Sixteen addresses, one stream each, every one authenticated as the same principal: by address
+    # each holds an equal share, but as one principal it holds every slot.
+    tokens = ("attacker-token-0123456789", "victim-token-0123456789")
+    flags = ["--max-connections", str(MAX), "--auth-token", tokens[0], "--auth-token", tokens[1]]
+    stream = raw_request("GET", "/sse", b"", {"Accept": "text/event-stream", "Authorization": f"Bearer {tokens[0]}"})
+    with server_process(*flags, env={"PLAINMCP_HTTP_PARSER": parser}) as served:
+        stop = threading.Event()
+        attackers = [Attacker(f"127.0.0.{n}", served.port, stream, False, stop) for n in range(2, 2 + MAX)]
+        try:
+            deadline = time.monotonic() + 10.0
+            while sum(a.holding for a in attackers) < MAX and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert sum(a.holding for a in attackers) == MAX, "the attack never held every slot"
+            auth = {"Authorization": f"Bearer {tokens[1]}"}
+            for _ in range(3):
+                with httpx.Client(timeout=5.0, trust_env=False) as http:
+                    started = time.monotonic()
+                    opened = http.post(
+                        served.url, content=dumps(initialize_body()), headers=legacy_headers(None, None, **auth)
+                    )
+                    assert opened.status_code == 200, opened.text
+                    ping = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
+                    headers = legacy_headers(opened.headers["mcp-session-id"], **auth)
+                    assert http.post(served.url, content=dumps(ping), headers=headers).json()["result"] == {}
+                    assert time.monotonic() - started < 1.0
+        finally:
+            stop.set()
+            for attacker in attackers:
+                attacker.thread.join(5.0)

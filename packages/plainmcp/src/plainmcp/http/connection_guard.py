@@ -24,8 +24,10 @@ The rules, for a server with ``max_connections`` slots:
 - Fair share when every slot is taken (issue 26, High 2): a new connection from a peer holding
   ``k`` slots takes the longest-idle connection of a peer holding at least ``k`` (never one of a
   peer holding fewer); with nothing idle, it takes the longest-serving connection (an SSE stream,
-  a ``subscriptions/listen``, a body still arriving) of the peer holding the most slots, if that
-  peer holds more than ``k + 1``. So no set of peers can keep a newcomer out while each holds more
+  a ``subscriptions/listen``, a body still arriving) of the owner holding the most slots, if that
+  owner holds more than ``k + 1``. An owner is the principal a connection's request authenticated
+  as (read from the request's ``scope["state"]``), else its peer, so a principal spread over many
+  addresses counts once. So no set of peers can keep a newcomer out while each holds more
   than an equal share: two addresses holding 100 streams each of 200 slots lose one each to every
   new client, until all hold about the same.
 - A request head is at most :data:`~plainmcp.http.head_limits.MAX_HEAD_BYTES` bytes and
@@ -49,6 +51,7 @@ from collections import OrderedDict
 from typing import Any
 
 from ..errors import ErrorCode
+from .asgi import principal_subject
 from .body_rate import BodyRate
 from .head_limits import MAX_HEAD_BYTES, MAX_HEADER_FIELDS, TOO_LARGE_431, HeadMeter
 
@@ -142,13 +145,18 @@ class ConnectionGuard:
         return None
 
     def _busy_victim(self, peer: str, held: int) -> Any:
-        """The longest-serving connection of the peer holding the most slots, when that peer
-        holds more than ``held + 1`` (so after the swap it still holds at least as many)."""
-        top, connections = max(self._peers.items(), key=lambda item: len(item[1]))
-        if top == peer or len(connections) <= held + 1:
+        """The longest-serving connection of the owner holding the most slots, when that owner
+        holds more than ``held + 1`` (so after the swap it still holds at least as many). An owner
+        is the principal a connection's request authenticated as, else the connection's peer: a
+        principal spread over many addresses counts once."""
+        owners: dict[tuple[str, str], list[Any]] = {}
+        for own in self._peers.values():
+            for connection in own:
+                owners.setdefault(_owner(connection), []).append(connection)
+        top, holding = max(owners.items(), key=lambda item: len(item[1]))
+        if top == ("peer", peer) or len(holding) <= held + 1:
             return None
-        # Every slot is serving (nothing was idle), so the first in the order is the one busy longest.
-        return next(iter(connections))
+        return min(holding, key=lambda connection: connection.guard_busy_since)
 
     def _preempt(self, victim: Any) -> None:
         self.release(victim)
@@ -202,7 +210,8 @@ class ConnectionGuard:
 
     def busy(self, connection: Any) -> None:
         """A request is being served on the connection: it cannot be given up."""
-        self._idle.pop(connection, None)
+        if self._idle.pop(connection, False) is None:  # it was idle: busy from now
+            connection.guard_busy_since = time.monotonic()
         own = self._peers.get(connection.guard_peer)
         if own is not None and connection in own:
             own.move_to_end(connection)
@@ -234,6 +243,8 @@ class _GuardedProtocol(asyncio.Protocol):
         self._app = self.app
         self.app = self._serve
         self.guard_peer = ""
+        self.guard_busy_since = 0.0
+        self.guard_scope: Any = None  # the scope of the request being served, if any
         self._place = "refused"
         self._head_timer: asyncio.TimerHandle | None = None
         self._head = HeadMeter()
@@ -362,6 +373,7 @@ class _GuardedProtocol(asyncio.Protocol):
         self._disarm()
         self._head_done = False
         self._serving += 1
+        self.guard_scope = scope  # the app puts the request's principal in its state
         if self._place == "slot":
             self.guard.busy(self)
         try:
@@ -371,6 +383,8 @@ class _GuardedProtocol(asyncio.Protocol):
                 await _busy(send)
         finally:
             self._serving -= 1
+            if not self._serving:
+                self.guard_scope = None
             if not self._serving and self._place == "slot":
                 self.guard.idle(self)
 
@@ -386,6 +400,12 @@ def guarded_protocol(guard: ConnectionGuard, base: type[asyncio.Protocol] | None
     name = f"Guarded{base.__name__}"
     protocol: type[asyncio.Protocol] = type(name, (_GuardedProtocol, base), {"guard": guard, "__qualname__": name})
     return protocol
+
+
+def _owner(connection: Any) -> tuple[str, str]:
+    scope = connection.guard_scope
+    subject = principal_subject(scope) if scope is not None else None
+    return ("principal", subject) if subject else ("peer", connection.guard_peer)
 
 
 def peer_key(host: str) -> str:
