@@ -6,8 +6,8 @@ connections hold every slot. Here each connection whose body is still arriving m
 least :data:`MIN_BYTES_PER_SECOND` bytes a second over every :data:`WINDOW` seconds; one that does
 not gets ``408`` (or, once its response has begun, is reset) and its slot is free. A window in
 which the server itself stopped reading (uvicorn's flow control, while the application has not
-asked for more of the body) does not count. A body sent whole (what every real client does)
-is never measured.
+asked for more of the body) or the client waits for ``100 Continue`` does not count. A body sent
+whole (what every real client does) is never measured.
 
 One timer per server, running only while some body is arriving, checks every connection at
 once (event-loop thread only).
@@ -65,8 +65,11 @@ class BodyRate:
             cycle, since, size = entry
             if connection.cycle is not cycle or not cycle.more_body:
                 del self._arriving[connection]  # the body is in (or the request is over)
-            elif connection.flow is not None and connection.flow.read_paused:
-                entry[1], entry[2] = now, 0  # we are not reading: not the client's fault
+            elif (connection.flow is not None and connection.flow.read_paused) or getattr(
+                cycle, "waiting_for_100_continue", False
+            ):
+                # We are not reading, or the client waits for our "100 Continue": not its fault.
+                entry[1], entry[2] = now, 0
             elif now - since >= self.window:
                 if size < self.min_bytes:
                     del self._arriving[connection]
