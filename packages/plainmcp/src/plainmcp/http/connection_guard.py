@@ -183,7 +183,7 @@ class ConnectionGuard:
         if now - self._warned >= _WARN_EVERY:
             logger.warning(
                 "connection slots full (%d, at most %d per peer): %d idle connections closed or new ones "
-                "refused, %d serving connections of the peer holding the most closed for a fair share, "
+                "refused, %d serving connections of the owner holding the most closed for a fair share, "
                 "since the last warning",
                 self.max_connections,
                 self.max_per_peer,
@@ -227,7 +227,7 @@ class ConnectionGuard:
 class _GuardedProtocol(asyncio.Protocol):
     """The guard's rules, mixed in front of uvicorn's HTTP protocol by :func:`guarded_protocol`
     (which names the guard and the base class). Attributes it uses from the base: ``app``,
-    ``client``, ``cycle``, ``loop``, ``transport``."""
+    ``client``, ``cycle``, ``flow``, ``loop``, ``transport``."""
 
     guard: ConnectionGuard
     # Set by the base protocol class.

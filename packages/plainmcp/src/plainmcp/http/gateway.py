@@ -24,9 +24,9 @@ from .. import __version__, protocol
 from ..connection import ServerConnection
 from ..errors import ErrorCode, MCPError
 from ..jsonrpc import Batch, Decoded, ErrorResponse, Invalid, Message, Request, Response, decode
+from ..param_headers import check_request_headers
 from ..session import Observer, Outbound
 from ..versions import V2026_07_28
-from ..param_headers import check_request_headers
 from .asgi import (
     Receive,
     Scope,
