@@ -71,7 +71,7 @@ def shared_app(redis_url: str, **options: Any) -> MCPApp:
     """One replica's app: the test server on shared state in Redis."""
     server = build_server()
     server.share(RedisState(redis_url, prefix=PREFIX, command_timeout=1.0))
-    return MCPApp(server, legacy_sse=False, **options)
+    return MCPApp(server, **options)
 
 
 @contextlib.contextmanager

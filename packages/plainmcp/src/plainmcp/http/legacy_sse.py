@@ -4,6 +4,10 @@
 (opaque to clients: ours carries a random session id). Each POST gets ``202 Accepted``; the answers
 travel on the stream as ``message`` events. The stream closing ends the session.
 
+With replicas (shared state), the session lives on the replica holding its stream; a POST that
+reaches another replica is forwarded there (:mod:`plainmcp.state.sse_routes`), or gets 404 when no
+replica holds the stream any more.
+
 A client that does not read its stream gets backpressure, then is dropped: while ``high_water``
 bytes of answers wait to be written, the session takes no new message and a POST gets ``503``;
 a write the client leaves untaken for the HTTP app's ``write_timeout`` ends the stream, and with it
@@ -12,10 +16,12 @@ the session.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import secrets
 from collections import deque
-from typing import TYPE_CHECKING
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs
 
 import anyio
@@ -28,6 +34,9 @@ from ..framing import frame
 from ..jsonrpc import Batch, Decoded, Invalid, Request, decode
 from ..peer import CallExtras
 from ..session import Observer, Outbound
+from ..state import SharedStateUnavailable
+from ..state.sessions import SESSION_ID
+from ..state.sse_routes import GONE, NOT_YOURS, RedisSSERoutes, sse_routes
 from .asgi import (
     EventStream,
     Receive,
@@ -78,6 +87,15 @@ class LegacySSE:
         self.outputs: dict[str, _Output] = {}
         self.owners: dict[str, str | None] = {}
         self.connections: dict[str, ServerConnection] = {}
+        self._routes: RedisSSERoutes | None | bool = False  # False: not looked up yet
+
+    @property
+    def routes(self) -> RedisSSERoutes | None:
+        """Where POSTs for streams held by other replicas go (None in one process)."""
+        if self._routes is False:
+            self._routes = sse_routes(self.server.shared) if self.server.shared.replicated else None
+        assert self._routes is not True
+        return self._routes
 
     def begin_shutdown(self) -> None:
         """End every session: their streams close."""
@@ -112,18 +130,23 @@ class LegacySSE:
         endpoint = f"{scope.get('root_path', '')}{self.messages_path}?session_id={session_id}"
         logger.info("SSE session %s opened", session_id[:8])
         try:
-            await events.start()
-            await events.event(endpoint, event="endpoint")
-            async with anyio.create_task_group() as task_group:
-                task_group.start_soon(connection.run)
-                task_group.start_soon(_close_on_disconnect, receive, input_send)
-                task_group.start_soon(events.keep_alive, self.keepalive_seconds)
-                while (data := await output.next()) is not None:
-                    await events.event(data.decode("utf-8"), event="message")
-                    output.taken(len(data))
-                task_group.cancel_scope.cancel()
+            async with self._held(session_id, self.owners[session_id]) as forwarded:
+                await events.start()
+                await events.event(endpoint, event="endpoint")
+                async with anyio.create_task_group() as task_group:
+                    task_group.start_soon(connection.run)
+                    task_group.start_soon(_close_on_disconnect, receive, input_send)
+                    task_group.start_soon(events.keep_alive, self.keepalive_seconds)
+                    if forwarded is not None:
+                        task_group.start_soon(self._take_forwarded, session_id, forwarded, input_send)
+                    while (data := await output.next()) is not None:
+                        await events.event(data.decode("utf-8"), event="message")
+                        output.taken(len(data))
+                    task_group.cancel_scope.cancel()
         except OSError:
             pass  # the client went away
+        except SharedStateUnavailable as problem:  # before the stream started: nothing was sent yet
+            await respond_json(send, 503, error_payload(problem.code, problem.message, None, problem.data))
         finally:
             self.sessions.pop(session_id, None)
             self.outputs.pop(session_id, None)
@@ -132,10 +155,61 @@ class LegacySSE:
             input_send.close()
             logger.info("SSE session %s closed", session_id[:8])
 
+    def _held(self, session_id: str, owner: str | None) -> contextlib.AbstractAsyncContextManager[Any]:
+        """With replicas: this replica holds the session while its stream is open (yields the messages
+        other replicas forward); in one process nothing (yields None)."""
+        routes = self.routes
+        return contextlib.nullcontext(None) if routes is None else routes.held(session_id, owner)
+
+    async def _take_forwarded(
+        self, session_id: str, forwarded: AsyncIterator[dict[str, Any]], input_send: MemoryObjectSendStream[Decoded]
+    ) -> None:
+        """Feed the session the messages POSTed to other replicas (until the stream ends)."""
+        try:
+            async for message in forwarded:
+                body = message.get("body")
+                if not isinstance(body, str):
+                    continue
+                decoded = decode(body)
+                self._expect(session_id, decoded, message.get("request_id"))
+                try:
+                    input_send.send_nowait(decoded)
+                except anyio.WouldBlock:
+                    logger.warning("SSE session %s: a forwarded message was dropped (64 waiting)", session_id[:8])
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+            return
+        except Exception:  # Redis lost: POSTs to this replica still reach the session
+            logger.warning("SSE session %s: forwarding from other replicas stopped", session_id[:8], exc_info=True)
+
+    def _expect(self, session_id: str, decoded: Decoded, http_request_id: Any) -> None:
+        connection = self.connections.get(session_id)
+        if isinstance(http_request_id, str) and connection is not None:
+            for item in decoded.items if isinstance(decoded, Batch) else (decoded,):
+                if isinstance(item, Request):
+                    connection.session.expect(item.id, CallExtras(trace_id=http_request_id))
+
+    async def _forward(self, scope: Scope, send: Send, session_id: str | None, body: bytes) -> None:
+        """A POST for a session this replica does not hold: to the replica holding it, or 404."""
+        routes = self.routes
+        if routes is None or session_id is None or SESSION_ID.fullmatch(session_id) is None:
+            await respond_json(send, 404, error_payload(ErrorCode.INVALID_REQUEST, "Session not found"))
+            return
+        message = {"body": body.decode("utf-8", "replace"), "request_id": (scope.get("state") or {}).get("request_id")}
+        try:
+            outcome = await routes.forward(session_id, principal_subject(scope), message)
+        except SharedStateUnavailable as problem:
+            await respond_json(send, 503, error_payload(problem.code, problem.message, None, problem.data))
+            return
+        if outcome in (GONE, NOT_YOURS, 0):
+            await respond_json(send, 404, error_payload(ErrorCode.INVALID_REQUEST, "Session not found"))
+            return
+        await respond(send, 202, b"Accepted", content_type="text/plain")
+
     async def _message(self, scope: Scope, receive: Receive, send: Send) -> None:
         session_id = parse_qs(scope.get("query_string", b"").decode("latin-1")).get("session_id", [None])[0]
         input_send = self.sessions.get(session_id) if session_id else None
-        if input_send is None or self.owners.get(session_id) != principal_subject(scope):
+        held_here = input_send is not None and self.owners.get(session_id) == principal_subject(scope)
+        if not held_here and self.routes is None:
             await respond_json(send, 404, error_payload(ErrorCode.INVALID_REQUEST, "Session not found"))
             return
         body = await read_json_body(scope, receive, send, self.max_body_bytes)
@@ -144,6 +218,9 @@ class LegacySSE:
         decoded = decode(body)
         if isinstance(decoded, Invalid) and decoded.reply is not None and decoded.reply.code == ErrorCode.PARSE_ERROR:
             await respond_json(send, 400, decoded.reply.to_dict())
+            return
+        if input_send is None or not held_here:
+            await self._forward(scope, send, session_id, body)
             return
         output = self.outputs.get(session_id)
         if output is not None and output.congested:
@@ -155,12 +232,8 @@ class LegacySSE:
                 headers=[("retry-after", "1")],
             )
             return
-        http_request_id = (scope.get("state") or {}).get("request_id")
-        connection = self.connections.get(session_id)
-        if http_request_id is not None and connection is not None:
-            for item in decoded.items if isinstance(decoded, Batch) else (decoded,):
-                if isinstance(item, Request):
-                    connection.session.expect(item.id, CallExtras(trace_id=http_request_id))
+        assert session_id is not None
+        self._expect(session_id, decoded, (scope.get("state") or {}).get("request_id"))
         try:
             input_send.send_nowait(decoded)  # anything else, even invalid, is answered on the stream
         except anyio.WouldBlock:
