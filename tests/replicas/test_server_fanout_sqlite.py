@@ -27,7 +27,10 @@ UPDATED = "notifications/resources/updated"
 @contextlib.contextmanager
 def two_replicas(path, redis_url: str):
     options = ("--db", str(path), "--allow-write", "--confirm-writes", "never", "--redis", redis_url)
-    with server_process(*options, module="plainmcp_sqlite") as one, server_process(*options, module="plainmcp_sqlite") as two:
+    with (
+        server_process(*options, module="plainmcp_sqlite") as one,
+        server_process(*options, module="plainmcp_sqlite") as two,
+    ):
         yield one, two
 
 

@@ -96,7 +96,9 @@ async def test_a_failed_flight_reaches_the_other_replicas_waiters_through_its_co
 
         async def call(cache) -> None:
             try:
-                await cache.flight("g", work, hold=5, encode_error=encode, decode_error=lambda e: LookupError(e["message"]))
+                await cache.flight(
+                    "g", work, hold=5, encode_error=encode, decode_error=lambda e: LookupError(e["message"])
+                )
             except LookupError as error:
                 errors.append(str(error))
 

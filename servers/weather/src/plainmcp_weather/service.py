@@ -416,7 +416,9 @@ def encode(error: Exception) -> dict[str, Any] | None:
     if isinstance(error, Rejected):
         return {"kind": "rejected", "message": error.message, "status": error.status}
     if isinstance(error, UpstreamError):
-        kind = "open" if isinstance(error, CircuitOpen) else "unavailable" if isinstance(error, Unavailable) else "error"
+        kind = (
+            "open" if isinstance(error, CircuitOpen) else "unavailable" if isinstance(error, Unavailable) else "error"
+        )
         return {"kind": kind, "message": error.message}
     return None
 

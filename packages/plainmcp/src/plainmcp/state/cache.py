@@ -114,7 +114,9 @@ def server_cache(shared: SharedState) -> ServerCache:
     """The :class:`ServerCache` on ``shared``: one per state object, so every caller shares it."""
     cache = _MADE.get(shared)
     if cache is None:
-        cache = RedisCache(shared) if shared.kind == "redis" else MemoryCache()  # type: ignore[arg-type]
+        from .redis_state import RedisState  # the module only: redis itself is imported when opened
+
+        cache = RedisCache(shared) if isinstance(shared, RedisState) else MemoryCache()
         _MADE[shared] = cache
     return cache
 
