@@ -129,6 +129,7 @@ LAYERS: dict[str, int] = {
     "plainmcp.state.redis_state": 2,
     "plainmcp.state.redis_tasks": 2,
     "plainmcp.state.sessions": 2,
+    "plainmcp.state.sse_routes": 2,
     "plainmcp.state.task_backends": 2,
     "plainmcp.state.task_records": 2,
     # 3. Server and client API: the registry, the context, the era router and its two dispatchers.

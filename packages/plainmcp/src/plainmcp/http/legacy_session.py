@@ -24,7 +24,7 @@ import json
 import logging
 import secrets
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import anyio
 from anyio.abc import ObjectSendStream
@@ -38,17 +38,60 @@ from ..session import Outbound
 from ..state import SharedStateUnavailable
 from ..state.sessions import SessionRecord
 from ..versions import V2025_11_25, at_least
-from .asgi import EventStream, Receive, Scope, Send, error_payload, principal_subject, respond, respond_json
+from .asgi import (
+    EventStream,
+    Receive,
+    Scope,
+    Send,
+    error_payload,
+    principal_subject,
+    respond,
+    respond_json,
+    wait_disconnect,
+)
 from .event_buffer import EventBuffer
-from .shared_streams import Outbox, cancel_on_disconnect
 
 if TYPE_CHECKING:
-    from .streamable import StreamableHTTP
+    from ..server import Server
+    from ..session import Observer
+    from ..state.event_store import RedisEventStore, StoredEvent
+    from ..state.sessions import SessionDirectory
 
 logger = logging.getLogger(__name__)
 
 #: Finished request streams kept resumable per copy (the most recent ones).
 KEPT_FINISHED_STREAMS = 32
+#: Writes a copy may have queued for the store before new ones are dropped (with a warning).
+OUTBOX_LIMIT = 4096
+#: Events written to (or read from) the store at a time.
+READ_COUNT = 256
+
+
+class SessionHost(Protocol):
+    """What a session needs of the app holding it (:class:`~plainmcp.http.streamable.StreamableHTTP`)."""
+
+    server: Server
+    observer: Observer | None
+    replay_events: int
+    replay_bytes: int
+    max_message_bytes: int
+    retry_ms: int
+    keepalive_seconds: float
+    session_idle_seconds: float
+    sessions: dict[str, LegacySession]
+    directory: SessionDirectory
+    events: RedisEventStore | None
+    replica: str
+
+    def forget(self, session: LegacySession) -> None: ...
+
+    def spawn(self, func: Any, *args: Any) -> None: ...
+
+    def waker(self, session_id: str, key: str) -> anyio.Event: ...
+
+    def wake(self, session_id: str, key: str) -> None: ...
+
+    def wake_all(self, session_id: str) -> None: ...
 
 
 class LegacySession:
@@ -58,7 +101,7 @@ class LegacySession:
     session id is useless with anyone else's credentials.
     """
 
-    def __init__(self, app: StreamableHTTP, record: SessionRecord) -> None:
+    def __init__(self, app: SessionHost, record: SessionRecord) -> None:
         self.app = app
         self.record = record
         self.id = record.id
@@ -307,6 +350,81 @@ class LegacySession:
             await events.close()
         except OSError:
             pass
+
+
+async def cancel_on_disconnect(receive: Receive, scope: anyio.CancelScope) -> None:
+    await wait_disconnect(receive)
+    scope.cancel()
+
+
+class Outbox:
+    """The event-store writes of one session copy, made in order by :meth:`run`."""
+
+    def __init__(self, session: LegacySession) -> None:
+        self.session = session
+        self._send, self._receive = anyio.create_memory_object_stream[tuple[Any, ...]](OUTBOX_LIMIT)
+        self.done = anyio.Event()
+
+    def to_get_stream(self, data: bytes, dedupe: str | None) -> None:
+        """Queue a message for the session's GET stream (``dedupe``: written once for all replicas)."""
+        self._put(("get", data, dedupe))
+
+    def to_request_stream(self, key: str, seq: int, data: bytes, last: bool) -> None:
+        """Queue a copy of event ``seq`` of the request stream ``key`` (``EventBuffer.mirror``)."""
+        self._put(("request", key, (seq, data, last)))
+
+    def _put(self, item: tuple[Any, ...]) -> None:
+        try:
+            self._send.send_nowait(item)
+        except anyio.WouldBlock:
+            logger.warning(
+                "session %s: event store writes are %d behind; one dropped", self.session.id[:8], OUTBOX_LIMIT
+            )
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+            pass
+
+    def close(self) -> None:
+        self._send.close()
+
+    async def run(self) -> None:
+        try:
+            async with self._receive:
+                async for first in self._receive:
+                    items = [first]
+                    while len(items) < READ_COUNT:
+                        try:
+                            items.append(self._receive.receive_nowait())
+                        except (anyio.WouldBlock, anyio.EndOfStream):
+                            break
+                    await self._write(items)
+        finally:
+            self.done.set()
+
+    async def _write(self, items: list[tuple[Any, ...]]) -> None:
+        store = self.session.app.events
+        assert store is not None
+        session_id = self.session.id
+        index = 0
+        try:
+            while index < len(items):
+                item = items[index]
+                index += 1
+                if item[0] == "get":
+                    await store.append_next(session_id, self.session.standalone.key, item[1], item[2])
+                    continue
+                batch: list[StoredEvent] = [item[2]]
+                while index < len(items) and items[index][0] == "request" and items[index][1] == item[1]:
+                    batch.append(items[index][2])
+                    index += 1
+                await store.append(session_id, item[1], batch)  # one round trip for the lot
+        except Exception as problem:  # never the session's end: the store is only for resuming elsewhere
+            if not isinstance(problem, SharedStateUnavailable):
+                logger.exception("session %s: writing to the event store failed", session_id[:8])
+            logger.warning(
+                "session %s: %d events not stored (resuming elsewhere will miss them)",
+                session_id[:8],
+                len(items) - index + 1,
+            )
 
 
 class _SessionConnection(ServerConnection):

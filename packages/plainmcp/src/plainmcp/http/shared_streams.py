@@ -1,8 +1,7 @@
-"""Legacy sessions across replicas: writing to the shared event store, reading from it, and the
-messages replicas send each other about sessions (the ``legacy`` fan-out topic).
+"""Legacy sessions across replicas: reading the shared event store, and the messages replicas send
+each other about sessions (the ``legacy`` fan-out topic). The writing is the session's
+(:class:`~plainmcp.http.legacy_session.Outbox`).
 
-- :class:`Outbox`: a session copy's writes to the event store, in order, off the session's path (a
-  request's SSE stream is read locally; the store is for whoever resumes it elsewhere).
 - :func:`stream_shared`: an SSE response fed from the store (the GET stream, or a request's stream
   resumed on a replica that is not serving the request), woken by the fan-out and polling besides.
 - :func:`relay_legacy`: what other replicas say: an event was written (wake readers), a reply or a
@@ -13,7 +12,7 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import anyio
 
@@ -22,95 +21,13 @@ from ..state import SharedStateUnavailable
 from ..state.event_store import TOPIC, StoredEvent
 from ..state.sessions import SessionRecord
 from ..versions import V2025_11_25, at_least
-from .asgi import EventStream, Receive, Send, wait_disconnect
-
-if TYPE_CHECKING:
-    from .legacy_session import LegacySession
-    from .streamable import StreamableHTTP
+from .asgi import EventStream, Receive, Send
+from .legacy_session import READ_COUNT, LegacySession, SessionHost, cancel_on_disconnect
 
 logger = logging.getLogger(__name__)
 
-#: Writes a copy may have queued for the store before new ones are dropped (with a warning).
-OUTBOX_LIMIT = 4096
 #: A reader of the store looks again this often even without a wake-up (one may be missed).
 POLL_SECONDS = 1.0
-#: Events read from the store at a time.
-READ_COUNT = 256
-
-
-async def cancel_on_disconnect(receive: Receive, scope: anyio.CancelScope) -> None:
-    await wait_disconnect(receive)
-    scope.cancel()
-
-
-class Outbox:
-    """The event-store writes of one session copy, made in order by :meth:`run`."""
-
-    def __init__(self, session: LegacySession) -> None:
-        self.session = session
-        self._send, self._receive = anyio.create_memory_object_stream[tuple[Any, ...]](OUTBOX_LIMIT)
-        self.done = anyio.Event()
-
-    def to_get_stream(self, data: bytes, dedupe: str | None) -> None:
-        """Queue a message for the session's GET stream (``dedupe``: written once for all replicas)."""
-        self._put(("get", data, dedupe))
-
-    def to_request_stream(self, key: str, seq: int, data: bytes, last: bool) -> None:
-        """Queue a copy of event ``seq`` of the request stream ``key`` (``EventBuffer.mirror``)."""
-        self._put(("request", key, (seq, data, last)))
-
-    def _put(self, item: tuple[Any, ...]) -> None:
-        try:
-            self._send.send_nowait(item)
-        except anyio.WouldBlock:
-            logger.warning(
-                "session %s: event store writes are %d behind; one dropped", self.session.id[:8], OUTBOX_LIMIT
-            )
-        except (anyio.ClosedResourceError, anyio.BrokenResourceError):
-            pass
-
-    def close(self) -> None:
-        self._send.close()
-
-    async def run(self) -> None:
-        try:
-            async with self._receive:
-                async for first in self._receive:
-                    items = [first]
-                    while len(items) < READ_COUNT:
-                        try:
-                            items.append(self._receive.receive_nowait())
-                        except (anyio.WouldBlock, anyio.EndOfStream):
-                            break
-                    await self._write(items)
-        finally:
-            self.done.set()
-
-    async def _write(self, items: list[tuple[Any, ...]]) -> None:
-        store = self.session.app.events
-        assert store is not None
-        session_id = self.session.id
-        index = 0
-        try:
-            while index < len(items):
-                item = items[index]
-                index += 1
-                if item[0] == "get":
-                    await store.append_next(session_id, self.session.standalone.key, item[1], item[2])
-                    continue
-                batch: list[StoredEvent] = [item[2]]
-                while index < len(items) and items[index][0] == "request" and items[index][1] == item[1]:
-                    batch.append(items[index][2])
-                    index += 1
-                await store.append(session_id, item[1], batch)  # one round trip for the lot
-        except Exception as problem:  # never the session's end: the store is only for resuming elsewhere
-            if not isinstance(problem, SharedStateUnavailable):
-                logger.exception("session %s: writing to the event store failed", session_id[:8])
-            logger.warning(
-                "session %s: %d events not stored (resuming elsewhere will miss them)",
-                session_id[:8],
-                len(items) - index + 1,
-            )
 
 
 async def stream_shared(
@@ -193,7 +110,7 @@ async def _follow(
             await store.keep(session.id, key)
 
 
-async def relay_legacy(app: StreamableHTTP) -> None:
+async def relay_legacy(app: SessionHost) -> None:
     """Act on what replicas publish about legacy sessions, until cancelled."""
     async with app.server.shared.fanout.subscribe(TOPIC) as messages:
         async for message in messages:
@@ -203,7 +120,7 @@ async def relay_legacy(app: StreamableHTTP) -> None:
                 logger.exception("a legacy session message could not be handled")
 
 
-def _on_message(app: StreamableHTTP, message: dict[str, Any]) -> None:
+def _on_message(app: SessionHost, message: dict[str, Any]) -> None:
     kind, session_id = message.get("type"), message.get("sid")
     if not isinstance(session_id, str):
         return
