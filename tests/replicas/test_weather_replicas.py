@@ -149,3 +149,21 @@ async def test_without_redis_weather_answers_alone_warns_once_and_shares_again_w
                 if standin.count("/v1/forecast") == before + 1:
                     break  # replica two was answered with what replica one stored in Redis
     assert any("reachable again" in r.getMessage() for r in caplog.records)
+
+
+async def test_a_frozen_redis_delays_weather_by_one_command_timeout_not_one_per_call(standin, redis_url, redis_server):
+    """SIGSTOP: connections stay open and nothing answers. The first call waits out one command timeout
+    (2 s); the calls after it skip the shared layer while it pauses, and every call answers."""
+    import signal
+
+    async with AsyncExitStack() as stack:
+        (one,) = await clients(stack, [replica(standin, redis_url)])
+        redis_server.process.send_signal(signal.SIGSTOP)
+        try:
+            with anyio.fail_after(6):  # a liveness bound: one command timeout (2 s) in all, not one per call (12 s)
+                for index in range(6):
+                    result = await one.call_tool("get_current_weather", {"latitude": 40.0 + index, "longitude": 1.0})
+                    assert not result.get("isError")
+        finally:
+            redis_server.process.send_signal(signal.SIGCONT)
+    assert standin.count("/v1/forecast") == 6

@@ -127,6 +127,33 @@ async def test_a_flight_whose_holder_died_is_run_again_once_its_hold_expires(red
         assert anyio.current_time() - started >= 0.3  # it did wait for the dead holder's lock first
 
 
+async def test_a_flight_longer_than_its_lease_keeps_its_lock_by_renewing_it(redis_url) -> None:
+    runs = 0
+
+    async def work() -> str:
+        nonlocal runs
+        runs += 1
+        await anyio.sleep(1.0)  # a bit over three leases of 0.3 s
+        return "once"
+
+    results: list[str] = []
+    async with AsyncExitStack() as stack:
+        states = [RedisState(redis_url, prefix="cache-test:") for _ in range(2)]
+        for state in states:
+            await stack.enter_async_context(state.opened())
+        caches = [RedisCache(state, lease=0.3) for state in states]
+
+        async def call(cache: RedisCache) -> None:
+            results.append(await cache.flight("long", work, hold=10))
+
+        with anyio.fail_after(10):
+            async with anyio.create_task_group() as group:
+                for index in range(4):
+                    group.start_soon(call, caches[index % 2])
+                    await anyio.sleep(0.1)
+    assert runs == 1 and results == ["once"] * 4
+
+
 async def test_a_rate_limit_is_counted_across_replicas_and_its_window_resets(two_replicas) -> None:
     async with AsyncExitStack() as stack:
         one, two = await two_replicas(stack)

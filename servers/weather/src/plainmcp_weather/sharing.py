@@ -8,8 +8,9 @@ is the whole story, so only the rate limit goes through the (in-memory) shared l
 
 Losing Redis never fails a call: each shared operation that cannot reach it is skipped, the service
 answers from its own cache or fetches, one warning is logged (not one per call), and operations are
-not tried again for :data:`RETRY_AFTER` seconds, so a dead Redis costs no time per call. The first
-operation that succeeds afterwards logs that sharing is back.
+not tried again for a pause (:data:`FIRST_PAUSE` seconds, doubled while it stays unreachable, at most
+:data:`LONGEST_PAUSE`), so a dead or frozen Redis costs no time per call. The first operation that
+succeeds afterwards logs that sharing is back.
 """
 
 from __future__ import annotations
@@ -27,8 +28,10 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-#: Seconds without trying Redis after it could not be reached.
-RETRY_AFTER = 1.0
+#: Seconds without trying Redis after it could not be reached; doubled each time it still cannot be.
+FIRST_PAUSE = 1.0
+#: The longest pause: Redis back is used again within this long.
+LONGEST_PAUSE = 4.0
 
 T = TypeVar("T")
 
@@ -45,6 +48,7 @@ class Sharing:
         self.limits: ServerCache | None = None
         self._down_until = 0.0
         self._down = False
+        self._pause = FIRST_PAUSE
 
     async def serve(self, server: Server) -> None:
         """A :meth:`plainmcp.Server.background` task: use ``server.shared`` while it is served."""
@@ -63,7 +67,9 @@ class Sharing:
         try:
             result = await operation(layer)
         except SharedStateUnavailable:
-            self._down_until = self._clock() + RETRY_AFTER
+            pause = self._pause if self._down else FIRST_PAUSE
+            self._down_until = self._clock() + pause
+            self._pause = min(LONGEST_PAUSE, pause * 2)
             if not self._down:
                 self._down = True
                 logger.warning(

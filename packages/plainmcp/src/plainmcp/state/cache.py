@@ -11,7 +11,7 @@ of an outage on its own. :class:`ServerCache` is the same four things for every 
 - :class:`RedisCache`: on the replicas' Redis. Keys, under the state's prefix:
   ``cache:<key>`` (JSON ``{"v": value, "at": stored-at Unix time, "ttl": seconds}``, ``PX`` = TTL plus
   the time a stale answer may still be served), ``flight:<key>`` (the lock, ``SET NX PX``, holding the
-  flight's id), ``flight-done:<key>:<id>`` (its outcome for the replicas waiting on it, a few seconds),
+  flight's id, its lease renewed while the work runs), ``flight-done:<key>:<id>`` (its outcome for the replicas waiting on it, a few seconds),
   ``rate:<name>`` (``INCR`` + ``PEXPIRE``: a fixed window, from the first call in it), ``breaker:<name>:failures``
   (``INCR``, deleted by a success) and ``breaker:<name>:open`` (``SET PX`` cool-down).
 
@@ -34,6 +34,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import anyio
 
+from . import SharedStateUnavailable
+
 if TYPE_CHECKING:
     from . import SharedState
     from .redis_state import RedisState
@@ -44,6 +46,9 @@ logger = logging.getLogger(__name__)
 OUTCOME_SECONDS = 10.0
 #: Polling a flight under way on another replica: the first pause, doubled up to the last.
 POLL_FIRST, POLL_MOST = 0.005, 0.1
+#: A flight's lock is held a lease at a time, renewed while its work runs: a replica that dies holding
+#: one delays the others by at most this long.
+LEASE_SECONDS = 3.0
 #: A breaker's failure count is forgotten after this long without a new failure.
 FAILURES_KEPT_SECONDS = 600.0
 
@@ -90,8 +95,9 @@ class ServerCache(Protocol):
     ) -> Any:
         """``await work()`` unless a flight for ``key`` is under way on some replica: then its outcome.
 
-        ``hold`` bounds how long a flight may take: past it (its replica died) another caller runs
-        the work. An exception the work raises reaches waiters elsewhere through ``encode_error`` and
+        ``hold`` bounds how long a flight may take: past it another caller runs the work; on Redis
+        the lock is a lease of :data:`LEASE_SECONDS` renewed while the work runs, so a replica that
+        dies mid-flight holds the others back one lease at most. An exception the work raises reaches waiters elsewhere through ``encode_error`` and
         ``decode_error``; without them (or when ``encode_error`` gives None) they run the work.
         """
 
@@ -246,6 +252,11 @@ if taken == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return {taken, redis.call('PTTL', KEYS[1])}
 """
 
+_RENEW = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 0
+"""
+
 _FAILURE = """
 local failures = redis.call('INCR', KEYS[1])
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
@@ -258,12 +269,14 @@ return redis.call('PTTL', KEYS[2])
 
 
 class RedisCache:
-    """:class:`ServerCache` on the replicas' :class:`~plainmcp.state.redis_state.RedisState`."""
+    """:class:`ServerCache` on the replicas' :class:`~plainmcp.state.redis_state.RedisState`;
+    ``lease``: seconds a flight's lock is held between two renewals."""
 
     replicated = True
 
-    def __init__(self, state: RedisState) -> None:
+    def __init__(self, state: RedisState, *, lease: float = LEASE_SECONDS) -> None:
         self.state = state
+        self.lease = lease
 
     async def get(self, key: str) -> Cached | None:
         with self.state.guard("cache"):
@@ -297,7 +310,7 @@ class RedisCache:
         while True:
             ours = os.urandom(8).hex()
             with self.state.guard("single flight"):
-                if await client.set(lock, ours, nx=True, px=_ms(hold)):
+                if await client.set(lock, ours, nx=True, px=_ms(min(hold, self.lease))):
                     break
                 theirs = await client.get(lock)
             if theirs is None:
@@ -309,23 +322,49 @@ class RedisCache:
                 return outcome["v"]
             if decode_error is not None and isinstance(outcome.get("error"), dict):
                 raise decode_error(outcome["error"])
-        return await self._lead(key, lock, ours, work, encode_error)
+        return await self._lead(key, lock, ours, work, hold, encode_error)
 
-    async def _lead(self, key: str, lock: str, ours: str, work: Work, encode_error: EncodeError | None) -> Any:
+    async def _lead(
+        self, key: str, lock: str, ours: str, work: Work, hold: float, encode_error: EncodeError | None
+    ) -> Any:
+        """Run the work while renewing the lock's lease, then publish its outcome for the waiters."""
         done = self.state.key("flight-done", key, ours)
+        failure: Exception | None = None
         try:
-            result = await work()
-        except Exception as error:
-            shared = encode_error(error) if encode_error is not None else None
-            with anyio.CancelScope(shield=True):
-                await self._finish(lock, ours, done, None if shared is None else {"error": shared})
-            raise
+            async with anyio.create_task_group() as group:
+                group.start_soon(self._renew, lock, ours, hold)
+                try:
+                    result = await work()
+                except Exception as error:  # kept out of the task group (no exception group)
+                    failure = error
+                group.cancel_scope.cancel()
         except BaseException:
             with anyio.CancelScope(shield=True):
                 await self._finish(lock, ours, done, None)
             raise
+        if failure is not None:
+            shared = encode_error(failure) if encode_error is not None else None
+            await self._finish(lock, ours, done, None if shared is None else {"error": shared})
+            try:
+                raise failure
+            finally:
+                del failure  # no cycle: failure -> traceback -> this frame
         await self._finish(lock, ours, done, {"v": result})
         return result
+
+    async def _renew(self, lock: str, ours: str, hold: float) -> None:
+        """Keep the lock ours a lease at a time, for at most ``hold`` seconds: a replica that dies
+        stops renewing, and the waiters elsewhere take over within one lease."""
+        lease = min(hold, self.lease)
+        with anyio.move_on_after(max(0.0, hold - lease)):
+            while True:
+                await anyio.sleep(lease / 3)
+                try:
+                    with self.state.guard("single flight"):
+                        if not await self.state.client.eval(_RENEW, 1, lock, ours, _ms(lease)):
+                            return  # no longer ours (expired and claimed elsewhere)
+                except SharedStateUnavailable:
+                    return  # the waiters will run the work themselves once the lease ends
 
     async def _finish(self, lock: str, ours: str, done: str, outcome: dict[str, Any] | None) -> None:
         """Publish the outcome (if any) for the waiters, then release the lock if it is still ours."""
