@@ -22,6 +22,8 @@ from tests.e2e.http_server import ThreadedApp, app_in_thread
 
 PREFIX = "legacy-test:"
 WATCHED = "memo://watched"
+#: Ids of the ``slow`` calls that were cancelled, on any replica (they all run in this process).
+CANCELLED: list[object] = []
 
 
 def build_server() -> Server:
@@ -53,6 +55,16 @@ def build_server() -> Server:
         """Ask the user (elicitation) and tell what they said."""
         answer = await ctx.elicit("Your name?", {"type": "object", "properties": {"name": {"type": "string"}}})
         return f"{answer.get('action')}: {(answer.get('content') or {}).get('name')}"
+
+    @server.tool()
+    async def slow(ctx: Any, arguments: dict[str, Any]) -> str:
+        """Take 30 s, unless cancelled (noted in CANCELLED)."""
+        try:
+            await anyio.sleep(30)
+        except anyio.get_cancelled_exc_class():
+            CANCELLED.append(ctx.request_id)
+            raise
+        return "slept"
 
     @server.tool()
     async def change(ctx: Any, arguments: dict[str, Any]) -> str:

@@ -24,7 +24,7 @@ from tests.e2e.http_server import (
     open_stream,
     rpc,
 )
-from tests.replicas.legacy_replicas import WATCHED, replicas
+from tests.replicas.legacy_replicas import CANCELLED, WATCHED, replicas
 
 pytestmark = pytest.mark.anyio
 
@@ -142,6 +142,25 @@ async def test_an_elicitation_answered_through_another_replica_completes_the_cal
             assert (await post(client, b, answer, session)).status_code == 202  # lands on B
             result = (await events.next()).json()
         assert result == {"jsonrpc": "2.0", "id": 9, "result": {"content": [{"type": "text", "text": "accept: Ada"}]}}
+
+
+async def test_a_cancellation_posted_to_another_replica_stops_the_work(three) -> None:
+    a, b, _ = three
+    async with async_client() as client:
+        session = await alegacy_session(client, a)
+
+        async def call_slowly() -> None:
+            await post(client, a, call_body("slow-1", "slow"), session)
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(call_slowly)
+            await anyio.sleep(0.5)  # running on A
+            cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "slow-1"}}
+            assert (await post(client, b, cancel, session)).status_code == 202
+            with anyio.fail_after(5):
+                while "slow-1" not in CANCELLED:
+                    await anyio.sleep(0.05)
+            group.cancel_scope.cancel()  # no answer comes for a cancelled request: stop waiting
 
 
 async def test_a_log_level_set_on_one_replica_holds_on_another(three) -> None:

@@ -71,3 +71,20 @@ async def test_sdk_legacy_sessions_complete_through_round_robin(nginx_cluster) -
     served = [legacy_calls(r.base_url) - b for r, b in zip(nginx_cluster.replicas, before, strict=True)]
     assert sum(served) == SESSIONS * 6  # initialize, tools/list, 3 + 1 calls per session
     assert all(count > 0 for count in served), served  # every replica took part
+
+
+async def test_sessions_outlive_a_replica_killed_with_sigkill(redis_url, tmp_path) -> None:
+    """A session's record is in Redis, not in a replica: SIGKILL one, the session goes on through the others."""
+    with cluster(tmp_path, redis_url=redis_url, proxy="nginx") as running:
+        async with httpx2.AsyncClient(timeout=httpx2.Timeout(30.0), trust_env=False) as http:
+            transport = streamable_http_client(running.url, http_client=http)
+            with anyio.fail_after(60):
+                async with Client(transport, mode="legacy", elicitation_callback=elicitation) as client:
+                    for _ in range(3):  # every replica has served the session once
+                        assert only_text(await client.call_tool("test_simple_text", {}))
+                    running.replicas[0].kill()
+                    for _ in range(6):
+                        result = await client.call_tool("test_simple_text", {})
+                        assert result.is_error is False and only_text(result)
+                    asked = await client.call_tool("test_elicitation", {"message": "Still there?"})
+                    assert "action=accept" in only_text(asked)
