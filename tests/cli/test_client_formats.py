@@ -169,3 +169,28 @@ def test_config_http_form_uses_each_clients_url_key(client, key) -> None:
     assert ran.code == 0, ran.err
     (entry,) = next(iter(ran.json().values())).values()
     assert entry == {key: "http://127.0.0.1:8/mcp"}
+
+
+@pytest.mark.parametrize("client", CLIENTS)
+def test_config_env_reaches_the_server_in_every_format(client, shop, tmp_path) -> None:
+    printed = subprocess.run(
+        [str(BIN / "plainmcp-sqlite"), "config", "--client", client, "--env", "PLAINMCP_SQLITE_LOG_LEVEL=debug"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=shop,
+        stdin=subprocess.DEVNULL,
+    )
+    assert printed.returncode == 0, printed.stderr
+    command, args, env = launch_of(client, None, printed.stdout, "sqlite")
+    assert env == {"PLAINMCP_SQLITE_LOG_LEVEL": "debug"}
+    started = subprocess.run(
+        [command, *args],
+        input="",
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+        env={"PATH": MINIMAL_PATH, "HOME": os.environ.get("HOME", "/"), **env},
+    )
+    assert " DEBUG " in started.stderr  # the variable from the snippet set the server's log level
