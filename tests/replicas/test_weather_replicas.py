@@ -167,3 +167,31 @@ async def test_a_frozen_redis_delays_weather_by_one_command_timeout_not_one_per_
         finally:
             redis_server.process.send_signal(signal.SIGCONT)
     assert standin.count("/v1/forecast") == 6
+
+
+ANSWERS = [
+    ("get_current_weather", {"location": "Paris, France", "units": "imperial"}),
+    ("get_forecast", {"location": "Sydney", "days": 3, "hourly": True}),
+    ("get_forecast", {"location": "Miami", "source": "nws"}),
+    ("search_locations", {"name": "Portland, ME"}),
+    ("get_alerts", {"state": "Florida"}),
+    ("get_air_quality", {"location": "London"}),
+    ("get_marine_forecast", {"location": "Sydney", "days": 2}),
+    ("compare_weather", {"locations": ["London", "Tokyo"]}),
+    ("get_historical_weather", {"location": "Tokyo", "start_date": "2024-07-01", "end_date": "2024-07-03"}),
+]
+
+
+@pytest.mark.parametrize(("tool", "arguments"), ANSWERS, ids=[f"{tool}-{i}" for i, (tool, _) in enumerate(ANSWERS)])
+async def test_an_answer_from_redis_is_the_answer_the_fetching_replica_gave(standin, redis_url, tool, arguments):
+    """Every kind of upstream answer survives its trip through Redis as JSON: the other replica answers
+    the same, without a request."""
+    urls = {name: standin.url for name in ("air_quality_url", "marine_url", "archive_url")}
+    async with AsyncExitStack() as stack:
+        one, two = await clients(stack, [replica(standin, redis_url, **urls) for _ in range(2)])
+        fetched = await one.call_tool(tool, arguments)
+        requests = len(standin.requests())
+        shared = await two.call_tool(tool, arguments)
+    assert not fetched.get("isError"), fetched
+    assert len(standin.requests()) == requests  # replica two asked the upstream nothing
+    assert shared == fetched
