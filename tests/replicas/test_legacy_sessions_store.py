@@ -172,3 +172,17 @@ async def test_redis_lost_is_a_503_json_rpc_error_then_service_recovers(tmp_path
                 assert gone.status_code == 404
     finally:
         redis.stop()
+
+
+async def test_a_session_in_use_past_its_idle_time_still_counts_in_both_stores(kind) -> None:
+    with one_replica(*kind, max_sessions=1, session_idle_seconds=1.0) as app:
+        async with async_client() as client:
+            session = await alegacy_session(client, app.url)
+            for index in range(5):  # 2 s of use: twice the idle time
+                await anyio.sleep(0.4)
+                reply = await client.post(app.url, content=dumps(rpc(index, "ping")), headers=legacy_headers(session))
+                assert reply.status_code == 200
+            refused = await client.post(
+                app.url, content=dumps(initialize_body(0)), headers=legacy_headers(version=None)
+            )
+            assert refused.status_code == 503

@@ -158,7 +158,10 @@ class StreamableHTTP:
             await anyio.sleep(min(30.0, self.session_idle_seconds / 2))
             now = time.monotonic()
             for session in list(self.sessions.values()):
-                if now - session.last_seen > self.session_idle_seconds and not session.busy():
+                if session.busy():
+                    if self.events is None:
+                        await self.directory.touch(session.id)  # an open stream keeps it counted
+                elif now - session.last_seen > self.session_idle_seconds:
                     # With replicas only this copy goes: the record expires by itself when unused.
                     logger.info("session %s idle for %.0f s: ended here", session.id[:8], now - session.last_seen)
                     session.close()
@@ -403,7 +406,9 @@ class StreamableHTTP:
         replicas) rebuilt here from its record. Raises SharedStateUnavailable."""
         local = self.sessions.get(session_id)
         if self.events is None:
-            session = local
+            session = local  # in one process, what is held here is the truth ...
+            if local is not None:
+                await self.directory.touch(session_id)  # ... and its record (the count) follows it
         else:
             record = await self.directory.touch(session_id)  # one round trip; renews the record
             if record is None:
