@@ -195,3 +195,34 @@ async def test_an_answer_from_redis_is_the_answer_the_fetching_replica_gave(stan
     assert not fetched.get("isError"), fetched
     assert len(standin.requests()) == requests  # replica two asked the upstream nothing
     assert shared == fetched
+
+
+async def test_replicas_share_alert_polls_and_each_subscriber_hears_a_new_alert_once(standin, redis_url):
+    """Two replicas with a subscriber each to one area, polling every 0.5 s: the area is asked for
+    about once per interval in all (not once per replica), and each subscriber hears the alert once."""
+    uri = "weather://alerts/ME"
+    heard: list[list[str]] = [[], []]
+    async with AsyncExitStack() as stack:
+        servers = [replica(standin, redis_url, alerts_poll=0.5) for _ in range(2)]
+        listeners = []
+        for index, server in enumerate(servers):
+            client = await stack.enter_async_context(
+                connect_in_memory(
+                    server,
+                    protocol_version="2025-11-25",
+                    on_notification=lambda n, mine=heard[index]: (
+                        mine.append(n.params["uri"]) if n.method == "notifications/resources/updated" else None
+                    ),
+                )
+            )
+            await client.subscribe(uri)
+            listeners.append(client)
+        await anyio.sleep(3.0)  # six intervals
+        polls = standin.count("/alerts/active")
+        standin.issue_alerts("ME", ["Winter Storm Warning"])
+        with anyio.fail_after(QUICK):
+            while not all(heard):
+                await anyio.sleep(0.05)
+        await anyio.sleep(1.5)  # two more intervals: nothing more to hear
+    assert 5 <= polls <= 9  # alone, each replica would poll 6-7 times (12-14 in all)
+    assert heard == [[uri], [uri]]

@@ -6,6 +6,11 @@ The NWS pushes nothing, so the server polls, and politely: only areas someone is
 (``If-None-Match`` / ``If-Modified-Since``: an unchanged list costs a 304 and no body). When an
 area's alerts differ from the last poll (one issued, updated, or expired and gone), its subscribers
 get ``notifications/resources/updated``. The first poll of an area sets the baseline.
+
+Replicas (``--redis``) share their polls: the list a replica fetched is kept for the others for one
+``alerts_poll``, so an area is asked for about once per interval whatever the number of replicas
+subscribed to it. Each replica still compares the list with the one it saw last and tells its own
+subscribers, so each hears of a change once (a replica may hear of it up to one interval later).
 """
 
 from __future__ import annotations
@@ -82,6 +87,7 @@ class _Area:
     validators: dict[str, str] = field(default_factory=dict)
     seen: list[tuple[Any, ...]] | None = None  # None until the first poll
     polled_at: float | None = None
+    last: dict[str, Any] | None = None  # the list of the last poll (shared again after a 304)
 
 
 class AlertWatcher:
@@ -126,14 +132,23 @@ class AlertWatcher:
 
     async def _poll(self, server: Server, code: str, uris: set[str], area: _Area) -> None:
         area.polled_at = self.clock()
-        self.polls += 1
-        try:
-            alerts, area.validators = await self.service.nws.alerts_if_changed(code, area.validators)
-        except UpstreamError as failure:
-            logger.warning("alerts for %s: %s", code, failure.message)
-            return
+        sharing, name = self.service.sharing, f"alerts-poll:{code}"
+        polled = await sharing.get(name)
+        if polled is not None and polled.fresh(self.service.now()) and isinstance(polled.value, dict):
+            alerts: dict[str, Any] | None = polled.value  # another replica polled within the interval
+            area.validators = {}  # our validators are older than this list: a 304 would not say "as this"
+        else:
+            self.polls += 1
+            try:
+                alerts, area.validators = await self.service.nws.alerts_if_changed(code, area.validators)
+            except UpstreamError as failure:
+                logger.warning("alerts for %s: %s", code, failure.message)
+                return
+            if alerts is not None or area.last is not None:
+                await sharing.put(name, alerts if alerts is not None else area.last, self.every, 0.0)
         if alerts is None:
             return  # 304: unchanged
+        area.last = alerts
         self.service.remember_alerts(code, alerts)  # a read after the notification sees this poll's list
         now = signature(alerts)
         changed = area.seen is not None and now != area.seen
