@@ -42,6 +42,14 @@ def build_server() -> Server:
         return "said it"
 
     @server.tool()
+    async def two_logs(ctx: Any, arguments: dict[str, Any]) -> str:
+        """Log, log again 0.5 s later, answer."""
+        await ctx.info("one")
+        await anyio.sleep(0.5)
+        await ctx.info("two")
+        return "logged twice"
+
+    @server.tool()
     async def cut(ctx: Any, arguments: dict[str, Any]) -> str:
         """Log, end the SSE response early (SSE polling), log again a moment later, answer."""
         await ctx.info("before the cut")

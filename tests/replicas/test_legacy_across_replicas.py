@@ -108,6 +108,31 @@ async def test_a_stream_cut_on_one_replica_resumes_on_another(three) -> None:
         assert len(messages) == 2  # nothing twice, nothing lost
 
 
+@pytest.mark.parametrize("wait", [0.0, 1.0], ids=["while-running", "after-the-answer"])
+async def test_a_stream_the_client_dropped_on_one_replica_resumes_on_another(three, wait: float) -> None:
+    a, b, _ = three
+    async with async_client() as client:
+        session = await alegacy_session(client, a)
+        async with open_stream(
+            client, "POST", a, content=dumps(call_body(6, "two_logs")), headers=legacy_headers(session)
+        ) as response:
+            events = SSEReader(response)
+            assert (await events.next()).data == ""
+            first = await events.next()
+            assert first.json()["params"]["data"] == "one"
+        await anyio.sleep(wait)  # the client has gone; the call goes on (and with 1 s, it has answered)
+        resume = {**legacy_headers(session), "Accept": "text/event-stream", "Last-Event-ID": first.id}
+        async with open_stream(client, "GET", b, headers=resume) as response:
+            assert response.status_code == 200
+            rest = [event.json() for event in await SSEReader(response).rest() if event.data]
+        assert [message.get("params", {}).get("data") for message in rest] == ["two", None]
+        assert rest[-1] == {
+            "jsonrpc": "2.0",
+            "id": 6,
+            "result": {"content": [{"type": "text", "text": "logged twice"}]},
+        }
+
+
 async def test_an_unknown_last_event_id_is_404_on_another_replica(three) -> None:
     a, b, _ = three
     async with async_client() as client:

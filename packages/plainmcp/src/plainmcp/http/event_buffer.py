@@ -49,8 +49,9 @@ class EventBuffer:
         """Copy this stream elsewhere (a shared event store): ``on_push`` gets the events still in
         the history now, then each new one, as (seq, JSON, whether it is the stream's last)."""
         if self._on_push is None:
+            ended = self.finished and self.reply is not None  # the last event is the answer
             for seq, data in self.history:
-                on_push(seq, data, False)
+                on_push(seq, data, ended and seq == self.seq)
             self._on_push = on_push
 
     def push(self, data: bytes, last: bool = False) -> int:

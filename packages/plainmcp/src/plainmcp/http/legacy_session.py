@@ -9,8 +9,11 @@ session's record on the first request that reaches this replica; then:
 
 - what the client negotiated or changed (initialize, initialized, log level, subscriptions) is saved
   to the record before the answer goes out, and copies elsewhere follow (:meth:`LegacySession.apply`);
-- a request's SSE stream is mirrored to the shared event store once it streams, so any replica can
-  resume it; the GET stream lives in the store only (any replica may write to it);
+- a request's SSE stream stays here (it is read here, as in one process) until another replica is
+  asked to resume it: that replica asks for it on the fan-out and this copy mirrors the stream to the
+  shared event store from then on (:meth:`LegacySession.share_stream`), which costs nothing until a
+  stream is resumed elsewhere; a stream cut with ``close_sse_stream`` is mirrored at once; the GET
+  stream lives in the store only (any replica may write to it);
 - our own requests to the client (sampling, elicitation, roots) are numbered from a random base,
   so a reply posted to another replica is forwarded to the copy waiting for it.
 """
@@ -295,8 +298,6 @@ class LegacySession:
             await self.sync()
             await respond(send, 200, buffer.history[0][1], content_type="application/json", headers=headers)
             return
-        if self.outbox is not None:
-            buffer.mirror(functools.partial(self.outbox.to_request_stream, buffer.key))
         await self.stream(buffer, 0, receive, send, headers, interruptions=0)
         await self.sync()
 
@@ -312,9 +313,18 @@ class LegacySession:
         buffer = self._by_request.get(request_id)
         if buffer is None or not at_least(self.connection.version or "", V2025_11_25):
             return False
-        if self.outbox is not None:
-            buffer.mirror(functools.partial(self.outbox.to_request_stream, buffer.key))
+        self.share_stream(buffer.key)  # the client comes back for the rest, maybe elsewhere
         buffer.interrupt()
+        return True
+
+    def share_stream(self, key: str) -> bool:
+        """Mirror request stream ``key`` to the shared event store from now on (its history first),
+        so another replica can resume it; False if this copy does not have it."""
+        buffer = self.buffers.get(key)
+        if self.outbox is None or buffer is None or buffer is self.standalone:
+            return False
+        self.outbox.open_request_stream(key)
+        buffer.mirror(functools.partial(self.outbox.to_request_stream, key))
         return True
 
     async def stream(
@@ -368,6 +378,10 @@ class Outbox:
     def to_get_stream(self, data: bytes, dedupe: str | None) -> None:
         """Queue a message for the session's GET stream (``dedupe``: written once for all replicas)."""
         self._put(("get", data, dedupe))
+
+    def open_request_stream(self, key: str) -> None:
+        """Queue the creation of request stream ``key`` in the store (with no event yet, it exists)."""
+        self._put(("request", key, (0, b"", False)))
 
     def to_request_stream(self, key: str, seq: int, data: bytes, last: bool) -> None:
         """Queue a copy of event ``seq`` of the request stream ``key`` (``EventBuffer.mirror``)."""

@@ -127,6 +127,11 @@ def _on_message(app: SessionHost, message: dict[str, Any]) -> None:
     if kind == "event":
         app.wake(session_id, str(message.get("key")))
         return
+    if kind == "want":
+        held = app.sessions.get(session_id)
+        if held is not None:
+            held.share_stream(str(message.get("key")))
+        return
     session = app.sessions.get(session_id)
     if session is None or message.get("from") == app.replica:
         return

@@ -45,7 +45,7 @@ from ..jsonrpc import (
 )
 from ..session import Observer
 from ..state import SharedStateUnavailable
-from ..state.event_store import TOPIC, RedisEventStore, event_store
+from ..state.event_store import TOPIC, RedisEventStore, StoredEvent, event_store
 from ..state.sessions import MemorySessions, SessionDirectory, SessionRecord, session_directory
 from ..versions import LEGACY_VERSIONS, MODERN_VERSIONS
 from .asgi import (
@@ -462,6 +462,19 @@ class StreamableHTTP:
             session.standalone_opened = True
         await session.stream(buffer, after, receive, send, headers)
 
+    async def _request_stream(self, session: LegacySession, key: str, after: int) -> list[StoredEvent] | None:
+        """The first events of request stream ``key`` from the store, asking the replica that serves
+        the request to share it (bounded wait); None if no replica has it."""
+        assert self.events is not None
+        found = await self.events.read_after(session.id, key, after)
+        if found is not None:
+            return found
+        waker = self.waker(session.id, key)
+        await self.server.shared.fanout.publish(TOPIC, {"type": "want", "sid": session.id, "key": key})
+        with anyio.move_on_after(WANT_SECONDS):
+            await waker.wait()
+        return await self.events.read_after(session.id, key, after)
+
     async def _get_shared(
         self,
         receive: Receive,
@@ -485,7 +498,7 @@ class StreamableHTTP:
                 await session.stream(local, after, receive, send, headers)
                 return
             if key != session.standalone.key:
-                first = await self.events.read_after(session.id, key, after)
+                first = await self._request_stream(session, key, after)
                 if first is None:
                     await _unknown_event_id(send)
                     return
@@ -528,6 +541,9 @@ async def _session_not_found(send: Send) -> None:
         error_payload(ErrorCode.INVALID_REQUEST, "Session not found: it ended or never existed; initialize again"),
     )
 
+
+#: How long a GET resuming a request stream waits for the replica serving it to share it.
+WANT_SECONDS = 2.0
 
 #: Client notifications that may concern work running on another replica.
 _FORWARDED = frozenset({protocol.CANCELLED, protocol.PROGRESS})

@@ -12,6 +12,8 @@ In one process there is nothing to share: the session's own event buffers
   ``e`` (present on the entry that ends the stream: a request's answer); capped at ``max_events``
   (``MAXLEN ~``) and expiring ``ttl_seconds`` after the last write;
 - a request's stream has one writer (the replica serving the request), which numbers the events;
+  it is written only once another replica asks for it (``{"type": "want", "sid", "key"}`` on the
+  fan-out), so streams read where they are served cost Redis nothing;
   the session's GET stream has many (any replica may notify the client), so Redis numbers them
   (``<stream key>:seq``, seeded from the clock so numbers never repeat if the counter expires);
 - every append publishes ``{"type": "event", "sid", "key"}`` on the ``legacy`` fan-out topic,
@@ -68,13 +70,16 @@ class RedisEventStore:
         return json.dumps({"type": "event", "sid": session_id, "key": key}, separators=(",", ":"))
 
     async def append(self, session_id: str, key: str, events: list[StoredEvent]) -> None:
-        """Add events the caller numbered (a request's stream: one writer), in one round trip."""
+        """Add events the caller numbered (a request's stream: one writer), in one round trip; an
+        event numbered 0 only makes the stream exist."""
         stream = self._stream(session_id, key)
         with self._state.guard("event store"):
             async with self._state.client.pipeline(transaction=False) as pipe:
                 for seq, data, end in events:
                     fields: dict[str, bytes] = {"d": data, "e": b"1"} if end else {"d": data}
-                    pipe.xadd(stream, fields, id=f"{seq}-0", maxlen=self.max_events, approximate=True)
+                    # Event 0 makes an empty stream exist (0-1: below every event, read by nobody).
+                    entry = f"{seq}-0" if seq else "0-1"
+                    pipe.xadd(stream, fields, id=entry, maxlen=self.max_events, approximate=True)
                 pipe.pexpire(stream, self._ttl_ms)
                 pipe.publish(self._channel, self._wake(session_id, key))
                 await pipe.execute(raise_on_error=False)  # an id written twice is refused, harmlessly
