@@ -226,3 +226,40 @@ async def test_replicas_share_alert_polls_and_each_subscriber_hears_a_new_alert_
         await anyio.sleep(1.5)  # two more intervals: nothing more to hear
     assert 5 <= polls <= 9  # alone, each replica would poll 6-7 times (12-14 in all)
     assert heard == [[uri], [uri]]
+
+
+async def test_a_replica_serves_another_replicas_stale_answer_while_the_upstream_is_down(standin, redis_url):
+    where = {"latitude": 35.6895, "longitude": 139.6917}
+    settings = {"current_ttl": 0.3, "stale_for": 600, "retries": 0}
+    async with AsyncExitStack() as stack:
+        (one,) = await clients(stack, [replica(standin, redis_url, **settings)])
+        fetched = await one.call_tool("get_current_weather", where)
+        await anyio.sleep(0.5)  # past its TTL
+        standin.fault("/v1/forecast", "status", times=-1, status=503)
+        (late,) = await clients(stack, [replica(standin, redis_url, **settings)])  # nothing in its own cache
+        stale = await late.call_tool("get_current_weather", where)
+    assert not stale.get("isError"), stale
+    assert stale["structuredContent"]["stale"] is True
+    assert stale["structuredContent"]["current"] == fetched["structuredContent"]["current"]
+    assert stale["structuredContent"]["retrieved_at"] == fetched["structuredContent"]["retrieved_at"]  # its stored-at
+    assert standin.count("/v1/forecast") == 2  # the fetch, then the one failed attempt of the late replica
+
+
+async def test_a_failing_upstream_is_asked_once_for_twenty_callers_on_three_replicas(redis_url):
+    from tests.servers.weather.hostile import HostileUpstream
+
+    with HostileUpstream() as hostile:  # a 503 after half a second
+        url = f"{hostile.url}/unwell"
+        async with AsyncExitStack() as stack:
+            servers = []
+            for _ in range(REPLICAS):
+                server = build_server(config(forecast_url=url, retries=0), Deps())
+                server.share(RedisState(redis_url, prefix=PREFIX))
+                servers.append(server)
+            replicas = await clients(stack, servers)
+            results = await spread(replicas, CALLERS, "get_current_weather", lambda i: {"latitude": 1, "longitude": 2})
+        assert hostile.requests("unwell") == 1
+    assert all(result["isError"] for result in results)
+    assert {result["content"][0]["text"] for result in results} == {
+        "The Open-Meteo forecast service is having trouble (tried once). Try again in a minute."
+    }
