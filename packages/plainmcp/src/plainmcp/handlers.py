@@ -81,7 +81,10 @@ async def tools_call(ctx: Context, params: dict[str, Any]) -> dict[str, Any]:
         arguments = {}
     elif not isinstance(arguments, dict):
         raise invalid_params('"arguments" must be an object')
-    problems = tool.input_validator.errors(arguments)
+    try:
+        problems = tool.input_validator.errors(arguments)
+    except RecursionError:  # nested deeper than validation can walk: refused, not an internal error
+        raise invalid_params('"arguments" are nested too deeply') from None
     if problems:
         return invalid_arguments_result(tool, problems)
     try:

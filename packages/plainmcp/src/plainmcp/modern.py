@@ -173,11 +173,11 @@ class ModernDispatcher:
         self, ctx: Context, handler: Any, method: str, params: dict[str, Any]
     ) -> dict[str, Any]:
         extras = extras_of(ctx.call.extras) if ctx.call is not None else None
-        bound_to = binding(method, params, extras.principal if extras is not None else None)
+        principal = extras.principal if extras is not None else None
         answers: dict[str, Any] = {}
         state: dict[str, Any] = {}
-        if "requestState" in params:
-            answers, state = open_state(self.server.keyring, bound_to, params["requestState"])
+        if "requestState" in params:  # the digest only when a state is there to check (most calls have none)
+            answers, state = open_state(self.server.keyring, _bound_to(method, params, principal), params["requestState"])
         responses = params.get("inputResponses")
         if responses is not None and not isinstance(responses, dict):
             raise invalid_params('"inputResponses" must be an object')
@@ -198,7 +198,9 @@ class ModernDispatcher:
             result = {
                 "resultType": "input_required",
                 "inputRequests": {key: request.to_dict() for key, request in need.requests.items()},
-                "requestState": seal_state(self.server.keyring, bound_to, known, ctx.inputs.state),
+                "requestState": seal_state(
+                    self.server.keyring, _bound_to(method, params, principal), known, ctx.inputs.state
+                ),
             }
             return self._stamp(result)
 
@@ -303,3 +305,11 @@ class Listener:
     async def _send(self, method: str, params: dict[str, Any] | None) -> None:
         tagged = {**(params or {}), "_meta": {protocol.META_SUBSCRIPTION_ID: self.subscription_id}}
         await self.peer.notify(method, tagged, related_to=self.subscription_id)
+
+
+def _bound_to(method: str, params: dict[str, Any], principal: str | None) -> str:
+    """:func:`~plainmcp.inputs.binding`, with arguments too deep to encode refused as invalid params."""
+    try:
+        return binding(method, params, principal)
+    except RecursionError:
+        raise invalid_params('"arguments" are nested too deeply') from None
