@@ -73,6 +73,16 @@ def quote_identifier(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
+def value_bound(description: dict[str, Any], computed_value_bytes: int) -> int:
+    """The longest value a read of a described table or view may build: any stored value
+    (:data:`MAX_VALUE_BYTES`), but only ``computed_value_bytes`` where reading computes values (a
+    view, a generated column). A hostile view's function whose cost is the square of its values
+    (``instr``, ``replace``) runs in one step neither the deadline nor a cancellation can stop;
+    the size of those values is what bounds it, as it does for ``query``."""
+    computed = description["type"] != "table" or any(column.get("generated") for column in description["columns"])
+    return computed_value_bytes if computed else MAX_VALUE_BYTES
+
+
 def is_virtual(sql: str | None) -> bool:
     return sql is not None and sql.lstrip()[:14].upper() == "CREATE VIRTUAL"
 
@@ -238,15 +248,17 @@ class Catalog:
         rows = await self._count(canonical) if kind == "table" and not is_virtual(sql) else None
         return {**description, "rows": rows, "sql": sql}
 
-    async def sample(self, name: str, limit: int) -> tuple[list[str], list[tuple[Any, ...]]]:
+    async def sample(
+        self, name: str, limit: int, max_value_bytes: int = MAX_VALUE_BYTES
+    ) -> tuple[list[str], list[tuple[Any, ...]]]:
         """The first ``limit`` rows of a table or view named by the catalogue, fewer when they pass
-        :data:`SAMPLE_BYTES` (their cells are shown cut anyway); values of any size may be read."""
+        :data:`SAMPLE_BYTES` (their cells are shown cut anyway); values up to ``max_value_bytes``."""
         outcome = await self.db.run(
             f"SELECT * FROM {quote_identifier(name)} LIMIT ?",
             (limit,),
             max_rows=limit,
             max_bytes=SAMPLE_BYTES,
-            max_value_bytes=MAX_VALUE_BYTES,
+            max_value_bytes=max_value_bytes,
         )
         return outcome.columns, outcome.rows
 

@@ -66,8 +66,13 @@ def overview_text(overview: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-async def sample_with_profile(catalogue: catalog.Catalog, name: str, limit: int, max_cell_chars: int) -> dict[str, Any]:
+async def sample_with_profile(
+    catalogue: catalog.Catalog, name: str, limit: int, max_cell_chars: int, computed_value_bytes: int
+) -> dict[str, Any]:
     """The first ``limit`` rows of a table or view and a profile of its columns.
+
+    A stored value of any size may be read (its cell is shown cut); a computed one (a view, a
+    generated column) up to ``computed_value_bytes`` (see :func:`catalog.value_bound`).
 
     Raises:
         catalog.UnknownTable: no such table or view.
@@ -75,14 +80,17 @@ async def sample_with_profile(catalogue: catalog.Catalog, name: str, limit: int,
     """
     description = await catalogue.describe(name)
     canonical = description["name"]
-    columns, rows = await catalogue.sample(canonical, limit)
+    value_bytes = catalog.value_bound(description, computed_value_bytes)
+    columns, rows = await catalogue.sample(canonical, limit, value_bytes)
     shown, _cut = results.json_rows(rows, max_cell_chars)
     profiled = [column["name"] for column in description["columns"]][:PROFILE_COLUMNS]
-    counted, profile = await _profile(catalogue, canonical, profiled)
+    counted, profile = await _profile(catalogue, canonical, profiled, value_bytes)
     return {"table": canonical, "columns": columns, "rows": shown, "profiled_rows": counted, "profile": profile}
 
 
-async def _profile(catalogue: catalog.Catalog, table: str, columns: list[str]) -> tuple[int, list[dict[str, Any]]]:
+async def _profile(
+    catalogue: catalog.Catalog, table: str, columns: list[str], value_bytes: int
+) -> tuple[int, list[dict[str, Any]]]:
     if not columns:
         return 0, []
     parts = []
@@ -90,7 +98,7 @@ async def _profile(catalogue: catalog.Catalog, table: str, columns: list[str]) -
         quoted = catalog.quote_identifier(column)
         parts.append(f"count({quoted}), count(DISTINCT {quoted}), min({quoted}), max({quoted})")
     sql = f"SELECT count(*), {', '.join(parts)} FROM (SELECT * FROM {catalog.quote_identifier(table)} LIMIT ?)"
-    outcome = await catalogue.db.run(sql, (PROFILE_ROWS,), max_rows=1)
+    outcome = await catalogue.db.run(sql, (PROFILE_ROWS,), max_rows=1, max_value_bytes=value_bytes)
     counted, *values = outcome.rows[0]
     profile = []
     for index, column in enumerate(columns):

@@ -60,7 +60,8 @@ class DatabaseResources:
             return None  # resources/read answers "resource not found"
         except DatabaseError as failure:
             raise _read_error(failure) from None
-        columns, rows = await _read(self.catalogue.sample(description["name"], SAMPLE_ROWS))
+        bound = catalog.value_bound(description, self.config.max_result_bytes)
+        columns, rows = await _read(self.catalogue.sample(description["name"], SAMPLE_ROWS, bound))
         description["sample_rows"] = [
             dict(zip(columns, (results.cell(value, self.config.max_cell_chars)[0] for value in row), strict=True))
             for row in rows

@@ -238,7 +238,11 @@ class ReadTools:
         """A table's first rows and a profile of its columns (:mod:`.overview`)."""
         try:
             found = await overview.sample_with_profile(
-                self.pick(args), args["table"], args.get("rows", 5), self.config.max_cell_chars
+                self.pick(args),
+                args["table"],
+                args.get("rows", 5),
+                self.config.max_cell_chars,
+                computed_value_bytes=self.config.max_result_bytes,  # query's bound
             )
         except DatabaseError as failure:
             raise ToolError(str(failure)) from None
