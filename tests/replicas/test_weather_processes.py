@@ -61,3 +61,40 @@ async def test_twenty_calls_over_three_processes_send_one_request_per_upstream(s
     assert (standin.count("/v1/search"), standin.count("/v1/forecast")) == (requests, requests), logs
     assert len(results) == CALLERS and not any(result.get("isError") for result in results)
     assert {result["structuredContent"]["location"]["country"] for result in results} == {"Australia"}
+
+
+async def test_processes_answer_without_redis_warn_once_and_share_again_when_it_returns(
+    standin, redis_url, redis_server
+):
+    with replicas(standin, redis_url, 2) as servers:
+        async with contextlib.AsyncExitStack() as stack:
+            one, two = [
+                await stack.enter_async_context(connect_http(server.url, protocol_version=MODERN)) for server in servers
+            ]
+
+            async def weather(client, latitude: float) -> None:
+                result = await client.call_tool("get_current_weather", {"latitude": latitude, "longitude": 7.0})
+                assert not result.get("isError"), result
+
+            redis_server.stop()
+            with anyio.fail_after(QUICK):
+                for index in range(3):
+                    await weather(one, 10.0 + index)
+                    await weather(two, 10.0 + index)
+            assert standin.count("/v1/forecast") == 6  # each on its own
+            redis_server.start()
+            latitude = 50.0
+            with anyio.fail_after(QUICK):
+                while True:
+                    await anyio.sleep(0.5)
+                    latitude += 1
+                    before = standin.count("/v1/forecast")
+                    await weather(one, latitude)
+                    await weather(two, latitude)
+                    if standin.count("/v1/forecast") == before + 1:
+                        break  # two answered with what one stored in Redis
+        logs = [server.log() for server in servers]
+    for log in logs:
+        assert log.count("the replicas' shared cache is unreachable") == 1, log
+    assert any("shared cache is reachable again" in log for log in logs)
+        assert "Traceback" not in log
