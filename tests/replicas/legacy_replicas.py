@@ -74,6 +74,13 @@ def build_server() -> Server:
             raise
         return "slept"
 
+    @server.tool(task_support="optional")
+    async def brew(ctx: Any, arguments: dict[str, Any]) -> str:
+        """Become a task, take 0.3 s, answer."""
+        await ctx.start_task()
+        await anyio.sleep(0.3)
+        return "brewed"
+
     @server.tool()
     async def change(ctx: Any, arguments: dict[str, Any]) -> str:
         """Announce that the watched resource changed."""

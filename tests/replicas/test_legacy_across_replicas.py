@@ -188,6 +188,23 @@ async def test_a_cancellation_posted_to_another_replica_stops_the_work(three) ->
             group.cancel_scope.cancel()  # no answer comes for a cancelled request: stop waiting
 
 
+async def test_a_task_made_on_one_replica_is_polled_and_read_on_the_others(three) -> None:
+    a, b, c = three
+    async with async_client() as client:
+        session = await alegacy_session(client, a)
+        call = call_body(1, "brew")
+        call["params"]["task"] = {"ttl": 60000}
+        made = (await post(client, a, call, session)).json()["result"]["task"]
+        polled = (await post(client, b, rpc(2, "tasks/get", {"taskId": made["taskId"]}), session)).json()
+        assert polled["result"]["taskId"] == made["taskId"]
+        result = (await post(client, c, rpc(3, "tasks/result", {"taskId": made["taskId"]}), session)).json()
+        assert result["result"]["content"] == [{"type": "text", "text": "brewed"}]
+        listed = (await post(client, b, rpc(4, "tasks/list"), session)).json()["result"]["tasks"]
+        assert [task["taskId"] for task in listed] == [made["taskId"]]
+        other = await alegacy_session(client, c)  # another session sees none of them
+        assert (await post(client, b, rpc(5, "tasks/list"), other)).json()["result"]["tasks"] == []
+
+
 async def test_a_log_level_set_on_one_replica_holds_on_another(three) -> None:
     a, b, c = three
     async with async_client() as client:

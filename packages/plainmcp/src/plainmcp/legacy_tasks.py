@@ -58,6 +58,7 @@ class LegacyTasks:
         self._spawn = spawn
         self._owner: str | None = None
         self._created_any = False  # most connections never create one: no need to look at the store
+        self._kept = False
 
     @property
     def owner(self) -> str:
@@ -66,6 +67,13 @@ class LegacyTasks:
         if self._owner is None:
             self._owner = "session:" + os.urandom(16).hex()
         return self._owner
+
+    @owner.setter
+    def owner(self, name: str) -> None:
+        """Name the owner for a session served by several replicas (the same name on each), and keep
+        the tasks when this connection ends: the session goes on elsewhere; its tasks end by their ttl."""
+        self._owner = name
+        self._kept = True
 
     async def call_tool(
         self,
@@ -135,7 +143,7 @@ class LegacyTasks:
 
     def end(self) -> None:
         """The connection ended: its tasks are cancelled and forgotten (no one else may reach them)."""
-        if self._created_any:
+        if self._created_any and not self._kept:
             self.server.tasks.forget_owner(self.owner)
 
     async def handle(self, method: str, params: dict[str, Any]) -> dict[str, Any]:

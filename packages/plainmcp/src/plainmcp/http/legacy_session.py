@@ -70,6 +70,11 @@ OUTBOX_LIMIT = 4096
 READ_COUNT = 256
 
 
+def task_owner(session_id: str) -> str:
+    """The name of a session's tasks in the shared task store (not the session id: that is a secret)."""
+    return "session:" + hashlib.sha256(session_id.encode()).hexdigest()[:32]
+
+
 class SessionHost(Protocol):
     """What a session needs of the app holding it (:class:`~plainmcp.http.streamable.StreamableHTTP`)."""
 
@@ -133,6 +138,9 @@ class LegacySession:
         #: write it to the shared GET stream when every replica's copy receives it.
         self._delivering: str | None = None
         self.outbox = Outbox(self) if self.replicated else None
+        if self.replicated:
+            # Legacy tasks belong to the session, on whichever replica (not to this copy).
+            self.connection.legacy.tasks.owner = task_owner(self.id)
         self._saved = record.state()
         if record.version is not None:
             self.apply(record, force=True)
@@ -163,6 +171,13 @@ class LegacySession:
                 del self.app.sessions[self.id]
             self._input.close()
             self.app.wake_all(self.id)
+
+    def ended(self) -> None:
+        """The session ended (DELETE, on any replica): this copy closes, and the session's tasks
+        running here stop (with replicas they outlive a copy, not the session)."""
+        self.close()
+        if self.replicated:
+            self.app.server.tasks.forget_owner(task_owner(self.id))
 
     def owned_by(self, scope: Scope) -> bool:
         return principal_subject(scope) == self.owner

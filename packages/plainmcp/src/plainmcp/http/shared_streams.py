@@ -136,7 +136,7 @@ def _on_message(app: SessionHost, message: dict[str, Any]) -> None:
     if session is None or message.get("from") == app.replica:
         return
     if kind == "ended":
-        session.close()
+        session.ended()
     elif kind == "changed" and isinstance(message.get("record"), str):
         session.apply(SessionRecord.from_json(message["record"]))
     elif kind == "input" and isinstance(message.get("message"), str):

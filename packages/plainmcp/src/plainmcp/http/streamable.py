@@ -425,7 +425,7 @@ class StreamableHTTP:
 
     async def _end(self, session: LegacySession) -> None:
         """DELETE: the session ends everywhere."""
-        session.close()
+        session.ended()
         await self.directory.end(session.id, self.replica)
         if self.events is not None:
             await self.events.drop(session.id, [session.standalone.key])
