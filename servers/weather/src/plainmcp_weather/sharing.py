@@ -21,10 +21,10 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio
-from plainmcp import Cached, ServerCache, SharedStateUnavailable, server_cache
+from plainmcp import SharedStateUnavailable
 
 if TYPE_CHECKING:
-    from plainmcp import Server
+    from plainmcp import Cached, Server, ServerCache
 
 logger = logging.getLogger(__name__)
 
@@ -52,6 +52,8 @@ class Sharing:
 
     async def serve(self, server: Server) -> None:
         """A :meth:`plainmcp.Server.background` task: use ``server.shared`` while it is served."""
+        from plainmcp import server_cache  # here: importing the server does not pay for it
+
         shared = server_cache(server.shared)
         self.limits = shared
         self.replicas = shared if shared.replicated else None
