@@ -63,3 +63,41 @@ async def test_an_unknown_sse_session_is_404_on_every_replica(three) -> None:
             for query in ("session_id=" + "x" * 32, "session_id=nope", ""):
                 reply = await client.post(f"{base}/messages?{query}", content=dumps(rpc(1, "ping")), headers=JSON)
                 assert reply.status_code == 404
+
+
+async def test_redis_lost_ends_sse_sessions_cleanly_and_new_ones_work_when_it_returns(tmp_path) -> None:
+    from tests.e2e.http_server import StreamEnded
+    from tests.redis_server import RedisServer
+
+    redis = RedisServer(tmp_path)
+    redis.start()
+    try:
+        with replicas(redis.url, 2) as apps:
+            a, b = (app.base_url for app in apps)
+            async with async_client() as client:
+                async with open_stream(client, "GET", f"{a}/sse", headers={"Accept": "text/event-stream"}) as response:
+                    events = SSEReader(response)
+                    path = (await events.next()).data
+                    redis.stop()
+                    with pytest.raises(StreamEnded):  # the stream closes: no half-working session
+                        await events.next(timeout=10)
+                lost = await client.post(f"{b}{path}", content=dumps(rpc(1, "ping")), headers=JSON)
+                assert lost.status_code == 503 and lost.json()["error"]["code"] == -32000
+                redis.start()
+                with anyio.fail_after(15):
+                    while True:
+                        async with open_stream(
+                            client, "GET", f"{a}/sse", headers={"Accept": "text/event-stream"}
+                        ) as response:
+                            if response.status_code == 200:
+                                events = SSEReader(response)
+                                path = (await events.next()).data
+                                made = await client.post(
+                                    f"{b}{path}", content=dumps(initialize_body(0, "2024-11-05")), headers=JSON
+                                )
+                                assert made.status_code == 202
+                                assert (await events.next()).json()["id"] == 0
+                                break
+                        await anyio.sleep(0.2)
+    finally:
+        redis.stop()

@@ -143,6 +143,7 @@ class LegacySSE:
                         await events.event(data.decode("utf-8"), event="message")
                         output.taken(len(data))
                     task_group.cancel_scope.cancel()
+                await events.close()  # the session ended here: the response ends properly too
         except OSError:
             pass  # the client went away
         except SharedStateUnavailable as problem:  # before the stream started: nothing was sent yet
@@ -178,8 +179,10 @@ class LegacySSE:
                     logger.warning("SSE session %s: a forwarded message was dropped (64 waiting)", session_id[:8])
         except (anyio.ClosedResourceError, anyio.BrokenResourceError):
             return
-        except Exception:  # Redis lost: POSTs to this replica still reach the session
-            logger.warning("SSE session %s: forwarding from other replicas stopped", session_id[:8], exc_info=True)
+        except Exception:  # Redis lost: the other replicas' POSTs cannot reach us; end cleanly
+            # (the client sees its stream close and connects again) rather than half work.
+            logger.warning("SSE session %s ended: forwarding from other replicas was lost", session_id[:8])
+            input_send.close()
 
     def _expect(self, session_id: str, decoded: Decoded, http_request_id: Any) -> None:
         connection = self.connections.get(session_id)
