@@ -29,6 +29,9 @@ MAX_INSTRUCTIONS = 400
 MAX_REPEAT = 100
 #: States held in the steps remembered while one value is matched (a few MB at most).
 MAX_REMEMBERED_STATES = 50_000
+#: States stepped by the matches of one request at most (:class:`Budget`): a value that would need
+#: more is refused, not judged. Typical patterns step a few states a character.
+MAX_MATCH_STEPS = 1_000_000
 
 Test = Callable[[str], bool]
 
@@ -53,6 +56,43 @@ _SHORTHANDS: dict[str, Test] = {
 
 class PatternError(ValueError):
     """The pattern is not in the language this module matches (the message says what is wrong)."""
+
+
+class TooComplex(Exception):
+    """Matching needed more work than its :class:`Budget` allowed (the value was not judged)."""
+
+
+class Stopped(Exception):
+    """The caller stopped the matching (its request was cancelled)."""
+
+
+class Budget:
+    """The work the matches of one request may do together, in states stepped (each a test of one
+    character and a set insertion), and a flag the caller sets from another thread to stop them.
+
+    Matching runs off the event loop; the budget bounds its CPU (about a second at most), the flag
+    lets a cancellation end it within a few hundred characters."""
+
+    def __init__(self, steps: int | None = None) -> None:
+        self.left = MAX_MATCH_STEPS if steps is None else steps
+        self.stopped = False
+
+    def stop(self) -> None:
+        self.stopped = True
+
+    def spend(self, steps: int) -> None:
+        """Raises Stopped once :meth:`stop` was called, TooComplex once the budget is spent."""
+        if self.stopped:
+            raise Stopped()
+        self.left -= steps
+        if self.left < 0:
+            raise TooComplex()
+
+
+def _class_test(members: frozenset[str], others: tuple[Test, ...]) -> Test:
+    if not others:
+        return members.__contains__
+    return lambda c: c in members or any(test(c) for test in others)
 
 
 # ----------------------------------------------------------------------------------------- parsing
@@ -131,7 +171,10 @@ class _Parser:
         negated = self.peek() == "^"
         if negated:
             self.at += 1
-        tests: list[Test] = []
+        # One set lookup for the class's characters, then its ranges and shorthands: a class of a
+        # hundred members costs one test, not a hundred (it runs per live state and character).
+        members: set[str] = set()
+        others: list[Test] = []
         first = True
         while True:
             char = self.take()
@@ -139,8 +182,13 @@ class _Parser:
                 break
             first = False
             if char == "\\":
-                escaped = self.escape()
-                tests.append(escaped)
+                escaped = self.take()
+                self.at -= 1
+                test = self.escape()
+                if escaped in _SHORTHANDS:
+                    others.append(test)
+                else:
+                    members.add({"n": "\n", "t": "\t"}.get(escaped, escaped))
                 continue
             if self.peek() == "-" and self.at + 1 < len(self.text) and self.text[self.at + 1] != "]":
                 self.at += 1
@@ -149,12 +197,13 @@ class _Parser:
                     raise PatternError("a range in [...] must end with a plain character")
                 if high < char:
                     raise PatternError(f"the range {char}-{high} in [...] is backwards")
-                tests.append(_between(char, high))
+                others.append(_between(char, high))
             else:
-                tests.append(char.__eq__)
+                members.add(char)
+        test = _class_test(frozenset(members), tuple(others))
         if negated:
-            return lambda c: c != "\n" and not any(test(c) for test in tests)
-        return lambda c: any(test(c) for test in tests)
+            return lambda c: c != "\n" and not test(c)
+        return test
 
     def quantified(self, node: Node) -> Node:
         while True:
@@ -250,7 +299,10 @@ class Pattern:
     text: str
     program: tuple[tuple[Any, ...], ...]
 
-    def matches(self, value: str) -> bool:
+    def matches(self, value: str, budget: Budget | None = None) -> bool:
+        """Whether the whole ``value`` matches; its work is taken from ``budget`` (a fresh one when
+        None). Raises TooComplex when the budget runs out, Stopped when it is stopped."""
+        budget = Budget() if budget is None else budget
         program = self.program
         current = frozenset(self._closure({0}))
         # Each step's result is remembered by (states, character) for this value: a long value over
@@ -263,6 +315,7 @@ class Pattern:
                 return False
             known = steps.get((current, char))
             if known is None:
+                budget.spend(2 * len(current))  # the tests, then the closure (at most as many states)
                 following = {pc + 1 for pc in current if program[pc][0] == "test" and program[pc][1](char)}
                 known = frozenset(self._closure(following))
                 if held + len(current) + len(known) <= MAX_REMEMBERED_STATES:

@@ -17,20 +17,23 @@ from .completion import History
 from .frontmatter import FormatError, clip, quote
 from .library import Library
 from .model import Embed, PromptSpec
+from .pattern import Budget
 from .template import MAX_RENDER_CHARS, TooLarge, render
 
 #: Longest argument value accepted (characters).
 MAX_VALUE_CHARS = 64 * 1024
 
 
-def check_values(spec: PromptSpec, arguments: Mapping[str, Any] | None) -> dict[str, str]:
+def check_values(spec: PromptSpec, arguments: Mapping[str, Any] | None, budget: Budget | None = None) -> dict[str, str]:
     """Every argument's value, defaults applied: the mapping the template is rendered with.
 
     Raises MCPError(-32602) naming the problem: an argument the prompt does not take, a value that
     is not a string or too long, a required argument missing or empty, a value not among the
-    argument's allowed values, or not of its type, range or pattern (:mod:`.typed`). An empty value counts as absent (clients often send "" for a field
-    left blank).
+    argument's allowed values, or not of its type, range or pattern (:mod:`.typed`), or too costly
+    to match against its pattern (all matches of the call share ``budget``). An empty value counts
+    as absent (clients often send "" for a field left blank).
     """
+    budget = Budget() if budget is None else budget
     given = dict(arguments or {})
     unknown = [name for name in given if spec.argument(name) is None]
     if unknown:
@@ -62,7 +65,7 @@ def check_values(spec: PromptSpec, arguments: Mapping[str, Any] | None) -> dict[
                 {"argument": argument.name, "allowed": list(argument.values)},
             )
         else:
-            wrong = typed.problem(argument, value)
+            wrong = typed.problem(argument, value, budget)
             if wrong is not None:
                 raise _invalid(
                     f"Argument {argument.name!r} of prompt {spec.name!r} {wrong}", {"argument": argument.name}
@@ -86,8 +89,13 @@ async def render_prompt(
     result that would be larger than MAX_RENDER_CHARS; -32603 for an embedded file that cannot be
     read now: the message names the file as written, never a host path)."""
     if any(argument.pattern is not None for argument in spec.arguments):
-        # Matching is bounded (typed.MAX_PATTERN_VALUE) but pure Python: off the event loop.
-        values = await anyio.to_thread.run_sync(check_values, spec, arguments)
+        # Matching is bounded (a work budget) but pure Python: off the event loop. A cancelled call
+        # is answered at once and stops the thread's matching within a few hundred characters.
+        budget = Budget()
+        try:
+            values = await anyio.to_thread.run_sync(check_values, spec, arguments, budget, abandon_on_cancel=True)
+        finally:
+            budget.stop()
     else:
         values = check_values(spec, arguments)
 

@@ -8,8 +8,9 @@ same checks refuse a bad ``default`` when the file is read and a bad value when 
 - ``number``: a decimal number, optionally with an exponent (``-1.5``, ``2e3``); no ``inf`` or ``nan``;
 - ``boolean``: ``true`` or ``false`` (any case; rendered in lower case);
 - ``minimum`` / ``maximum``: inclusive bounds of an integer or a number;
-- ``pattern``: the whole value matches (:mod:`.pattern`; values longer than MAX_PATTERN_VALUE are
-  refused before matching, which keeps the cost of any pattern bounded).
+- ``pattern``: the whole value matches (:mod:`.pattern`, in linear time; values longer than
+  MAX_PATTERN_VALUE are refused before matching, and the matches of one request share a work
+  :class:`~.pattern.Budget`: a value that would need more is refused, not judged).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import re
 
 from .frontmatter import quote
 from .model import ArgumentSpec
-from .pattern import compile_pattern
+from .pattern import Budget, TooComplex, compile_pattern
 
 TYPES = ("string", "integer", "number", "boolean")
 #: Longest value matched against a pattern (characters).
@@ -34,10 +35,11 @@ def normalize(argument: ArgumentSpec, value: str) -> str:
     return value.casefold() if argument.type == "boolean" else value
 
 
-def problem(argument: ArgumentSpec, value: str) -> str | None:
+def problem(argument: ArgumentSpec, value: str, budget: Budget | None = None) -> str | None:
     """What is wrong with ``value`` (a non-empty string) for ``argument``, as the end of a sentence
     that starts with the argument's name ("must be a whole number"), or None if it is fine. The
-    allowed values (``values``) are checked by the caller, which names them."""
+    allowed values (``values``) are checked by the caller, which names them. Pattern matching takes
+    its work from ``budget`` (see :mod:`.pattern`; raises its Stopped when the caller stops it)."""
     if argument.pattern is None and argument.type == "string":  # the common case, on every prompts/get
         return None
     if argument.type == "boolean":
@@ -55,7 +57,11 @@ def problem(argument: ArgumentSpec, value: str) -> str | None:
     if argument.pattern is not None:
         if len(value) > MAX_PATTERN_VALUE:
             return f"must be at most {MAX_PATTERN_VALUE} characters long to be checked against its pattern"
-        if not compile_pattern(argument.pattern).matches(value):
+        try:
+            matched = compile_pattern(argument.pattern).matches(value, budget)
+        except TooComplex:
+            return "is too long or too varied to be checked against its pattern within this server's limits; shorten it"
+        if not matched:
             return f"must match the pattern {quote(argument.pattern)} (got {quote(value)})"
     return None
 
