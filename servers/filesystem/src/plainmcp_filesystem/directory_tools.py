@@ -21,6 +21,8 @@ from .names import labelled, wire_name
 from .read_tools import iso
 from .result_pages import fitting, more
 from .sizes import weight
+from .skipped import SCHEMA as SKIPPED
+from .skipped import Skipped, report
 from .toolkit import (
     CURSOR,
     EXCLUDES,
@@ -75,6 +77,7 @@ LIST_DIRECTORY = ToolSpec(
             },
             "truncated": {"type": "boolean"},
             "nextCursor": NEXT_CURSOR,
+            "skipped": SKIPPED,
         },
         ("path", "directories", "files", "others", "truncated"),
     ),
@@ -101,6 +104,7 @@ DIRECTORY_TREE = ToolSpec(
             "entries": {"type": "integer"},
             "truncated": {"type": "boolean"},
             "nextCursor": NEXT_CURSOR,
+            "skipped": SKIPPED,
         },
         ("path", "tree", "entries", "truncated"),
     ),
@@ -120,13 +124,14 @@ def _order(sort_by: str, status_of: dict[str, os.stat_result]) -> Any:
 @dataclass
 class Listing:
     """What a directory holds, by kind; ``status_of`` with details; ``incomplete`` when the directory
-    had more entries than were read."""
+    had more entries than were read; ``skipped``: entries left out because they could not be stat'ed."""
 
     directories: list[str] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
     others: list[tuple[str, str]] = field(default_factory=list)
     status_of: dict[str, os.stat_result] = field(default_factory=dict)
     incomplete: bool = False
+    skipped: Skipped = field(default_factory=Skipped)
 
     def names(self) -> Iterator[str]:
         """Every name, in the order shown: directories, files, then the others."""
@@ -200,7 +205,8 @@ async def read_listing(place: Place, *, hidden: bool, detailed: bool, max_read: 
                 if detailed:
                     try:
                         status_of[name] = entry.stat(follow_symlinks=False)
-                    except OSError:
+                    except OSError as problem:  # gone since the listing was read
+                        listing.skipped.error(problem, name)
                         continue
                 # Files first: most entries are files, and each test is a call.
                 if entry.is_file(follow_symlinks=False):
@@ -291,6 +297,7 @@ class DirectoryTools(ToolFamily):
                 )
             )
             data["directorySizes"], data["partialSizes"] = counted.totals, counted.partial
+            listing.skipped.absorb(counted.skipped, "")
             lines = [
                 f"{labelled(name)}/  ({counted.totals[name]}{'+' if name in counted.partial else ''} bytes)"
                 if name in counted.totals
@@ -329,7 +336,8 @@ class DirectoryTools(ToolFamily):
             data["truncated"] = True
             data["nextCursor"] = self.cursors.issue("list_directory", args, stop)
             lines.append(more(data["nextCursor"]))
-        return result("\n".join(lines), data)
+        shown_path = functools.partial(_join, data["path"])
+        return result(report(listing.skipped, "\n".join(lines), data, shown_path), data)
 
     async def directory_tree(self, ctx: Context, args: dict[str, Any]) -> ToolResult:
         """The tree below a directory as nested {name, type, children}; links shown, never followed.
@@ -347,9 +355,13 @@ class DirectoryTools(ToolFamily):
         start, room = self.cursors.start("directory_tree", args), Budget(self.config.max_read_bytes - 400)
         above: list[str] = []
         following = None
+        skipped = Skipped()
         with anchored.directory(place) as fd:
             ignore = self.ignore(args, place)
-            for entry in walk(fd, max_depth=self.depth(args), exclude=exclude, ignore=ignore, report_ignored=True):
+            walked = walk(
+                fd, max_depth=self.depth(args), exclude=exclude, ignore=ignore, report_ignored=True, skipped=skipped
+            )
+            for entry in walked:
                 if entry.ignored:
                     await pacer.idle()  # thousands ignored must not hold the event loop
                     continue
@@ -400,7 +412,13 @@ class DirectoryTools(ToolFamily):
         if following is not None:
             data["nextCursor"] = self.cursors.issue("directory_tree", args, following)
             lines.append(more(data["nextCursor"]))
-        return result("\n".join(lines) or "(empty)", data)
+        shown_path = functools.partial(_join, data["path"])
+        return result(report(skipped, "\n".join(lines) or "(empty)", data, shown_path), data)
+
+
+def _join(shown: str, relative: str) -> str:
+    """A ``/``-separated path below the directory shown, as the result shows paths."""
+    return os.path.join(shown, *relative.split("/"))
 
 
 def _count(n: int, one: str, many: str) -> str:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from . import anchored
 from .anchored import DIR_FLAGS, Place
 from .names import name_from_wire
+from .skipped import READ_ERROR, Skipped
 from .walk import walk
 
 #: Entries between two calls of ``check``.
@@ -23,10 +24,12 @@ CHECK_EVERY = 1024
 
 @dataclass(slots=True)
 class Sizes:
-    """``totals`` by directory name; ``partial``: the names whose walk the budget (or depth) cut short."""
+    """``totals`` by directory name; ``partial``: the names whose walk the budget (or depth) cut short,
+    or that hold something that could not be read (``skipped``, its paths below the listed directory)."""
 
     totals: dict[str, int] = field(default_factory=dict)
     partial: list[str] = field(default_factory=list)
+    skipped: Skipped = field(default_factory=Skipped)
 
 
 def directory_sizes(
@@ -35,7 +38,9 @@ def directory_sizes(
     """The total bytes of the regular files below each directory ``names`` holds in ``place``.
 
     At most ``max_entries`` entries are visited over all of them; a directory whose walk stops there
-    has the sum so far and is listed in ``partial``. A name that is gone or no longer a directory is left out.
+    has the sum so far and is listed in ``partial``, as is one below which something could not be read
+    (counted in ``skipped``). A name that is gone, unreadable or no longer a directory is left out
+    (and counted in ``skipped``).
     ``names`` are in their wire form (see names.py), and so are the keys of the result.
     """
     sizes = Sizes()
@@ -44,11 +49,12 @@ def directory_sizes(
         for name in names:
             try:
                 child = os.open(name_from_wire(name), DIR_FLAGS, dir_fd=fd)
-            except OSError:
+            except OSError as problem:
+                sizes.skipped.error(problem, name_from_wire(name))
                 continue
-            total, cut = 0, left <= 0
+            total, cut, inner = 0, left <= 0, Skipped()
             try:
-                for entry in walk(child, max_depth=max_depth):
+                for entry in walk(child, max_depth=max_depth, skipped=inner):
                     left -= 1
                     if left < 0:
                         cut = True
@@ -58,13 +64,15 @@ def directory_sizes(
                     if entry.kind == "file":
                         try:
                             total += entry.lstat().st_size
-                        except OSError:
-                            continue
-            except anchored.PathDenied:
+                        except OSError as problem:
+                            inner.error(problem, entry.relative)
+            except anchored.PathDenied:  # the directory itself cannot be listed
+                sizes.skipped.add(READ_ERROR, name_from_wire(name))
                 continue
             finally:
                 os.close(child)
             sizes.totals[name] = total
-            if cut:
+            sizes.skipped.absorb(inner, name + "/")
+            if cut or inner:
                 sizes.partial.append(name)
     return sizes

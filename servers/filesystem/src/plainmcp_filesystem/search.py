@@ -19,11 +19,12 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from . import anchored
-from .anchored import PathDenied, Place
+from .anchored import PathDenied, PathNotFound, Place
 from .gitignore import GitIgnore
 from .globs import Excluder, Glob
 from .names import wire_path
 from .sizes import weight
+from .skipped import CHANGED, PERMISSION_DENIED, READ_ERROR, VANISHED, Skipped
 from .walk import Entry, Pacer, walk
 
 MAX_LINE_CHARS = 500
@@ -41,14 +42,17 @@ async def search_names(
     max_bytes: int,
     pacer: Pacer,
     ignore: GitIgnore | None = None,
+    skipped: Skipped | None = None,
 ) -> tuple[list[tuple[str, str]], bool]:
     """``(relative path, kind)`` of entries below ``start`` whose name (or relative path) matches;
     and truncated (``max_results`` reached, or the paths, each shown under a prefix of
-    ``shown_length`` characters, would weigh more than ``max_bytes``)."""
+    ``shown_length`` characters, would weigh more than ``max_bytes``). Directories that could not be
+    read are counted in ``skipped``."""
     found: list[tuple[str, str]] = []
     total = 0
     with anchored.directory(start) as fd:
-        for entry in walk(fd, max_depth=max_depth, exclude=exclude, ignore=ignore, report_ignored=True):
+        walked = walk(fd, max_depth=max_depth, exclude=exclude, ignore=ignore, report_ignored=True, skipped=skipped)
+        for entry in walked:
             if entry.ignored:
                 await pacer.idle()
                 continue
@@ -81,6 +85,8 @@ class ContentSearch:
     skipped_binary: int = 0
     skipped_large: int = 0
     truncated: bool = False
+    #: Files and directories that could not be read (not the binary or large ones: those are counted above).
+    skipped: Skipped = field(default_factory=Skipped)
 
 
 def _clip(line: str) -> str:
@@ -128,13 +134,24 @@ class Grep:
             return False
         try:
             fd = entry.open()
-        except (OSError, PathDenied):
+        except OSError as problem:
+            outcome.skipped.error(problem, entry.relative)
             return False
-        with open(fd, "rb", closefd=True) as file:
-            if os.fstat(file.fileno()).st_size > request.max_file_bytes:
-                outcome.skipped_large += 1
-                return False
-            data = file.read(request.max_file_bytes + 1)
+        except PathNotFound:  # gone between the listing and the open: once, a whole search failed here
+            outcome.skipped.add(VANISHED, entry.relative)
+            return False
+        except PathDenied as problem:
+            outcome.skipped.add(_refusal_reason(problem), entry.relative)
+            return False
+        try:
+            with open(fd, "rb", closefd=True) as file:
+                if os.fstat(file.fileno()).st_size > request.max_file_bytes:
+                    outcome.skipped_large += 1
+                    return False
+                data = file.read(request.max_file_bytes + 1)
+        except OSError as problem:  # EIO, or a file on a network system gone under us
+            outcome.skipped.error(problem, entry.relative)
+            return False
         if b"\x00" in data[:_SNIFF]:
             outcome.skipped_binary += 1
             return False
@@ -168,10 +185,25 @@ class Grep:
 
     def run(self, fd: int) -> ContentSearch:
         """The whole search below the open directory ``fd``, synchronously (in the worker process)."""
-        for entry in walk(fd, max_depth=self.request.max_depth, exclude=self.exclude, ignore=self.ignore()):
+        walked = walk(
+            fd,
+            max_depth=self.request.max_depth,
+            exclude=self.exclude,
+            ignore=self.ignore(),
+            skipped=self.outcome.skipped,
+        )
+        for entry in walked:
             if self.feed(entry):
                 break
         return self.outcome
+
+
+def _refusal_reason(problem: PathDenied) -> str:
+    """Why :func:`~plainmcp_filesystem.anchored.open_regular` refused a file the walk saw as one."""
+    text = str(problem)
+    if text.startswith("Permission denied"):
+        return PERMISSION_DENIED
+    return READ_ERROR if text.startswith("Cannot open") else CHANGED  # a link or another type now
 
 
 class SearchTimeout(Exception):
@@ -197,7 +229,14 @@ async def search_contents(
         return await _in_worker(start, request, timeout, workers)
     grep = Grep(request)
     with anchored.directory(start) as fd:
-        walked = walk(fd, max_depth=request.max_depth, exclude=grep.exclude, ignore=grep.ignore(), report_ignored=True)
+        walked = walk(
+            fd,
+            max_depth=request.max_depth,
+            exclude=grep.exclude,
+            ignore=grep.ignore(),
+            report_ignored=True,
+            skipped=grep.outcome.skipped,
+        )
         for entry in walked:
             if entry.ignored:
                 await pacer.idle()
@@ -259,4 +298,5 @@ async def _run_worker(start: Place, request: GrepRequest) -> ContentSearch:
     if process.returncode != 0:
         raise ValueError("The regular expression search failed")
     found = json.loads(received)
+    found["skipped"] = Skipped.from_wire(found["skipped"])
     return ContentSearch(**found)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 from typing import TYPE_CHECKING, Any
 
@@ -12,6 +13,8 @@ from .globs import MAX_PATTERN_CHARS, Excluder, compile_glob
 from .result_pages import fitting, more
 from .search import ContentSearch, GrepRequest, SearchTimeout, compile_query, search_contents, search_names
 from .sizes import weight
+from .skipped import SCHEMA as SKIPPED
+from .skipped import Skipped, report
 from .toolkit import (
     CURSOR,
     EXCLUDES,
@@ -50,7 +53,12 @@ SEARCH_FILES = ToolSpec(
         ("path", "pattern"),
     ),
     output_schema=out(
-        {"matches": big_array("absolute paths"), "truncated": {"type": "boolean"}, "nextCursor": NEXT_CURSOR},
+        {
+            "matches": big_array("absolute paths"),
+            "truncated": {"type": "boolean"},
+            "nextCursor": NEXT_CURSOR,
+            "skipped": SKIPPED,
+        },
         ("matches", "truncated"),
     ),
     annotations=READ,
@@ -83,6 +91,7 @@ SEARCH_CONTENT = ToolSpec(
             "skippedLarge": {"type": "integer"},
             "truncated": {"type": "boolean"},
             "nextCursor": NEXT_CURSOR,
+            "skipped": SKIPPED,
         },
         ("matches", "truncated"),
     ),
@@ -132,6 +141,7 @@ class SearchTools(ToolFamily):
         start = self.cursors.start("search_files", args)  # a bad cursor is refused before any work
         policy, place = await self.directory(ctx, args)
         shown = policy.display(place)
+        skipped = Skipped()
         found, truncated = await search_names(
             place,
             len(shown),
@@ -142,6 +152,7 @@ class SearchTools(ToolFamily):
             max_bytes=self.config.max_result_bytes,
             pacer=Pacer(ctx, "entries searched"),
             ignore=self.ignore(args, place),
+            skipped=skipped,
         )
         matches = [_join(shown, relative) for relative, _ in found]
         # A page of the matches within the text budget; a cursor goes on from the first one left out.
@@ -154,7 +165,7 @@ class SearchTools(ToolFamily):
         if stop < len(matches):
             data["nextCursor"] = self.cursors.issue("search_files", args, stop)
             text += f"\n[matches {start + 1}-{stop} of {len(matches)}] " + more(data["nextCursor"])
-        return result(text, data)
+        return result(report(skipped, text, data, functools.partial(_join, shown)), data)
 
     async def search_content(self, ctx: Context, args: dict[str, Any]) -> ToolResult:
         """Search inside text files for a string or regex, like grep: path:line:text, with optional
@@ -215,4 +226,4 @@ class SearchTools(ToolFamily):
         }
         if following is not None:
             data["nextCursor"] = following
-        return result("\n".join(lines), data)
+        return result(report(found.skipped, "\n".join(lines), data, functools.partial(_join, shown)), data)

@@ -23,6 +23,7 @@ from .anchored import DIR_FLAGS, PathDenied, open_regular, reopen
 from .gitignore import NAME as GITIGNORE
 from .gitignore import GitIgnore
 from .globs import Excluder
+from .skipped import Skipped
 
 if TYPE_CHECKING:
     from plainmcp import Context
@@ -85,6 +86,7 @@ def walk(
     include_hidden: bool = True,
     ignore: GitIgnore | None = None,
     report_ignored: bool = False,
+    skipped: Skipped | None = None,
 ) -> Iterator[Entry]:
     """Walk below the open directory ``start`` (a descriptor the caller keeps; not included), at
     most ``max_depth`` levels.
@@ -92,8 +94,9 @@ def walk(
     Excluded entries (and everything below an excluded directory) are skipped, as are hidden ones
     (names starting with ``.``) unless ``include_hidden``. Of a directory holding more than
     :data:`MAX_DIRECTORY_ENTRIES` entries, only that many are walked. Directories that vanish, cannot be read,
-    or turn into links during the walk are skipped silently. With ``ignore``, what its ``.gitignore``
-    rules (and those of every directory walked) ignore is skipped too; with ``report_ignored`` such
+    or turn into links during the walk are skipped (still yielded themselves, not descended into);
+    with ``skipped`` each is counted there with its reason, so the caller can say so. With
+    ``ignore``, what its ``.gitignore`` rules (and those of every directory walked) ignore is skipped too; with ``report_ignored`` such
     entries are yielded marked ``ignored`` (never descended into), so that an async caller yields to
     the event loop while thousands of them are skipped (see :meth:`Pacer.idle`).
 
@@ -139,11 +142,15 @@ def walk(
             except OSError as problem:
                 if problem.errno in (errno.EMFILE, errno.ENFILE):
                     raise  # out of descriptors: the walk would be silently incomplete
-                continue  # gone, unreadable, or no longer a directory (a link swapped in)
+                if skipped is not None:
+                    skipped.error(problem, relative)  # gone, unreadable, or no longer a directory
+                continue
             try:
                 listing = _scan(child)
-            except OSError:
+            except OSError as problem:
                 os.close(child)
+                if skipped is not None:
+                    skipped.error(problem, relative)
                 continue
             _load_rules(ignore, child, listing, relative + "/")
             stack.append((child, iter(listing), relative + "/", depth + 1))
