@@ -263,3 +263,42 @@ async def test_a_failing_upstream_is_asked_once_for_twenty_callers_on_three_repl
     assert {result["content"][0]["text"] for result in results} == {
         "The Open-Meteo forecast service is having trouble (tried once). Try again in a minute."
     }
+
+
+async def test_callers_on_another_replica_hear_the_fetching_replicas_wait_for_a_retry(redis_url):
+    """The fetch runs on replica one; a caller on replica two, waiting for it through Redis, is told of
+    its wait for a retry as progress, as a caller on replica one would be."""
+    from tests.servers.weather.hostile import HostileUpstream
+
+    heard: list[str | None] = []
+    with HostileUpstream() as hostile:  # a 503 after half a second, each time
+        settings = config(forecast_url=f"{hostile.url}/unwell", retries=1, backoff=1.0)
+        servers = []
+        for _ in range(2):
+            server = build_server(settings, Deps(rand=lambda: 1.0))  # the full backoff: one second
+            server.share(RedisState(redis_url, prefix=PREFIX))
+            servers.append(server)
+        async with AsyncExitStack() as stack:
+            one, two = await clients(stack, servers)
+            await anyio.sleep(0.3)  # the replicas' subscriptions to each other's waits are made
+            results: list[dict] = []
+
+            async def fetching() -> None:
+                results.append(await one.call_tool("get_current_weather", {"latitude": 1, "longitude": 2}))
+
+            async def waiting() -> None:
+                await anyio.sleep(0.2)  # joins while replica one's first attempt is out
+
+                def on_progress(progress: float, total: float | None, message: str | None) -> None:
+                    heard.append(message)
+
+                arguments = {"latitude": 1, "longitude": 2}
+                results.append(await two.call_tool("get_current_weather", arguments, on_progress=on_progress))
+
+            with anyio.fail_after(QUICK):
+                async with anyio.create_task_group() as group:
+                    group.start_soon(fetching)
+                    group.start_soon(waiting)
+        assert hostile.requests("unwell") == 2  # one fetch, its one retry: replica two asked nothing
+    assert heard == ["The Open-Meteo forecast service is having trouble; retry 1 of 1 in 1 s."]
+    assert len(results) == 2 and all(result["isError"] for result in results)

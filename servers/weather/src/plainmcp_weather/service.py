@@ -12,7 +12,7 @@ import logging
 import random
 import time
 from collections.abc import Awaitable, Callable, Hashable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -212,6 +212,13 @@ class WeatherService:
 
         async def tell_every_caller(wait: Wait) -> None:
             await self.flights.announce(key, wait)
+            await self.sharing.tell_replicas(name, asdict(wait))  # and those waiting on other replicas
+
+        async def told_by_a_replica(wait: dict[str, Any]) -> None:
+            try:
+                await self.flights.announce(key, Wait(**wait))
+            except TypeError:
+                logger.debug("a wait from another replica was not understood")
 
         async def fetch_for_the_replicas() -> Any:
             # Run by one replica at a time: the one before may have stored the answer just now.
@@ -229,7 +236,12 @@ class WeatherService:
             theirs = await self.sharing.get(name)
             if theirs is None or not theirs.fresh(self._wall()):
                 got = await self.sharing.flight(
-                    name, fetch_for_the_replicas, hold=self._flight_hold(), encode_error=encode, decode_error=decode
+                    name,
+                    fetch_for_the_replicas,
+                    hold=self._flight_hold(),
+                    listener=told_by_a_replica,
+                    encode_error=encode,
+                    decode_error=decode,
                 )
                 value, stored_at = got["v"], float(got["at"])
             else:

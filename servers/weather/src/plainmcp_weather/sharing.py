@@ -16,6 +16,7 @@ succeeds afterwards logs that sharing is back.
 from __future__ import annotations
 
 import logging
+import os
 import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -27,6 +28,11 @@ if TYPE_CHECKING:
     from plainmcp import Cached, Server, ServerCache
 
 logger = logging.getLogger(__name__)
+
+#: The fan-out topic on which a replica fetching for the others tells them of each wait for a retry.
+WAITS_TOPIC = "weather-waits"
+#: Told what another replica's fetch announces (a :class:`.upstream.Wait` as a dict).
+Listener = Callable[[dict[str, Any]], Awaitable[None]]
 
 #: Seconds without trying Redis after it could not be reached; doubled each time it still cannot be.
 FIRST_PAUSE = 1.0
@@ -49,6 +55,10 @@ class Sharing:
         self._down_until = 0.0
         self._down = False
         self._pause = FIRST_PAUSE
+        #: Tells this replica's fan-out messages from the others'.
+        self.replica_id = os.urandom(8).hex()
+        self._fanout: Any = None
+        self._listeners: dict[str, Listener] = {}
 
     async def serve(self, server: Server) -> None:
         """A :meth:`plainmcp.Server.background` task: use ``server.shared`` while it is served."""
@@ -58,9 +68,32 @@ class Sharing:
         self.limits = shared
         self.replicas = shared if shared.replicated else None
         try:
+            if shared.replicated:
+                self._fanout = server.shared.fanout
+                await self._hear_waits()
             await anyio.sleep_forever()
         finally:
-            self.replicas = self.limits = None
+            self.replicas = self.limits = self._fanout = None
+
+    async def _hear_waits(self) -> None:
+        """Hand each wait another replica announces to the callers here waiting on that fetch."""
+        async with self._fanout.subscribe(WAITS_TOPIC) as messages:
+            async for message in messages:
+                listener = self._listeners.get(message.get("key", ""))
+                wait = message.get("wait")
+                if listener is not None and message.get("from") != self.replica_id and isinstance(wait, dict):
+                    try:
+                        await listener(wait)
+                    except Exception:
+                        logger.debug("a listener of another replica's wait failed", exc_info=True)
+
+    async def tell_replicas(self, key: str, wait: dict[str, Any]) -> None:
+        """Tell the replicas waiting on this replica's fetch for ``key`` about a wait (best effort)."""
+        if self._fanout is not None and self._clock() >= self._down_until:
+            try:
+                await self._fanout.publish(WAITS_TOPIC, {"from": self.replica_id, "key": key, "wait": wait})
+            except SharedStateUnavailable:
+                pass  # the callers elsewhere miss a progress report, nothing more
 
     async def _try(self, layer: ServerCache | None, operation: Callable[[ServerCache], Awaitable[T]]) -> T | None:
         """``operation(layer)``, or None when there is no layer or it cannot be reached (see the module)."""
@@ -98,15 +131,23 @@ class Sharing:
 
         await self._try(self.replicas, put)
 
-    async def flight(self, key: str, work: Callable[[], Awaitable[Any]], *, hold: float, **errors: Any) -> Any:
+    async def flight(
+        self, key: str, work: Callable[[], Awaitable[Any]], *, hold: float, listener: Listener, **errors: Any
+    ) -> Any:
         """``work()`` once across the replicas (see :meth:`plainmcp.ServerCache.flight`); without a
         reachable shared layer, just ``work()`` (the work itself never touches the shared layer's
-        connection, so what it raises is its own)."""
+        connection, so what it raises is its own). ``listener`` hears the waits another replica's
+        fetch for ``key`` announces (:meth:`tell_replicas`) while this one waits for it."""
 
         async def run(layer: ServerCache) -> tuple[Any]:
             return (await layer.flight(key, work, hold=hold, **errors),)  # boxed: None is an answer too
 
-        boxed = await self._try(self.replicas, run)
+        self._listeners[key] = listener  # one per key: the replica's own single flight merged its callers
+        try:
+            boxed = await self._try(self.replicas, run)
+        finally:
+            if self._listeners.get(key) is listener:
+                del self._listeners[key]
         return await work() if boxed is None else boxed[0]
 
     async def acquire(self, name: str, limit: int, per: float) -> float:
