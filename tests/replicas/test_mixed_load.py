@@ -24,10 +24,11 @@ import anyio
 import httpx
 import pytest
 
-from tests.e2e.http_server import async_client
+from tests.e2e.http_server import SSEReader, async_client, rpc
 from tests.redis_server import RedisServer
+from tests.replicas import mixed_ops
 from tests.replicas.cluster import Cluster, cluster
-from tests.replicas.mixed_ops import FAILURES, OPERATIONS, Tally, Wire
+from tests.replicas.mixed_ops import FAILURES, OPERATIONS, WATCHED, Tally, Wire
 
 pytestmark = pytest.mark.anyio
 
@@ -252,3 +253,31 @@ async def test_mixed_load_recovers_within_5_s_of_redis_coming_back(whole, own_re
     # Recovered means recovered everywhere: nothing started 5 s after Redis's return fails, on any replica.
     late = [o for o in after if o.started >= back + RECOVERY_SECONDS]
     assert late == [], [(round(o.started - back, 2), o.kind, o.error) for o in late]
+
+
+async def test_a_legacy_subscriber_hears_each_of_two_quick_changes_made_on_other_replicas(whole) -> None:
+    """Two distinct changes of one resource, made back to back on two replicas: the session's GET stream on
+    a third hears both (the load above would not notice one lost: another worker's change makes up for it)."""
+    first, holder, third = (f"{r.base_url}/mcp" for r in whole.replicas)
+    tally = Tally()
+    async with async_client() as client:
+        session = await mixed_ops.LegacySession(Wire(client, first, tally)).open()
+        subscribed = await session.call(rpc(session.next_id(), "resources/subscribe", {"uri": WATCHED}))
+        assert subscribed["result"] == {}
+        get = {k: v for k, v in session.headers().items() if k != "Content-Type"}
+        stream = Wire(client, holder, tally).stream("GET", None, {**get, "Accept": "text/event-stream"})
+        async with stream as response:
+            reader = SSEReader(response)
+            assert (await reader.next()).data == ""  # primed
+            await anyio.sleep(0.3)
+            for url in (first, third):  # within a second of each other
+                session.wire = Wire(client, url, tally)
+                await session.tool(mixed_ops.TRIGGER)
+            heard = []
+            with anyio.move_on_after(3):
+                while len(heard) < 2:
+                    event = await reader.next()
+                    if event.data:
+                        heard.append(event.json()["method"])
+        await session.close()
+    assert heard == ["notifications/resources/updated"] * 2, f"heard {len(heard)} of 2 changes"
