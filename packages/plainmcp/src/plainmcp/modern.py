@@ -159,6 +159,7 @@ class ModernDispatcher:
                 task_id=task_id,
             )
             result: dict[str, Any] = await handler(task_ctx, params)
+            result["resultType"] = "complete"  # a task's result is a 2026-07-28 result like any other
             return result
 
         first = ctx.inputs if ctx.inputs is not None else InputRound({}, {})

@@ -56,6 +56,8 @@ class SubscriptionBus:
         self._subscribers: list[Subscriber] = []
         self._changed: anyio.Event | None = None
         self._relay: Relay | None = None
+        #: The name of the relayed notification being delivered (see :meth:`deliver_here`), else None.
+        self.publication: str | None = None
 
     def relay_through(self, relay: Relay | None) -> None:
         """Publish through ``relay`` (replicas), or straight to this process's subscribers (None)."""
@@ -106,9 +108,15 @@ class SubscriptionBus:
             return
         await self.deliver_here(method, params)
 
-    async def deliver_here(self, method: str, params: dict[str, Any] | None = None) -> None:
-        """Deliver one notification to this process's subscribers that want it, in attach order."""
+    async def deliver_here(
+        self, method: str, params: dict[str, Any] | None = None, *, publication: str | None = None
+    ) -> None:
+        """Deliver one notification to this process's subscribers that want it, in attach order.
+
+        ``publication`` names a notification relayed from the replicas' fan-out (the same name on every
+        replica); a subscriber reads it as :attr:`publication` on entry to its ``deliver``, before any await."""
         for subscriber in tuple(self._subscribers):
+            self.publication = publication
             try:
                 await subscriber.deliver(method, params)
             except Exception:

@@ -273,9 +273,12 @@ class LegacySession:
             del self._by_request[target]
             self._retire(buffer.key)
 
-    def delivering(self, method: str, params: dict[str, Any] | None) -> str:
-        """The key naming one published notification to this session, the same on every replica."""
-        text = json.dumps([self.id, method, params], sort_keys=True, default=str)
+    def delivering(self, method: str, params: dict[str, Any] | None, publication: str | None = None) -> str:
+        """The key naming one published notification to this session, the same on every replica: the
+        fan-out's name for it when it was relayed (two equal changes stay two), else its content (a change
+        every replica's watcher observed for itself is written once)."""
+        named = ["relayed", publication] if publication is not None else [method, params]
+        text = json.dumps([self.id, *named], sort_keys=True, default=str)
         return hashlib.sha256(text.encode()).hexdigest()
 
     def _retire(self, key: str) -> None:
@@ -465,7 +468,8 @@ class _SessionConnection(ServerConnection):
 
     async def deliver(self, method: str, params: dict[str, Any] | None) -> None:
         owner = self._owner
-        owner._delivering = owner.delivering(method, params) if owner.replicated else None
+        publication = owner.app.server.bus.publication
+        owner._delivering = owner.delivering(method, params, publication) if owner.replicated else None
         try:
             await super().deliver(method, params)  # routed without an await in between
         finally:

@@ -13,6 +13,7 @@ subscribers (and a warning logged): the call that made the change does not fail 
 from __future__ import annotations
 
 import logging
+import os
 from typing import TYPE_CHECKING, Any
 
 from . import SharedState, SharedStateUnavailable
@@ -34,7 +35,9 @@ class NotificationRelay:
 
     async def publish(self, method: str, params: dict[str, Any] | None) -> None:
         try:
-            await self.shared.fanout.publish(TOPIC, {"method": method, "params": params})
+            # The id names this one publication on every replica: subscribers held by several replicas
+            # (a legacy session's copies) write it once, and two equal changes stay two.
+            await self.shared.fanout.publish(TOPIC, {"method": method, "params": params, "id": os.urandom(12).hex()})
         except SharedStateUnavailable:
             logger.warning("%s reaches only this replica's subscribers: the shared store is unreachable", method)
             await self.bus.deliver_here(method, params)
@@ -45,5 +48,8 @@ class NotificationRelay:
             async for message in messages:
                 method = message.get("method")
                 params = message.get("params")
+                publication = message.get("id")
                 if isinstance(method, str) and (params is None or isinstance(params, dict)):
-                    await self.bus.deliver_here(method, params)
+                    await self.bus.deliver_here(
+                        method, params, publication=publication if isinstance(publication, str) else None
+                    )
