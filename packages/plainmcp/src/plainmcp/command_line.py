@@ -649,7 +649,9 @@ def _share_state(server: Server, args: argparse.Namespace) -> None:
     if workers > 1 and args.transport == "stdio":
         raise SystemExit(f"{server.name}: --workers is for the http and sse transports")
     if workers > 1 and not redis_url:
-        raise SystemExit(f"{server.name}: --workers {workers} needs --redis URL: workers are replicas and must share state")
+        raise SystemExit(
+            f"{server.name}: --workers {workers} needs --redis URL: workers are replicas and must share state"
+        )
     try:
         shared = shared_state_for(server.name, redis_url, getattr(args, "redis_prefix", None))
     except (ValueError, RuntimeError) as problem:
