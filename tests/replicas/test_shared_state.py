@@ -93,3 +93,22 @@ def test_keys_come_from_the_environment_in_hex_or_base64() -> None:
 def test_a_redis_url_password_never_reaches_a_log_line() -> None:
     assert redacted("redis://app:s3cret@db:6380/1") == "redis://app:***@db:6380/1"
     assert redacted("redis://db:6379/0") == "redis://db:6379/0"
+
+
+async def test_a_restarted_redis_is_used_again_without_a_failed_call(tmp_path) -> None:
+    from tests.redis_server import RedisServer
+
+    (tmp_path / "r").mkdir()
+    redis = RedisServer(tmp_path / "r")
+    redis.start()
+    try:
+        state = RedisState(redis.url, prefix="restart:")
+        async with state.opened():
+            assert await state.claim("before", 5) is True  # a pooled connection now exists
+            await anyio.to_thread.run_sync(redis.stop)
+            await anyio.to_thread.run_sync(redis.start)
+            # The pooled connection is dead; the first command after the restart still succeeds.
+            assert await state.claim("after", 5) is True
+            assert state.counters() == {"up": 1.0, "failures": 0.0}
+    finally:
+        redis.stop()

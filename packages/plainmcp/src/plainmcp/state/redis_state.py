@@ -120,11 +120,17 @@ class RedisState:
     def new_client(self, **options: Any) -> Any:
         """A separate client on the same server (a subscription holds a connection of its own)."""
         import redis.asyncio
+        from redis.asyncio.retry import Retry
+        from redis.backoff import ExponentialBackoff
 
         settings: dict[str, Any] = {
             "socket_timeout": self.command_timeout,
             "socket_connect_timeout": self.command_timeout,
             "health_check_interval": 15,
+            # After Redis restarts, the pool's old connections fail once ("Connection closed by server"):
+            # retried on a fresh connection instead of failing the call. Bounded: a Redis that is down
+            # still fails within about one connect timeout.
+            "retry": Retry(ExponentialBackoff(cap=0.25, base=0.02), 2),
         }
         settings.update(options)
         return redis.asyncio.Redis.from_url(self.url, **settings)
