@@ -34,7 +34,7 @@ pytestmark = pytest.mark.anyio
 
 ERAS = ["modern", "legacy"]
 CONCURRENCY = 6
-LOAD_CALLS = {"modern": 600, "legacy": 600}
+LOAD_CALLS = {"modern": 1000, "legacy": 1000}  # the "done when": 1,000 mixed calls per era, 0 failures
 KILL_CALLS = 360
 REDIS_CALLS = 300
 RECOVERY_SECONDS = 5.0
