@@ -106,6 +106,7 @@ def test_repeated_headers_are_reported_and_the_first_value_still_read():
 class FakeConnection:
     def __init__(self, guard: ConnectionGuard, peer: str) -> None:
         self.guard_peer = peer
+        self.guard_scope = None  # no request being served (the guard reads its principal from it)
         self.given_up = False
         self.place = guard.admit(self, peer)
 
