@@ -1,8 +1,11 @@
 """The library: every prompt file of several directories, merged by name, kept current by rescans.
 
 - Directories are read in order; a prompt of a later directory replaces one of the same name from an
-  earlier one (so a user directory can override a bundled prompt). Inside one directory, two files
-  with the same name are a mistake: the first in path order is served and the other is reported.
+  earlier one (so a user directory can override a bundled prompt; logged). A skill never does, nor is
+  one replaced: a skill brings its files (scripts, references) as resources under its name, so a
+  second folder taking a skill's name would swap them unseen. The first (in directory order) is
+  served and the other is reported. Inside one directory, two files with the same name are a
+  mistake: the first in path order is served and the other is reported.
 - Files are ``*.md`` below each directory (sub-folders included, at most ``max_depth`` deep; hidden
   files and folders are skipped). Everything is listed and opened through directory descriptors
   from the directory (``beneath``): links inside it are followed, links leading out are skipped,
@@ -94,6 +97,8 @@ class Library:
         #: a rescan reads only what changed, and a file reached through many links is read once.
         self._embed_digests: dict[tuple[int, ...], str] = {}
         self._last_valid: dict[str, PromptSpec] = {}
+        #: Prompts of a later directory overriding an earlier one's (logged once each).
+        self._overrides: set[str] = set()
 
     # ------------------------------------------------------------------------------------ scanning
 
@@ -105,6 +110,7 @@ class Library:
         seen: set[str] = set()
         embedded: dict[tuple[str, str], str] = {}
         digests: dict[tuple[int, ...], str] = {}
+        overrides: set[str] = set()
         for root in self.dirs:
             in_root: dict[str, PromptSpec] = {}
             prompt_files, skill_files = self._files(root, problems)
@@ -128,7 +134,7 @@ class Library:
                     )
                     continue
                 in_root[spec.name] = spec
-            merged.update(in_root)
+            _merge(merged, in_root, problems, overrides)
         for path in list(self._cache):
             if path not in seen:  # deleted: forget it, and its last valid version
                 del self._cache[path]
@@ -138,6 +144,9 @@ class Library:
         for problem in problems:
             if problem not in known:
                 logger.warning("%s", problem)
+        for override in sorted(overrides - self._overrides):
+            logger.info("%s (same prompt name; the later directory wins)", override)
+        self._overrides = overrides
         changed = prompts != self.prompts or embedded != self.embedded
         self.prompts, self.embedded, self.problems = prompts, embedded, problems
         self._embed_digests = digests
@@ -290,6 +299,28 @@ class Library:
         if isinstance(data, bytes):
             return template.EmbeddedFile(uri, "", template.binary_mime_type(relative) or "", blob=data)
         return template.EmbeddedFile(uri, data, template.mime_type(relative))
+
+
+def _merge(
+    merged: dict[str, PromptSpec], later: dict[str, PromptSpec], problems: list[Problem], overrides: set[str]
+) -> None:
+    """Add a later directory's prompts to ``merged``: a prompt replaces an earlier prompt of its name
+    (noted in ``overrides``); where either is a skill, the earlier one stays and a problem says so."""
+    for spec in later.values():
+        earlier = merged.get(spec.name)
+        if earlier is not None and "skill" in (earlier.format, spec.format):
+            problems.append(
+                Problem(
+                    os.path.join(spec.root, spec.path),
+                    None,
+                    f"name {spec.name!r} is already served by {os.path.join(earlier.root, earlier.path)} "
+                    "(a skill's name is never taken over from another directory); this one is ignored",
+                )
+            )
+            continue
+        if earlier is not None:
+            overrides.add(f"{os.path.join(spec.root, spec.path)} overrides {os.path.join(earlier.root, earlier.path)}")
+        merged[spec.name] = spec
 
 
 def _sort_out(paths: list[str], problems: list[Problem], root: str) -> tuple[list[str], dict[str, tuple[str, ...]]]:
