@@ -10,7 +10,7 @@ from plainmcp.testing import connect_in_memory
 from plainmcp_prompts.completion import History
 from plainmcp_prompts.config import Config
 from plainmcp_prompts.server import build_server, default_deps
-from plainmcp_prompts.template import MAX_RENDER_CHARS
+from plainmcp_prompts.template import MAX_RENDER_BYTES
 
 from .support import GREETING, MODERN, config_over, server_and_deps, server_over, text_of, write
 
@@ -258,7 +258,7 @@ async def test_a_placeholder_repeated_thousands_of_times_is_refused_before_it_is
         with pytest.raises(MCPError) as caught:
             await client.get_prompt("amplify", {"v": "x" * 65_536})
         assert caught.value.code == -32602
-        assert f"larger than {MAX_RENDER_CHARS} characters" in caught.value.message
+        assert f"larger than {MAX_RENDER_BYTES} bytes once encoded" in caught.value.message
         short = await client.get_prompt("amplify", {"v": "ok"})
     assert short["messages"][0]["content"]["text"].startswith("ok ok ")
 

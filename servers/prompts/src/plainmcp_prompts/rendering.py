@@ -18,7 +18,7 @@ from .frontmatter import FormatError, clip, quote
 from .library import Library
 from .model import Embed, PromptSpec
 from .pattern import Budget
-from .template import MAX_RENDER_CHARS, TooLarge, render
+from .template import MAX_RENDER_BYTES, TooLarge, render
 
 #: Longest argument value accepted (characters).
 MAX_VALUE_CHARS = 64 * 1024
@@ -86,7 +86,7 @@ async def render_prompt(
     library: Library, history: History, spec: PromptSpec, arguments: Mapping[str, Any] | None
 ) -> dict[str, Any]:
     """The ``prompts/get`` result for ``spec``. Raises MCPError (-32602 for arguments, and for a
-    result that would be larger than MAX_RENDER_CHARS; -32603 for an embedded file that cannot be
+    result that would be larger than MAX_RENDER_BYTES; -32603 for an embedded file that cannot be
     read now: the message names the file as written, never a host path)."""
     if any(argument.pattern is not None for argument in spec.arguments):
         # Matching is bounded (a work budget) but pure Python: off the event loop. A cancelled call
@@ -116,7 +116,7 @@ async def render_prompt(
     except TooLarge:
         raise _invalid(
             f"Prompt {spec.name!r} rendered with these arguments would be larger than "
-            f"{MAX_RENDER_CHARS} characters; shorten the arguments"
+            f"{MAX_RENDER_BYTES} bytes once encoded; shorten the arguments"
         ) from None
     history.remember(spec.name, {name: value for name, value in (arguments or {}).items() if value})
     return {"description": spec.description, "messages": messages}

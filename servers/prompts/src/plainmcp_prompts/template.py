@@ -15,6 +15,8 @@ another argument or a file.
 
 from __future__ import annotations
 
+import json
+
 import mimetypes
 import os
 import re
@@ -42,13 +44,15 @@ MAX_EMBED_BYTES = 256 * 1024
 MAX_POSITIONAL = 32
 #: Files one prompt may embed.
 MAX_EMBEDS = 32
-#: Largest rendered prompt, in characters (text, argument values and embedded files together):
-#: a template may repeat a placeholder thousands of times, so this is checked before text is built.
-MAX_RENDER_CHARS = 1024 * 1024
+#: Largest rendered prompt (text, argument values and embedded files together), in the bytes its text
+#: takes in the JSON message, not in characters: a control character travels as six (``\u0001``), a
+#: non-ASCII one as up to four, so a count of characters would let a prompt past the message limit.
+#: A template may repeat a placeholder thousands of times, so this is checked before text is built.
+MAX_RENDER_BYTES = 1024 * 1024
 
 
 class TooLarge(ValueError):
-    """The prompt, rendered, would be larger than MAX_RENDER_CHARS."""
+    """The prompt, rendered, would be larger than MAX_RENDER_BYTES."""
 
 
 class LineCounter:
@@ -224,16 +228,22 @@ def render(
     """Prompt messages: each template's text with ``values`` substituted, split around embedded
     files (a message holds one content block, so an embed becomes a message of its own, same role).
 
-    Raises TooLarge, before building it, for a result of more than MAX_RENDER_CHARS characters.
+    Raises TooLarge, before building it, for a result of more than MAX_RENDER_BYTES as JSON.
     """
     rendered: list[dict[str, Any]] = []
     size = 0
+    sizes: dict[str, int] = {}  # a value repeated a thousand times is measured once
 
     def count(length: int) -> None:
         nonlocal size
         size += length
-        if size > MAX_RENDER_CHARS:
-            raise TooLarge(f"larger than {MAX_RENDER_CHARS} characters")
+        if size > MAX_RENDER_BYTES:
+            raise TooLarge(f"larger than {MAX_RENDER_BYTES} bytes once encoded")
+
+    def value_size(name: str) -> int:
+        if name not in sizes:
+            sizes[name] = json_size(values.get(name, ""))
+        return sizes[name]
 
     def flat(segments: Sequence[Segment]) -> Iterator[Segment]:
         """The segments with each condition replaced by its chosen branch."""
@@ -248,15 +258,15 @@ def render(
         conditional = any(isinstance(segment, When) for segment in message.segments)
         for segment in flat(message.segments) if conditional else message.segments:
             if isinstance(segment, Text):
-                count(len(segment.text))
+                count(json_size(segment.text))
                 pending.append(segment.text)
             elif isinstance(segment, Slot):
                 if segment.joined:
                     parts = [v for v in (values.get(n, "") for n in segment.joined) if v]
-                    count(sum(map(len, parts)) + len(parts))
+                    count(sum(value_size(n) for n in segment.joined) + len(parts))
                     pending.append(" ".join(parts))
                 else:
-                    count(len(values.get(segment.name, "")))
+                    count(value_size(segment.name))
                     pending.append(values.get(segment.name, ""))
             else:
                 assert isinstance(segment, Embed)  # no When is left: flat() chose their branches, or there were none
@@ -267,11 +277,18 @@ def render(
                     count(-(-len(embedded.blob) // 3) * 4)  # as it travels: base64
                     contents = content.blob_contents(embedded.uri, embedded.blob, embedded.mime_type)
                 else:
-                    count(len(embedded.text))
+                    count(json_size(embedded.text))
                     contents = content.text_contents(embedded.uri, embedded.text, embedded.mime_type)
                 rendered.append(content.message(message.role, content.embedded_resource(contents)))
         _flush(rendered, message.role, pending)
     return rendered
+
+
+def json_size(text: str) -> int:
+    """The bytes ``text`` takes inside a JSON string, escapes included (the quotes not)."""
+    if text.isascii() and text.isprintable():  # the common case: as many bytes as characters, but escapes
+        return len(text) + text.count('"') + text.count("\\")
+    return len(json.dumps(text, ensure_ascii=False).encode("utf-8", "surrogatepass")) - 2
 
 
 def _flush(rendered: list[dict[str, Any]], role: str, pending: list[str]) -> None:

@@ -3,6 +3,7 @@ is kept (see ``engine.py`` for the limits that bound a row before Python sees it
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from dataclasses import dataclass
 from typing import Any
@@ -27,6 +28,15 @@ class Outcome:
     digest: str | None = None
     #: What the caller's ``shape`` made of the rows on the worker thread (see ``Database.run``).
     shaped: Any = None
+
+
+def json_size(text: str) -> int:
+    """The bytes ``text`` takes in a JSON message: a control character travels as six (``\\u0001``),
+    a non-ASCII one as its UTF-8, so a budget counted in characters would let a result reach
+    several times its size on the wire."""
+    if text.isprintable():
+        return len(text.encode("utf-8", "surrogatepass"))
+    return len(json.dumps(text, ensure_ascii=False).encode("utf-8", "surrogatepass")) - 2
 
 
 def fetch_rows(cursor: sqlite3.Cursor, max_rows: int, max_bytes: int, *, partial: bool, skip: int = 0) -> Outcome:
@@ -60,7 +70,10 @@ def fetch_rows(cursor: sqlite3.Cursor, max_rows: int, max_bytes: int, *, partial
                 # Iterating the cursor steps it as fetchone does, without a method call per row.
                 for row in cursor:
                     for value in row:
-                        size += len(value) if type(value) in sized else 8
+                        if type(value) is str and not (value.isascii() and value.isprintable()):
+                            size += json_size(value)  # as it travels: escapes, UTF-8
+                        else:
+                            size += len(value) if type(value) in sized else 8
                     if size > max_bytes and rows:
                         capped_by = "bytes"  # this row is past the budget: left out, so more exist
                         break
