@@ -7,6 +7,7 @@ depend on Open-Meteo's variable naming. An answer missing what we asked for rais
 
 from __future__ import annotations
 
+import math
 from typing import Any, TypeGuard
 
 from .localtime import localize, zone
@@ -80,7 +81,29 @@ def place_from(raw: Any) -> dict[str, Any] | None:
 
 
 def is_number(value: Any) -> TypeGuard[int | float]:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
+    """A finite JSON number (not a boolean, NaN or an infinity)."""
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int):
+        return abs(value) < 2**53  # JSON ints have no size; past this no float holds them exactly
+    return isinstance(value, float) and math.isfinite(value)
+
+
+#: Our fields that hold text (times and dates); every other field holds a number.
+TEXT_FIELDS = frozenset({"time", "sunrise", "sunset"})
+
+
+def clean(field: str, value: Any) -> Any:
+    """An upstream value as we serve it, or None (missing) when it is not what ``field`` holds: a
+    string for :data:`TEXT_FIELDS`, a finite number otherwise (a WMO code: a whole one, 0-99). A
+    wrong type from upstream is a gap in the data, never a failure of the call."""
+    if field in TEXT_FIELDS:
+        return value if isinstance(value, str) else None
+    if not is_number(value):
+        return None
+    if field == "weather_code":
+        return int(value) if value == int(value) and 0 <= value <= 99 else None
+    return value
 
 
 def _unit_labels(units: Any) -> dict[str, str]:
@@ -93,7 +116,7 @@ def _unit_labels(units: Any) -> dict[str, str]:
 
 
 def rename(values: dict[str, Any], names: dict[str, str]) -> dict[str, Any]:
-    row = {ours: values.get(theirs) for theirs, ours in names.items()}
+    row = {ours: clean(ours, values.get(theirs)) for theirs, ours in names.items()}
     row["conditions"] = describe(row.get("weather_code"))
     return row
 
@@ -109,7 +132,7 @@ def columns(section: Any, names: dict[str, str], limit: int | None, label: str) 
             theirs: (column[index] if isinstance(column := section.get(theirs), list) and index < len(column) else None)
             for theirs in names
         }
-        rows.append({"time": when, **rename(values, names)})
+        rows.append({"time": clean("time", when), **rename(values, names)})
     return rows
 
 
@@ -198,7 +221,7 @@ class OpenMeteo:
             "grid": {
                 "latitude": data["latitude"],
                 "longitude": data["longitude"],
-                "elevation": data.get("elevation"),
+                "elevation": clean("elevation", data.get("elevation")),
                 "timezone": zone_name or "GMT",
                 "utc_offset_seconds": offset,
             },
@@ -207,7 +230,8 @@ class OpenMeteo:
             section = data.get("current")
             if not isinstance(section, dict):
                 raise unreadable(label)
-            answer["current"] = {"time": localize(section.get("time"), offset, place_zone), **rename(section, CURRENT)}
+            when = clean("time", section.get("time"))
+            answer["current"] = {"time": localize(when, offset, place_zone), **rename(section, CURRENT)}
             answer["units"] = _unit_labels(data.get("current_units"))
         if days:
             answer["daily"] = columns(data.get("daily"), DAILY, days, label)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import random
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
@@ -37,6 +38,18 @@ WAIT_REPORT_EVERY = 5.0
 #: A body up to this size is parsed on the event loop (well under a millisecond); a larger one in a
 #: worker thread, one at a time (see :meth:`Upstream._parse`).
 INLINE_JSON_BYTES = 64 * 1024
+
+
+def _finite_or_none(text: str) -> float | None:
+    number = float(text)
+    return number if math.isfinite(number) else None
+
+
+def loads(body: bytes | bytearray) -> Any:
+    """An upstream's JSON, where ``NaN``, ``Infinity`` (which Python's parser accepts, JSON does not)
+    and a number too large for a float (``1e999``) are missing values (None): they could not be
+    served as JSON, nor computed with."""
+    return json.loads(body, parse_constant=lambda _: None, parse_float=_finite_or_none)
 
 
 @dataclass(frozen=True, slots=True)
@@ -302,8 +315,8 @@ class Upstream:
         back between two parses and keeps serving (``ping`` within a second).
         """
         if len(body) <= INLINE_JSON_BYTES:
-            return json.loads(body)
-        return await anyio.to_thread.run_sync(json.loads, body, limiter=self.parse_limiter)
+            return loads(body)
+        return await anyio.to_thread.run_sync(loads, body, limiter=self.parse_limiter)
 
     async def _attempt(
         self, url: str, params: dict[str, Any] | None, conditions: dict[str, str] | None = None
