@@ -49,7 +49,7 @@ def poison(value: Any, replacement: Any, depth: int = 0) -> Any:
 
 
 class Upstream(http.server.BaseHTTPRequestHandler):
-    def do_GET(self) -> None:  # noqa: N802 - the standard library's name
+    def do_GET(self) -> None:
         url = urlsplit(self.path)
         mode, _, path = url.path.lstrip("/").partition("/")
         query = {k: v[0] for k, v in parse_qs(url.query).items()}

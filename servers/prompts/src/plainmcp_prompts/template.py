@@ -16,7 +16,6 @@ another argument or a file.
 from __future__ import annotations
 
 import json
-
 import mimetypes
 import os
 import re
