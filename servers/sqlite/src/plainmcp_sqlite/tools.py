@@ -26,6 +26,7 @@ from plainmcp import (
     ErrorCode,
     MCPError,
     Server,
+    SharedStateUnavailable,
     ToolAnnotations,
     ToolError,
     ToolResult,
@@ -346,7 +347,29 @@ class WriteTools:
         refusal = self.ledger.spend(str(shown["nonce"]), float(shown["expires"]))
         if refusal is not None:
             raise ToolError(refusal)
+        await spend_everywhere(ctx, str(shown["nonce"]), float(shown["expires"]))
         return str(shown["digest"])
+
+
+async def spend_everywhere(ctx: Context, nonce: str, expires: float) -> None:
+    """With replicas, spend the nonce in the state they share too: the same sealed answer replayed to
+    another replica (every replica verifies what any sealed) must not commit there a second time.
+
+    Raises:
+        ToolError: another replica already spent it, or the shared store cannot be reached (refused then:
+            nothing is changed without knowing the answer was not used).
+    """
+    shared = ctx.server.shared
+    if not shared.replicated:
+        return  # one process: the ledger saw every spend
+    try:
+        first = await shared.claim(f"sqlite-confirm:{nonce}", max(1.0, expires - time.time()))
+    except SharedStateUnavailable:
+        raise ToolError(
+            "The confirmation cannot be checked now (the servers' shared store is unreachable). Nothing was changed."
+        ) from None
+    if not first:
+        raise ToolError("This confirmation was already used, and nothing was changed again. Call execute anew.")
 
 
 NO_ELICITATION = (
