@@ -161,7 +161,8 @@ async def test_arguments_as_a_string_are_parsed(database: Path) -> None:
         assert (await conversation.ask("authors?")).status == ANSWERED
     result = last_messages(model)[-1]
     assert result["role"] == "tool" and result["tool_call_id"] == "call_0" and "name" in result["content"]
-    assert conversation.counters["normalised"] == 1
+    # The OpenAI API sends arguments as a JSON string by design: parsing it is no normalisation (issue 28.5).
+    assert conversation.counters["normalised"] == 0
 
 
 async def test_a_model_that_never_gets_it_right_is_given_up_and_nothing_is_sent(database: Path) -> None:
@@ -184,7 +185,9 @@ async def test_an_endless_tool_loop_stops_at_the_round_limit(database: Path) -> 
     async with bridge(database, [loop] * 4, hooks=hooks, options=BridgeOptions(max_rounds=2)) as (conversation, _):
         outcome = await conversation.ask("tables?")
     assert (outcome.status, outcome.rounds) == (ROUND_LIMIT, 3)
-    assert hooks.kinds().count("call") == 2
+    # The same call again within the question is answered "already have it", not run again (issue 28.4).
+    assert hooks.kinds().count("call") == 1 and hooks.kinds().count("repeated") == 1
+    assert conversation.counters["repeated"] == 1 and conversation.counters["ran"] == 1
     assert "limit of 2 tool rounds" in conversation.messages[-1]["content"]
 
 

@@ -118,7 +118,11 @@ def test_log_file_holds_every_event_and_the_counts(database: Path, tmp_path: Pat
     with StandInModel([call("list_tables", {}), {"text": "5"}]) as model:
         assert run(model, "ask", "q", "--server", server(database), "--log", str(log)).returncode == 0
     events = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
-    assert [event["type"] for event in events] == ["user", "call", "result", "assistant", "counts"]
+    # The log also keeps the tool schemas and the model's raw turns, for eval --from-log (issue 28.4).
+    kinds = ["user", "tools", "model_turn", "call", "result", "model_turn", "assistant", "counts"]
+    assert [event["type"] for event in events] == kinds
+    assert events[1]["tools"][0]["inputSchema"]["type"] == "object"
+    assert events[2]["calls"][0]["name"] == "list_tables" and events[5]["text"] == "5"
     assert events[-1]["proposed"] == 1 and events[-1]["valid_first_try"] == 1
 
 

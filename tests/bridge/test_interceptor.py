@@ -325,6 +325,12 @@ def test_counters_tell_first_try_from_repaired() -> None:
         "failed_at_server": 0,
         "normalised": 1,
         "recovered_from_text": 0,
+        "cut_after_first": 0,
+        "truncated": 0,
+        "repeated": 0,
+        "ran": 0,
+        "succeeded": 0,
+        "answered_without_tool": 0,
     }
 
 

@@ -17,8 +17,10 @@ import anyio
 from plainmcp import MCPError, env_list_option, env_option, env_switch
 
 from . import __version__
-from .agent import ANSWERED, GAVE_UP, ROUND_LIMIT, Bridge, BridgeOptions, Hooks, transcript_line
+from .agent import ANSWERED, GAVE_UP, NO_TOOL, ROUND_LIMIT, TRUNCATED, Bridge, BridgeOptions, Hooks, transcript_line
 from .chat_apis import APIS
+from .constrain import CONSTRAIN_MODES
+from .constrain import resolve as resolve_constrain
 from .models import ChatModel, ModelSettings
 from .prompt import load_template
 from .retry import RetryPolicy
@@ -26,7 +28,7 @@ from .servers_config import ServerSpec, inline_server, load_config, unique_names
 from .terminal import TerminalHooks, ask_form, chat, confirmation, counts_line, printable
 from .toolbox import ServerUnavailable, open_toolbox
 
-EXIT = {ANSWERED: 0, "model_failed": 1, GAVE_UP: 3, ROUND_LIMIT: 4}
+EXIT = {ANSWERED: 0, "model_failed": 1, GAVE_UP: 3, ROUND_LIMIT: 4, NO_TOOL: 5, TRUNCATED: 6}
 
 
 def parser() -> argparse.ArgumentParser:
@@ -122,6 +124,22 @@ def _conversation_options(mode: argparse.ArgumentParser) -> None:
         help="tool rounds per question (default 8)",
     )
     env_switch(safety, "--yes", "PLAINMCP_BRIDGE_YES", help="run tools that may change things without asking")
+    env_switch(
+        safety,
+        "--require-tool",
+        "PLAINMCP_BRIDGE_REQUIRE_TOOL",
+        help="an answer without any successful tool result is not shown (exit 5)",
+    )
+    env_option(
+        model,
+        "--constrain",
+        "PLAINMCP_BRIDGE_CONSTRAIN",
+        choices=CONSTRAIN_MODES,
+        default="auto",
+        help="constrain the model's output to the tools' schemas: format (a JSON Schema the server enforces: "
+        "llama.cpp's response_format, Ollama's format), off, or auto (format for --api openai with a "
+        "local base URL, off otherwise); see docs/constrain.md",
+    )
     env_list_option(
         safety, "--allow", "PLAINMCP_BRIDGE_ALLOW", metavar="TOOL", help="a tool that runs without asking (repeatable)"
     )
@@ -188,6 +206,7 @@ def main(argv: list[str] | None = None) -> int:
             stream=not args.no_stream,
             turn_timeout=args.turn_timeout,
             retry=RetryPolicy(attempts=max(1, args.retries + 1)),
+            constrain=resolve_constrain(args.constrain, args.api, args.base_url),
         )
         template = load_template(args.system_prompt) if args.system_prompt else None
         options = BridgeOptions(
@@ -196,6 +215,7 @@ def main(argv: list[str] | None = None) -> int:
             yes=args.yes,
             allow=frozenset(args.allow),
             prompt_template=template,
+            require_tool=args.require_tool,
         )
         log = open(args.log, "a", encoding="utf-8") if args.log else None  # closed below
     except (OSError, ValueError) as error:
@@ -233,6 +253,7 @@ async def _run(
                     log.flush()
 
                 bridge.sinks.append(write_log)
+                bridge.log_sinks.append(write_log)
             try:
                 if args.mode == "chat":
                     await chat(bridge, hooks, _read_line(sys.stdout))  # type: ignore[arg-type]  # chat made TerminalHooks
@@ -256,6 +277,7 @@ async def _ask(bridge: Bridge, args: argparse.Namespace, transcript: list[dict[s
             "status": outcome.status,
             "answer": outcome.answer,
             "rounds": outcome.rounds,
+            "tool_results": outcome.tool_results,
             "counts": bridge.counters,
             "transcript": transcript,
         }

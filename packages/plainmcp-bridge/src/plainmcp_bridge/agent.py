@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,10 +24,11 @@ import anyio
 from plainmcp import MCPError
 
 from .chat_apis import ModelError, ModelTurn
+from .constrain import CALLING_RULE, FORMAT
 from .hostile import non_finite, too_deep
 from .interceptor import Interceptor, Review, ToolCatalog, ValidCall, answer_for_model, gave_up_message
 from .models import ChatModel
-from .prompt import build_system_prompt
+from .prompt import TEXT_CALLS, build_system_prompt
 from .shapes import mapping
 from .toolbox import Toolbox
 
@@ -39,6 +41,10 @@ DEFAULT_MAX_CALLS_PER_TURN = 8
 
 #: Outcomes of a user turn (``plainmcp-bridge ask`` maps them to exit codes).
 ANSWERED, GAVE_UP, ROUND_LIMIT, MODEL_FAILED = "answered", "gave_up", "round_limit", "model_failed"
+#: The model answered in words without any tool result while ``require_tool`` was set.
+NO_TOOL = "no_tool"
+#: The model's answer stopped at the length limit (in words; a cut call gets a repair message instead).
+TRUNCATED = "truncated"
 
 
 @dataclass(frozen=True)
@@ -54,13 +60,18 @@ class BridgeOptions:
     allow: frozenset[str] = frozenset()
     tool_timeout: float | None = 120.0
     prompt_template: str | None = None
+    #: An answer without any successful tool result is not an answer (outcome ``no_tool``).
+    require_tool: bool = False
 
 
 @dataclass(frozen=True)
 class Outcome:
+    """``tool_results``: calls of this question that ran and did not fail (0: the answer used no tool)."""
+
     status: str
     answer: str
     rounds: int
+    tool_results: int = 0
 
 
 class Hooks:
@@ -108,12 +119,16 @@ class Bridge:
     hooks: Hooks = field(default_factory=Hooks)
     #: Extra receivers of every event (the --log file, the --json transcript).
     sinks: list[Callable[[dict[str, Any]], None]] = field(default_factory=list)
+    #: Receivers of the raw model turns and tool schemas as well (the --log file).
+    log_sinks: list[Callable[[dict[str, Any]], None]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.interceptor = Interceptor(ToolCatalog(self.toolbox.tools), max_repairs=self.options.max_repairs)
         self.messages: list[dict[str, Any]] = [{"role": "system", "content": self._system_prompt()}]
         self._tools_version = self.toolbox.version
         self.toolbox.elicitation_handler = self._elicit
+        self._ran: dict[str, int] = {}  # the calls run in this user turn (canonical JSON -> times asked)
+        self._useful = 0  # the calls of this user turn that ran and did not fail
 
     async def _elicit(self, server: str, params: dict[str, Any]) -> dict[str, Any]:
         message = str(params.get("message") or "")
@@ -127,7 +142,9 @@ class Bridge:
         return self.interceptor.counters.as_dict()
 
     def _system_prompt(self) -> str:
-        return build_system_prompt(self.toolbox.tools, template=self.options.prompt_template)
+        constrained = getattr(self.model, "settings", None) is not None and self.model.settings.constrain == FORMAT
+        calling = CALLING_RULE if constrained else TEXT_CALLS
+        return build_system_prompt(self.toolbox.tools, template=self.options.prompt_template, calling=calling)
 
     def record(self, kind: str, **fields: Any) -> dict[str, Any]:
         """Send one event (``{"type": kind, ...}``) to the hooks and every sink."""
@@ -136,6 +153,12 @@ class Bridge:
         for sink in self.sinks:
             sink(event)
         return event
+
+    def log_only(self, kind: str, **fields: Any) -> None:
+        """An event for the ``--log`` file alone (the model's raw turns, the tool schemas): what
+        ``eval --from-log`` replays, and nothing the user interface or the transcript shows."""
+        for sink in self.log_sinks:
+            sink({"type": kind, **fields})
 
     async def _follow_tool_changes(self) -> None:
         await self.toolbox.refresh_if_stale()
@@ -155,24 +178,46 @@ class Bridge:
         self.interceptor.start_turn()
         self.messages.append({"role": "user", "content": question})
         self.record("user", content=question)
+        self.log_only("tools", tools=self.toolbox.tools)
+        self._ran = {}
+        self._useful = 0
         rounds = 0
+        repairing = False
         while True:
             await self._follow_tool_changes()
             try:
                 turn = await self.model.complete(self.messages, self.toolbox.tools, on_text=self.hooks.text)
             except ModelError as error:
                 self.record("model_error", message=str(error))
-                return Outcome(MODEL_FAILED, str(error), rounds)
+                return Outcome(MODEL_FAILED, str(error), rounds, self._useful)
+            self.log_only(
+                "model_turn",
+                text=turn.text,
+                calls=[{"id": c.id, "name": c.name, "arguments": c.arguments} for c in turn.calls],
+                finish=turn.finish,
+            )
             review = self.interceptor.review(turn.text, turn.calls)
+            if turn.finish == "length" and not review.has_calls:
+                if _looks_like_a_call(turn.text):
+                    review = self.interceptor.cut_off(turn.text)
+                    self.record("truncated", call=True)
+                else:
+                    self.interceptor.counters.truncated += 1
+                    self._remember(turn, review)
+                    self.record("truncated", call=False)
+                    return Outcome(TRUNCATED, review.text, rounds, self._useful)
             self._remember(turn, review)
+            if review.dropped:
+                self.record("cut", message=f"{review.dropped} more call(s) written after the first were not run")
             if not review.has_calls:
-                return Outcome(ANSWERED, review.text, rounds)
+                return self._final(review, rounds, repairing)
             rounds += 1
+            repairing = bool(review.invalid)
             if review.gave_up:
                 message = gave_up_message(review)
                 self._answer_all(turn, review, {}, "Not run: " + message)
                 self.record("gave_up", message=message)
-                return Outcome(GAVE_UP, message, rounds)
+                return Outcome(GAVE_UP, message, rounds, self._useful)
             if rounds > self.options.max_rounds:
                 message = f"Stopped: the model was still calling tools after {self.options.max_rounds} rounds."
                 self._answer_all(
@@ -183,37 +228,77 @@ class Bridge:
                     "for this question was reached. Answer with what you have.",
                 )
                 self.record("round_limit", message=message)
-                return Outcome(ROUND_LIMIT, message, rounds)
-            limit = self.options.max_calls_per_turn
-            over = f"Not run: at most {limit} tool calls are run from one turn. Call it again if you still need it."
-            try:
-                answers = {
-                    id(call): await self._run(call) if number < limit else over
-                    for number, call in enumerate(review.valid)
-                }
-            except anyio.get_cancelled_exc_class():
-                # Ctrl-C: the history must still answer every call, or the next request is malformed.
-                self._answer_all(turn, review, {}, "Not run: the user cancelled this call.")
-                self.record("cancelled")
-                raise
-            if len(review.valid) > limit:
-                skipped = len(review.valid) - limit
-                message = f"{skipped} of the model's {len(review.valid)} calls were not run (at most {limit} a turn)"
-                self.record("call_limit", message=message)
-            for call in review.invalid:
-                self.record(
-                    "rejected",
-                    name=call.name,
-                    problems=[str(p) for p in call.problems],
-                    unknown_tool=call.unknown_tool,
-                    round=review.repair_round,
-                )
-            self._answer_all(turn, review, answers, None)
+                return Outcome(ROUND_LIMIT, message, rounds, self._useful)
+            await self._run_all(turn, review)
+
+    def _final(self, review: Review, rounds: int, repairing: bool) -> Outcome:
+        """The outcome of a turn answered in words."""
+        if repairing:
+            # The model was told its call was wrong and answered in prose: that is no answer to trust.
+            self.interceptor.counters.gave_up += 1
+            message = (
+                "The model answered in words instead of correcting its rejected call; "
+                "nothing it says is based on a tool result."
+            )
+            self.record("gave_up", message=message)
+            return Outcome(GAVE_UP, message, rounds, self._useful)
+        if not self._useful:
+            self.interceptor.counters.answered_without_tool += 1
+            if self.options.require_tool and self.toolbox.tools:
+                message = "The model answered without using any tool (--require-tool): its answer is not shown."
+                self.record("no_tool", message=message, answer=review.text)
+                return Outcome(NO_TOOL, message, rounds, 0)
+        return Outcome(ANSWERED, review.text, rounds, self._useful)
+
+    async def _run_all(self, turn: ModelTurn, review: Review) -> None:
+        """Run a turn's valid calls (at most ``max_calls_per_turn``; repeats answered, not run) and
+        answer every call in the history."""
+        limit = self.options.max_calls_per_turn
+        over = f"Not run: at most {limit} tool calls are run from one turn. Call it again if you still need it."
+        answers: dict[int, str] = {}
+        try:
+            for number, call in enumerate(review.valid):
+                answers[id(call)] = over if number >= limit else await self._run_once(call)
+        except anyio.get_cancelled_exc_class():
+            # Ctrl-C: the history must still answer every call, or the next request is malformed.
+            self._answer_all(turn, review, {}, "Not run: the user cancelled this call.")
+            self.record("cancelled")
+            raise
+        if len(review.valid) > limit:
+            skipped = len(review.valid) - limit
+            message = f"{skipped} of the model's {len(review.valid)} calls were not run (at most {limit} a turn)"
+            self.record("call_limit", message=message)
+        for call in review.invalid:
+            self.record(
+                "rejected",
+                name=call.name,
+                problems=[str(p) for p in call.problems],
+                unknown_tool=call.unknown_tool,
+                round=review.repair_round,
+            )
+        self._answer_all(turn, review, answers, None)
+
+    async def _run_once(self, call: ValidCall) -> str:
+        """Run ``call`` unless the same call (name and arguments) already ran in this user turn."""
+        key = json.dumps([call.name, call.arguments], sort_keys=True, default=str)
+        if key in self._ran:
+            self._ran[key] += 1
+            self.interceptor.counters.repeated += 1
+            self.record("repeated", name=call.name, arguments=call.arguments)
+            return (
+                f"Not run again: you already called {call.name} with these arguments for this question, "
+                "and its result is above. Do not repeat the call: answer the user from that result, "
+                "or call a tool with different arguments."
+            )
+        self._ran[key] = 1
+        return await self._run(call)
 
     def _remember(self, turn: ModelTurn, review: Review) -> None:
         """The model's turn into the history, as the API gave it."""
         if review.from_text or not turn.calls:
-            self.messages.append({"role": "assistant", "content": turn.text})
+            # What followed a call written as text is left out: the model did not get to say it.
+            said = review.said if review.said is not None else turn.text
+            self.messages.append({"role": "assistant", "content": said})
         else:
             self.messages.append(
                 {
@@ -258,15 +343,17 @@ class Bridge:
         """Run one valid call (after confirmation when needed); the text the model gets back."""
         tool = self.toolbox.listing(call.name)  # the listing of the tool this name runs, never a namesake's
         server, own = self.toolbox.route(call.name)
-        self.record("call", name=call.name, arguments=call.arguments, notes=list(call.notes))
         policy = self.toolbox.confirm_policies.get(server, "unless-read-only")
         if needs_confirmation(tool, policy) and not (self.options.yes or call.name in self.options.allow):
             if not await self.hooks.confirm(call, tool, (server, own)):
-                self.record("declined", name=call.name)
+                # Never a "call" event for it: the transcript shows only what was sent.
+                self.record("declined", name=call.name, arguments=call.arguments)
                 return (
                     "Not run: the user declined this call. Do not call it again for this request; "
                     "tell the user what you would have done instead."
                 )
+        self.record("call", name=call.name, arguments=call.arguments, notes=list(call.notes))
+        self.interceptor.counters.ran += 1
 
         def progress(value: float, total: float | None, message: str | None) -> None:
             self.hooks.progress(call, value, total, message)
@@ -288,8 +375,16 @@ class Bridge:
         failed = result.get("isError") is True
         if failed:
             self.interceptor.counters.failed_at_server += 1
+        else:
+            self.interceptor.counters.succeeded += 1
+            self._useful += 1
         self.record("result", name=call.name, is_error=failed, text=_brief(result))
         return text
+
+
+def _looks_like_a_call(text: str) -> bool:
+    """Whether a turn cut at the length limit was writing a call (a tag, or a JSON object naming one)."""
+    return "<tool_call>" in text or bool(re.search(r'\{\s*"(name|function)"\s*:', text))
 
 
 def _replayable(arguments: Any) -> Any:

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .recover import ProposedCall
+from .recover import STRING_ARGUMENTS, ProposedCall
 from .shapes import mapping
 
 OLLAMA = "ollama"
@@ -177,14 +177,25 @@ def read_answer(api: str, document: Any) -> ModelTurn:
     return ModelTurn(content if isinstance(content, str) else "", _calls(api, message.get("tool_calls")), finish)
 
 
-def _calls(api: str, tool_calls: Any) -> list[ProposedCall]:
+def _calls(api: str, tool_calls: Any, first: int = 0) -> list[ProposedCall]:
+    """The calls of one message (or one streamed chunk). A call without an id is numbered from ``first``:
+    Ollama (before 0.12.10, and servers imitating it) streams calls in chunks of their own without ids,
+    and each call's answer is matched to it by id."""
     calls = []
-    for index, item in enumerate(tool_calls if isinstance(tool_calls, list) else []):
+    source = STRING_ARGUMENTS if api == OPENAI else "structured"
+    for item in tool_calls if isinstance(tool_calls, list) else []:
         if not isinstance(item, dict):
             continue
         function = mapping(item.get("function"))
-        call_id = item.get("id") if isinstance(item.get("id"), str) and item.get("id") else f"call_{index}"
-        calls.append(ProposedCall(function.get("name"), function.get("arguments"), id=call_id))
+        number = first + len(calls)
+        call_id = item.get("id") if isinstance(item.get("id"), str) and item.get("id") else f"call_{number}"
+        calls.append(ProposedCall(function.get("name"), function.get("arguments"), id=call_id, source=source))
+    taken = {call.id for call in calls}
+    if len(taken) < len(calls):  # the same id twice in one answer: each call keeps one of its own
+        calls = [
+            ProposedCall(call.name, call.arguments, id=f"{call.id}_{index}", source=call.source)
+            for index, call in enumerate(calls)
+        ]
     return calls
 
 
@@ -236,7 +247,7 @@ class StreamReader:
             raise ModelError(error_text(OLLAMA, json.dumps(chunk).encode()))
         message = mapping(chunk.get("message"))
         self._emit(message.get("content"))
-        self._calls.extend(_calls(OLLAMA, message.get("tool_calls")))
+        self._calls.extend(_calls(OLLAMA, message.get("tool_calls"), first=len(self._calls)))
         if chunk.get("done") is True:
             self._finish = chunk.get("done_reason")
             self.done = True
@@ -272,7 +283,9 @@ class StreamReader:
         calls = list(self._calls)
         for index in sorted(self._fragments):
             call = self._fragments[index]
-            calls.append(ProposedCall(call["name"], call["arguments"], id=call["id"] or f"call_{index}"))
+            calls.append(
+                ProposedCall(call["name"], call["arguments"], id=call["id"] or f"call_{index}", source=STRING_ARGUMENTS)
+            )
         return ModelTurn("".join(self._text), calls, self._finish)
 
 

@@ -26,7 +26,7 @@ import difflib
 import functools
 import json
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import jsonschema
@@ -34,7 +34,7 @@ from jsonschema.exceptions import SchemaError, ValidationError
 
 from .hostile import MAX_DEPTH, bounded_search, non_finite, too_deep
 from .problems import Problem, field_path, kind_of, problems_of, quote, sent
-from .recover import ProposedCall, recover_calls
+from .recover import STRING_ARGUMENTS, ProposedCall, first_call, recover_calls
 
 DEFAULT_MAX_REPAIRS = 2
 #: At most this many problems are listed per call (a model fixes a few at a time best).
@@ -87,6 +87,17 @@ class Counters:
     failed_at_server: int = 0
     normalised: int = 0
     recovered_from_text: int = 0
+    #: Calls written as text after a turn's first one: cut, never run.
+    cut_after_first: int = 0
+    #: Turns that ended at the length limit (a cut call is also counted in ``rejected``).
+    truncated: int = 0
+    #: Valid calls identical to one already run in the same user turn: answered, not run again (caller).
+    repeated: int = 0
+    #: Valid calls sent to a server (caller), and those whose result was not an error.
+    ran: int = 0
+    succeeded: int = 0
+    #: User turns answered in words without any tool result (caller).
+    answered_without_tool: int = 0
 
     def as_dict(self) -> dict[str, int]:
         return dict(vars(self))
@@ -106,6 +117,10 @@ class Review:
     gave_up: bool = False
     #: Which repair round this review's repair message opens (1-based; 0 when nothing was invalid).
     repair_round: int = 0
+    #: Calls written as text after the first one, cut with the text around them (never run).
+    dropped: int = 0
+    #: The model's text as the history keeps it: up to the end of its first call written as text.
+    said: str | None = None
 
     @property
     def has_calls(self) -> bool:
@@ -312,7 +327,7 @@ def _arguments_object(value: Any, tool: _Tool, notes: list[str]) -> tuple[dict[s
         except ValueError:  # valid JSON, but a number past Python's digit limit (it has no .msg or .pos)
             return {}, Problem("(arguments)", "a JSON object", f"text with a number too long to read: {quote(value)}")
         if isinstance(parsed, dict):
-            notes.append("the arguments arrived as a JSON string and were parsed")
+            notes.append(_PARSED_STRING)
             return parsed, None
         return {}, Problem("(arguments)", "a JSON object", f"a string holding {kind_of(parsed)}: {quote(value)}")
     return {}, Problem("(arguments)", "a JSON object", sent(value))
@@ -376,9 +391,15 @@ class Interceptor:
         proposed = list(calls)
         rest = text
         from_text = False
+        dropped = 0
+        said: str | None = None
         if not proposed:
-            proposed, rest = recover_calls(text)
+            # Only the first call written as text runs; what follows it is the model's imagined dialogue.
+            first, said, dropped = first_call(text)
+            proposed = [first] if first is not None else []
             from_text = bool(proposed)
+            if first is not None:
+                _, rest = recover_calls(said)
         valid: list[ValidCall] = []
         invalid: list[InvalidCall] = []
         for call in proposed:
@@ -390,20 +411,41 @@ class Interceptor:
                     self.counters.valid_first_try += 1
                 else:
                     self.counters.repaired += 1
-                if any(not note.startswith("the call was written") for note in verdict.notes):
+                if any(_is_normalisation(note, call) for note in verdict.notes):
                     self.counters.normalised += 1
             else:
                 invalid.append(verdict)
                 self.counters.rejected += 1
             if call.from_text:
                 self.counters.recovered_from_text += 1
+        self.counters.cut_after_first += dropped
+        review = self._verdict(valid, invalid, rest, from_text, dropped)
+        return replace(review, said=said) if from_text else review
+
+    def _verdict(
+        self, valid: list[ValidCall], invalid: list[InvalidCall], rest: str, from_text: bool, dropped: int = 0
+    ) -> Review:
         if not invalid:
-            return Review(tuple(valid), (), rest, from_text)
+            return Review(tuple(valid), (), rest, from_text, dropped=dropped)
         if self._repairs_used >= self.max_repairs:
             self.counters.gave_up += 1
-            return Review(tuple(valid), tuple(invalid), rest, from_text, gave_up=True)
+            return Review(tuple(valid), tuple(invalid), rest, from_text, gave_up=True, dropped=dropped)
         self._repairs_used += 1
-        return Review(tuple(valid), tuple(invalid), rest, from_text, repair_round=self._repairs_used)
+        return Review(tuple(valid), tuple(invalid), rest, from_text, repair_round=self._repairs_used, dropped=dropped)
+
+    def cut_off(self, text: str) -> Review:
+        """A turn that stopped at the length limit inside a call: one invalid call, told to write it again
+        shorter (it takes a repair round like any invalid call)."""
+        self.counters.proposed += 1
+        self.counters.rejected += 1
+        self.counters.truncated += 1
+        problem = Problem("(call)", "a whole call", "a call cut off at the answer's length limit")
+        message = (
+            "Your tool call was cut off (the answer reached its length limit) and was not run. "
+            "Write the call again, complete and short, and nothing else."
+        )
+        invalid = InvalidCall("(cut off)", None, (problem,), message=message)
+        return self._verdict([], [invalid], text, True)
 
     def repair_message(self, review: Review) -> str:
         """One message for all of a review's invalid calls, with the round count."""
@@ -451,6 +493,18 @@ def answer_for_model(result: Mapping[str, Any]) -> str:
     if result.get("isError") is True:
         return f"Error: {text}\n\n{ERROR_INSTRUCTION}"
     return text
+
+
+#: The note for arguments sent as a JSON string: the OpenAI API's own form (not a normalisation there).
+_PARSED_STRING = "the arguments arrived as a JSON string and were parsed"
+
+
+def _is_normalisation(note: str, call: ProposedCall) -> bool:
+    """Whether ``note`` records a change the model's call needed: not the recovery of a text call, and
+    not the parsing of a string that the API sends as a string by design."""
+    if note.startswith("the call was written"):
+        return False
+    return not (note == _PARSED_STRING and call.source == STRING_ARGUMENTS)
 
 
 def _copied(call: ProposedCall) -> ProposedCall:

@@ -35,10 +35,12 @@ from .chat_apis import (
     read_answer,
     request_body,
 )
+from .constrain import FORMAT, OFF, answer_text, request_fields
 from .retry import RETRY_STATUSES, RetryPolicy
 
 logger = logging.getLogger(__name__)
 
+DEFAULT_MAX_TOKENS = 1024
 DEFAULT_URLS = {OLLAMA: "http://127.0.0.1:11434", "openai": "http://127.0.0.1:11434/v1"}
 #: The most of one answer kept in memory (text and calls); a longer one is an error, not an allocation.
 MAX_ANSWER_BYTES = 4 * 1024 * 1024
@@ -68,6 +70,11 @@ class ModelSettings:
     turn_timeout: float = 120.0
     connect_timeout: float = 10.0
     retry: RetryPolicy = field(default_factory=RetryPolicy)
+    #: ``format``: the answer is held to the tools' union schema (:mod:`plainmcp_bridge.constrain`); ``off``.
+    constrain: str = OFF
+    #: Sent as ``max_tokens`` (Ollama: ``num_predict``) unless ``options`` sets it: a small model left
+    #: unbounded can write until the context is full.
+    max_tokens: int = DEFAULT_MAX_TOKENS
 
     def __post_init__(self) -> None:
         if self.api not in APIS:
@@ -117,14 +124,25 @@ class ChatModel:
         ModelError (with the endpoint's own message when it sent one), including when the turn took
         longer than ``turn_timeout``."""
         settings = self.settings
+        tools = list(tools)
+        constrained = settings.constrain == FORMAT
+        limit_key = "num_predict" if settings.api == OLLAMA else "max_tokens"
+        options = {limit_key: settings.max_tokens, **settings.options}
+        # Constrained, the tools are described once, in the system prompt; the schema does the rest.
         body = request_body(
-            settings.api, settings.model, list(messages), list(tools), stream=settings.stream, options=settings.options
+            settings.api, settings.model, list(messages), [] if constrained else tools, stream=settings.stream, options=options
         )
+        if constrained:
+            body.update(request_fields(settings.api, tools))
+            on_text = None  # the raw JSON is not for the user's eyes; the answer is unwrapped below
         try:
             with anyio.fail_after(settings.turn_timeout):
-                return await self._with_retries(body, on_text)
+                turn = await self._with_retries(body, on_text)
         except TimeoutError:
             raise ModelError(f"the model did not answer within {settings.turn_timeout:g} s") from None
+        if constrained and not turn.calls:
+            turn.text = answer_text(turn.text)
+        return turn
 
     async def _with_retries(self, body: dict[str, Any], on_text: Callable[[str], Any] | None) -> ModelTurn:
         attempt = 0
@@ -166,6 +184,8 @@ class ChatModel:
     async def _fail(self, response: httpx.Response) -> None:
         text = error_text(self.settings.api, await _read_bounded(response, MAX_ERROR_BYTES, cut=True))
         reason = f"HTTP {response.status_code}: {text}" if text else f"HTTP {response.status_code}"
+        if response.status_code == 404 and self.settings.api == OLLAMA and "model" not in text.lower():
+            reason += " (no Ollama API there: for an OpenAI-compatible server such as llama-server or vLLM, use --api openai)"
         if response.status_code in RETRY_STATUSES:
             raise _Retry(reason, response.headers.get("retry-after"), response.status_code)
         raise ModelError(f"the model endpoint answered {reason}", status=response.status_code)

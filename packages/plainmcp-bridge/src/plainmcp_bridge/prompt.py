@@ -32,6 +32,14 @@ RULES = (
     "- When you have what you need, answer the user in plain words."
 )
 
+#: How to write a call when the model server has no tool support of its own (it drops the request's
+#: tools): the first form the recovery reads, so what the model writes is what the bridge reads first.
+TEXT_CALLS = (
+    "How to call a tool: write exactly\n"
+    '<tool_call>{"name": "<tool name>", "arguments": {<its arguments>}}</tool_call>\n'
+    "and stop there: the result comes back in the next message. Write nothing after the call."
+)
+
 #: In an operator's prompt file, this stands for the generated tool descriptions.
 TOOLS_PLACEHOLDER = "{tools}"
 #: Descriptions longer than this are cut (a server's description is not ours to let flood the context).
@@ -48,13 +56,16 @@ _TYPES = {
 }
 
 
-def build_system_prompt(tools: Iterable[Mapping[str, Any]], *, template: str | None = None) -> str:
+def build_system_prompt(
+    tools: Iterable[Mapping[str, Any]], *, template: str | None = None, calling: str = TEXT_CALLS
+) -> str:
     """The system prompt for ``tools`` (MCP tool listings). With ``template`` (an operator's text),
-    ``{tools}`` in it is replaced by the tool descriptions and nothing else is added."""
+    ``{tools}`` in it is replaced by the tool descriptions and nothing else is added. ``calling`` says
+    how a call is written (:data:`TEXT_CALLS`, or the constrained JSON form)."""
     described = describe_tools(tools)
     if template is not None:
         return template.replace(TOOLS_PLACEHOLDER, described)
-    return f"{ROLE}\n\nThe tools:\n\n{described}\n\n{RULES}"
+    return f"{ROLE}\n\nThe tools:\n\n{described}\n\n{RULES}\n\n{calling}"
 
 
 def load_template(path: str | Path) -> str:

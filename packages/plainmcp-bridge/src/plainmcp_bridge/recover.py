@@ -25,6 +25,10 @@ _DECODER = json.JSONDecoder()
 _THINKING = re.compile(r"<think>.*?(?:</think>|$)", re.DOTALL | re.IGNORECASE)
 
 
+#: The ``source`` of a structured call from an API that sends ``arguments`` as a JSON string by design.
+STRING_ARGUMENTS = "structured, arguments as JSON text"
+
+
 @dataclass(frozen=True)
 class ProposedCall:
     """One tool call as the model proposed it, before any check.
@@ -63,7 +67,26 @@ def recover_calls(text: str) -> tuple[list[ProposedCall], str]:
     return [], text
 
 
-def _tagged(text: str) -> tuple[list[ProposedCall], str]:
+def first_call(text: str) -> tuple[ProposedCall | None, str, int]:
+    """The first call written in ``text``, the text up to its end (the call included), and how many more
+    calls followed.
+
+    What a model writes after its first call is not its to write: it has no result yet, so later calls
+    and the "results" around them are made up (a small model goes on with the dialogue it imagines,
+    repeating its call). Only the first call runs; the rest of the text is cut. Same search as
+    :func:`recover_calls`.
+    """
+    if not text or len(text) > MAX_TEXT:
+        return None, text, 0
+    text = _THINKING.sub("", text)
+    for finder in (_tagged, _fenced, _bare):
+        calls, spans = finder(text, spans_only=True)
+        if calls:
+            return calls[0], text[: spans[0][1]].strip(), len(calls) - 1
+    return None, text, 0
+
+
+def _tagged(text: str, *, spans_only: bool = False) -> tuple[list[ProposedCall], Any]:
     calls: list[ProposedCall] = []
     spans: list[tuple[int, int]] = []
     for match in _TAGGED.finditer(text):
@@ -72,10 +95,10 @@ def _tagged(text: str) -> tuple[list[ProposedCall], str]:
         if found:
             calls.extend(found)
             spans.append(match.span())
-    return calls, _without(text, spans)
+    return calls, spans if spans_only else _without(text, spans)
 
 
-def _fenced(text: str) -> tuple[list[ProposedCall], str]:
+def _fenced(text: str, *, spans_only: bool = False) -> tuple[list[ProposedCall], Any]:
     calls: list[ProposedCall] = []
     spans: list[tuple[int, int]] = []
     for match in _FENCED.finditer(text):
@@ -83,10 +106,10 @@ def _fenced(text: str) -> tuple[list[ProposedCall], str]:
         if found:
             calls.extend(found)
             spans.append(match.span())
-    return calls, _without(text, spans)
+    return calls, spans if spans_only else _without(text, spans)
 
 
-def _bare(text: str) -> tuple[list[ProposedCall], str]:
+def _bare(text: str, *, spans_only: bool = False) -> tuple[list[ProposedCall], Any]:
     calls: list[ProposedCall] = []
     spans: list[tuple[int, int]] = []
     position = 0
@@ -105,7 +128,7 @@ def _bare(text: str) -> tuple[list[ProposedCall], str]:
             spans.append((start, end))
         # A JSON value that is not a call is data: what is nested in it is data too.
         position = end
-    return calls, _without(text, spans)
+    return calls, spans if spans_only else _without(text, spans)
 
 
 def _next_start(text: str, position: int) -> int:

@@ -7,6 +7,9 @@ reply of its script. A reply is a dict:
 - ``{"text": "...", "calls": [{"name": ..., "arguments": ...}]}``: an answer; either part may be absent.
   ``arguments`` go out as given (an object; for the OpenAI API a string is sent verbatim, as small models
   do, and an object is serialised).
+- ``"finish": "length"``: the stop reason sent (default ``stop``, or ``tool_calls`` with calls);
+  ``"split_calls": true``: Ollama's stream sends each call in a chunk of its own (as Ollama before
+  0.12.10 did, without ids).
 - ``{"status": 429, "error": "...", "retry_after": "1"}``: an error answer in the API's error shape.
 - ``"delay"``: seconds to wait before answering; ``"chunk_delay"``: seconds between streamed chunks.
 - ``{"flood": n}``: answer 200 with ``n`` bytes of one endless line (a hostile endpoint);
@@ -183,6 +186,10 @@ def _openai_calls(reply: dict[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
+def _finish(reply: dict[str, Any]) -> str:
+    return str(reply.get("finish") or ("tool_calls" if reply.get("calls") else "stop"))
+
+
 def _arguments_text(arguments: Any) -> str:
     return arguments if isinstance(arguments, str) else json.dumps(arguments)
 
@@ -202,7 +209,7 @@ def whole_answer(api: str, reply: dict[str, Any]) -> dict[str, Any]:
             "created_at": _now(),
             "message": message,
             "done": True,
-            "done_reason": "stop",
+            "done_reason": reply.get("finish", "stop"),
             **_ollama_counts(text),
         }
     message = {"role": "assistant", "content": text or None}
@@ -214,7 +221,7 @@ def whole_answer(api: str, reply: dict[str, Any]) -> dict[str, Any]:
         "created": int(time.time()),
         "model": MODEL,
         "choices": [
-            {"index": 0, "message": message, "logprobs": None, "finish_reason": "tool_calls" if calls else "stop"}
+            {"index": 0, "message": message, "logprobs": None, "finish_reason": _finish(reply)}
         ],
         "usage": {"prompt_tokens": 1, "completion_tokens": max(1, len(text) // 4), "total_tokens": 2},
     }
@@ -238,15 +245,15 @@ def stream_lines(api: str, reply: dict[str, Any]) -> Iterator[str]:
                 )
                 + "\n"
             )
-        if calls:
-            tool_calls = [{"function": {"name": c["name"], "arguments": c.get("arguments", {})}} for c in calls]
+        tool_calls = [{"function": {"name": c["name"], "arguments": c.get("arguments", {})}} for c in calls]
+        for group in [[one] for one in tool_calls] if reply.get("split_calls") else [tool_calls] if calls else []:
             yield (
                 json.dumps(
                     {
                         "model": MODEL,
                         "created_at": _now(),
                         "done": False,
-                        "message": {"role": "assistant", "content": "", "tool_calls": tool_calls},
+                        "message": {"role": "assistant", "content": "", "tool_calls": group},
                     }
                 )
                 + "\n"
@@ -258,7 +265,7 @@ def stream_lines(api: str, reply: dict[str, Any]) -> Iterator[str]:
                     "created_at": _now(),
                     "message": {"role": "assistant", "content": ""},
                     "done": True,
-                    "done_reason": "stop",
+                    "done_reason": reply.get("finish", "stop"),
                     **_ollama_counts(text),
                 }
             )
@@ -296,7 +303,7 @@ def stream_lines(api: str, reply: dict[str, Any]) -> Iterator[str]:
         # The arguments string arrives in fragments, as real servers send it.
         for start in range(0, len(arguments), CHUNK):
             yield event({"tool_calls": [{"index": index, "function": {"arguments": arguments[start : start + CHUNK]}}]})
-    yield event({}, "tool_calls" if calls else "stop")
+    yield event({}, _finish(reply))
     yield "data: [DONE]\n\n"
 
 

@@ -1,0 +1,130 @@
+"""Constrained calls: the model's whole answer is held to a JSON Schema built from the live tools.
+
+Small models fail by not acting or by acting wrongly, far more than by malformed calls; a model server that
+enforces a JSON Schema while it samples (llama.cpp's ``response_format``, Ollama's ``format``, vLLM's
+structured outputs) makes every answer one of two shapes:
+
+- ``{"name": <a tool's exact name>, "arguments": <that tool's arguments>}``: a call, or
+- ``{"answer": "<text>"}``: an answer in words.
+
+The schema is the union of one branch per tool (``name`` a ``const``, ``arguments`` the tool's
+``inputSchema`` made grammar-safe) and the answer branch. The bridge still validates every call against the
+tool's *full* schema (the interceptor): the projection only drops what a grammar engine cannot express, so a
+value it lets through may still be refused and repaired. No I/O.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any
+from urllib.parse import urlparse
+
+from .hostile import MAX_DEPTH
+
+OFF, FORMAT, AUTO = "off", "format", "auto"
+CONSTRAIN_MODES = (AUTO, OFF, FORMAT)
+#: String keywords llama.cpp's and XGrammar's converters handle badly or not at all: a lookahead
+#: ``pattern`` fails the whole grammar, a large ``maxLength`` (``char{0,10000}``) blows it up, ``format``
+#: values are partly supported. The server checks them anyway, and so does the interceptor.
+_DROPPED = frozenset({"pattern", "format", "patternProperties", "minLength", "maxLength", "$schema", "$id"})
+#: Bounds on repetition are kept up to this size (beyond it the grammar grows without helping a model).
+MAX_REPEAT = 16
+#: Keywords kept as they are.
+_KEPT = frozenset({"type", "enum", "const", "required", "description", "minimum", "maximum", "default"})
+
+
+def resolve(mode: str, api: str, base_url: str | None) -> str:
+    """The mode in force: ``auto`` means ``format`` against a model server on this machine over the
+    OpenAI-compatible API (llama.cpp's server and vLLM enforce ``response_format``), ``off`` elsewhere
+    (a hosted API may not take a root ``anyOf``; Ollama's native tool calls are kept)."""
+    if mode != AUTO:
+        return mode
+    host = urlparse(base_url or "http://127.0.0.1").hostname or ""
+    local = host in ("127.0.0.1", "localhost", "::1") or host.startswith("127.")
+    return FORMAT if api == "openai" and local else OFF
+
+
+def grammar_safe(schema: Any, depth: int = 0) -> Any:
+    """``schema`` with what a grammar cannot express dropped: string patterns, formats and lengths,
+    repetition bounds past :data:`MAX_REPEAT`, ``$ref``s (made "any value"), nesting past the bridge's
+    depth. Types, enums, consts, properties, required, items and ``anyOf``/``oneOf`` branches stay."""
+    if not isinstance(schema, dict) or depth > MAX_DEPTH // 2:
+        return {}
+    if "$ref" in schema:
+        return {}
+    safe: dict[str, Any] = {key: value for key, value in schema.items() if key in _KEPT}
+    if isinstance(safe.get("required"), list):
+        safe["required"] = [item for item in safe["required"] if isinstance(item, str)]
+    properties = schema.get("properties")
+    if isinstance(properties, dict):
+        safe["properties"] = {str(key): grammar_safe(value, depth + 1) for key, value in properties.items()}
+    additional = schema.get("additionalProperties")
+    if additional is False:
+        safe["additionalProperties"] = False
+    elif isinstance(additional, dict):
+        safe["additionalProperties"] = grammar_safe(additional, depth + 1)
+    if isinstance(schema.get("items"), dict):
+        safe["items"] = grammar_safe(schema["items"], depth + 1)
+    for key in ("minItems", "maxItems"):
+        value = schema.get(key)
+        if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_REPEAT:
+            safe[key] = value
+    for key in ("anyOf", "oneOf"):
+        if isinstance(schema.get(key), list):
+            safe["anyOf"] = [grammar_safe(option, depth + 1) for option in schema[key]]
+    return safe
+
+
+def union_schema(tools: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+    """The schema of a constrained answer: a call of one of ``tools`` or an answer in words."""
+    branches: list[dict[str, Any]] = []
+    for tool in tools:
+        arguments = grammar_safe(tool.get("inputSchema") or {"type": "object"})
+        arguments.setdefault("type", "object")
+        branches.append(
+            {
+                "type": "object",
+                "properties": {"name": {"const": str(tool.get("name"))}, "arguments": arguments},
+                "required": ["name", "arguments"],
+                "additionalProperties": False,
+            }
+        )
+    branches.append(
+        {
+            "type": "object",
+            "properties": {"answer": {"type": "string"}},
+            "required": ["answer"],
+            "additionalProperties": False,
+        }
+    )
+    return {"anyOf": branches}
+
+
+def request_fields(api: str, tools: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+    """The request fields that send the constraint, for ``api``."""
+    schema = union_schema(tools)
+    if api == "ollama":
+        return {"format": schema}
+    return {"response_format": {"type": "json_schema", "json_schema": {"name": "call_or_answer", "schema": schema}}}
+
+
+def answer_text(text: str) -> str:
+    """A constrained answer as the interceptor reads it: ``{"answer": ...}`` becomes its text; a call is
+    left as its JSON object (the interceptor recovers it as a call written as text); anything else (a
+    server that ignored the constraint) is left as it came."""
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        return text
+    if isinstance(value, dict) and isinstance(value.get("answer"), str) and "name" not in value:
+        return value["answer"]
+    return text
+
+
+CALLING_RULE = (
+    "Your whole reply is one JSON object. To call a tool, reply "
+    '{"name": "<tool name>", "arguments": {<its arguments>}}; the result comes back in the next message. '
+    'To answer the user, reply {"answer": "<your answer in plain words>"}. '
+    "Call a tool whenever the answer depends on data the tools provide."
+)
