@@ -261,3 +261,20 @@ async def test_sigterm_to_the_supervisor_ends_listen_streams_with_their_result(r
             supervisor.kill()
             supervisor.wait()
         log.close()
+
+
+@pytest.mark.parametrize("variable", ["PLAINMCP_EVERYTHING_REDIS_URL", "PLAINMCP_REDIS_URL"])
+def test_redis_comes_from_the_servers_variable_or_the_shared_one(variable, redis_url, tmp_path) -> None:
+    port = free_port()
+    log = (tmp_path / "env.log").open("wb")
+    command = [*server_command("everything", None), "--port", str(port), "--workers", "2"]
+    process = subprocess.Popen(command, stdout=log, stderr=log, env={**os.environ, variable: redis_url})
+    try:
+        wait_healthy(f"http://127.0.0.1:{port}", time.monotonic() + 30, alive=lambda: process.poll() is None)
+        health = httpx.get(f"http://127.0.0.1:{port}/health", trust_env=False, timeout=5).json()
+        assert health["sharedState"]["kind"] == "redis" and health["sharedState"]["reachable"] is True
+    finally:
+        if process.poll() is None:
+            process.terminate()
+            process.wait(timeout=15)
+        log.close()

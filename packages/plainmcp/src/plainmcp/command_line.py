@@ -361,15 +361,16 @@ def add_replica_options(parser: argparse.ArgumentParser, env_prefix: str) -> Non
     group.add_argument(
         "--redis",
         action=_EnvDefault,
-        env="PLAINMCP_REDIS_URL",
+        env=f"{env_prefix}_REDIS_URL",
         metavar="URL",
         help="keep the state replicas share in this Redis (redis://host:6379/0): sessions, tasks, "
-        "subscriptions, the requestState keys; without it everything stays in this process",
+        "subscriptions, the requestState keys; without it everything stays in this process "
+        "(PLAINMCP_REDIS_URL, read when this server's own variable is unset, serves every server)",
     )
     group.add_argument(
         "--redis-prefix",
         action=_EnvDefault,
-        env="PLAINMCP_REDIS_PREFIX",
+        env=f"{env_prefix}_REDIS_PREFIX",
         metavar="TEXT",
         help="start of every Redis key (default plainmcp:<server name>:); replicas of one service share it",
     )
@@ -645,7 +646,7 @@ def _share_state(server: Server, args: argparse.Namespace) -> None:
     from .state.options import shared_state_for
 
     workers = int(getattr(args, "workers", 1) or 1)
-    redis_url = getattr(args, "redis", None)
+    redis_url = getattr(args, "redis", None) or os.environ.get("PLAINMCP_REDIS_URL") or None
     if workers > 1 and args.transport == "stdio":
         raise SystemExit(f"{server.name}: --workers is for the http and sse transports")
     if workers > 1 and not redis_url:

@@ -122,6 +122,7 @@ class RedisState:
         import redis.asyncio
         from redis.asyncio.retry import Retry
         from redis.backoff import ExponentialBackoff
+        from redis.exceptions import ConnectionError as RedisConnectionError
 
         settings: dict[str, Any] = {
             "socket_timeout": self.command_timeout,
@@ -130,7 +131,8 @@ class RedisState:
             # After Redis restarts, the pool's old connections fail once ("Connection closed by server"):
             # retried on a fresh connection instead of failing the call. Bounded: a Redis that is down
             # still fails within about one connect timeout.
-            "retry": Retry(ExponentialBackoff(cap=0.25, base=0.02), 2),
+            # Only a connection error is retried: a timeout (a frozen Redis) fails at once, within one timeout.
+            "retry": Retry(ExponentialBackoff(cap=0.25, base=0.02), 2, supported_errors=(RedisConnectionError,)),
         }
         settings.update(options)
         return redis.asyncio.Redis.from_url(self.url, **settings)
