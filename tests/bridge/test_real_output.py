@@ -5,6 +5,7 @@ One test per defect of issue 28, items 4 and 5."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -14,10 +15,18 @@ from plainmcp_bridge.constrain import CALLING_RULE, answer_text, union_schema
 from plainmcp_bridge.prompt import TEXT_CALLS, build_system_prompt
 from plainmcp_bridge.recover import first_call
 
-from .test_agent import Recorder, bridge, call, database, last_messages  # noqa: F401  (database: a fixture)
+from .test_agent import SAMPLE, Recorder, bridge, call, last_messages
 from .tools import ALL
 
 pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def database(tmp_path: Path) -> Path:
+    path = tmp_path / "shop.db"
+    shutil.copy(SAMPLE, path)
+    return path
+
 
 #: Gemma 3 270M's turn (shape recorded): a call, then the dialogue it imagined, with the call repeated.
 HALLUCINATED = (
@@ -115,7 +124,10 @@ def test_ollama_calls_streamed_in_separate_chunks_get_distinct_ids() -> None:
 
 async def test_split_ollama_calls_each_get_their_own_answer(database: Path) -> None:
     two = {
-        "calls": [{"name": "list_tables", "arguments": {}}, {"name": "describe_table", "arguments": {"table": "books"}}],
+        "calls": [
+            {"name": "list_tables", "arguments": {}},
+            {"name": "describe_table", "arguments": {"table": "books"}},
+        ],
         "split_calls": True,
     }
     async with bridge(database, [two, {"text": "ok"}]) as (conversation, model):

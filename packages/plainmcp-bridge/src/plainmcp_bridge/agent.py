@@ -129,6 +129,7 @@ class Bridge:
         self.toolbox.elicitation_handler = self._elicit
         self._ran: dict[str, int] = {}  # the calls run in this user turn (canonical JSON -> times asked)
         self._useful = 0  # the calls of this user turn that ran and did not fail
+        self._answer_now = False  # constrained: the next turn must answer in words
 
     async def _elicit(self, server: str, params: dict[str, Any]) -> dict[str, Any]:
         message = str(params.get("message") or "")
@@ -141,9 +142,12 @@ class Bridge:
     def counters(self) -> dict[str, int]:
         return self.interceptor.counters.as_dict()
 
+    @property
+    def _constrained(self) -> bool:
+        return getattr(self.model, "settings", None) is not None and self.model.settings.constrain == FORMAT
+
     def _system_prompt(self) -> str:
-        constrained = getattr(self.model, "settings", None) is not None and self.model.settings.constrain == FORMAT
-        calling = CALLING_RULE if constrained else TEXT_CALLS
+        calling = CALLING_RULE if self._constrained else TEXT_CALLS
         return build_system_prompt(self.toolbox.tools, template=self.options.prompt_template, calling=calling)
 
     def record(self, kind: str, **fields: Any) -> dict[str, Any]:
@@ -181,12 +185,13 @@ class Bridge:
         self.log_only("tools", tools=self.toolbox.tools)
         self._ran = {}
         self._useful = 0
+        self._answer_now = False
         rounds = 0
         repairing = False
         while True:
             await self._follow_tool_changes()
             try:
-                turn = await self.model.complete(self.messages, self.toolbox.tools, on_text=self.hooks.text)
+                turn = await self._complete()
             except ModelError as error:
                 self.record("model_error", message=str(error))
                 return Outcome(MODEL_FAILED, str(error), rounds, self._useful)
@@ -206,6 +211,15 @@ class Bridge:
                     self._remember(turn, review)
                     self.record("truncated", call=False)
                     return Outcome(TRUNCATED, review.text, rounds, self._useful)
+            if self._constrained and review.valid and not review.invalid and all(map(self._already_ran, review.valid)):
+                # Constrained, a repeat is not kept in the history: the model is asked again, held to an
+                # answer in words, with the result it already has as the last message.
+                self.interceptor.counters.repeated += len(review.valid)
+                self.record("repeated", name=review.valid[0].name, arguments=review.valid[0].arguments)
+                if self._answer_now:
+                    return Outcome(ROUND_LIMIT, "Stopped: the model kept repeating its call.", rounds, self._useful)
+                self._answer_now = True
+                continue
             self._remember(turn, review)
             if review.dropped:
                 self.record("cut", message=f"{review.dropped} more call(s) written after the first were not run")
@@ -230,6 +244,16 @@ class Bridge:
                 self.record("round_limit", message=message)
                 return Outcome(ROUND_LIMIT, message, rounds, self._useful)
             await self._run_all(turn, review)
+
+    async def _complete(self) -> ModelTurn:
+        """Ask the model. Constrained, a model that repeated a call it has the result of is held to an
+        answer in words (small models otherwise repeat the call until the round limit)."""
+        if self._answer_now:
+            self.record("answer_only")
+            return await self.model.complete(
+                self.messages, self.toolbox.tools, on_text=self.hooks.text, answer_only=True
+            )
+        return await self.model.complete(self.messages, self.toolbox.tools, on_text=self.hooks.text)
 
     def _final(self, review: Review, rounds: int, repairing: bool) -> Outcome:
         """The outcome of a turn answered in words."""
@@ -268,15 +292,18 @@ class Bridge:
             skipped = len(review.valid) - limit
             message = f"{skipped} of the model's {len(review.valid)} calls were not run (at most {limit} a turn)"
             self.record("call_limit", message=message)
-        for call in review.invalid:
+        for refused in review.invalid:
             self.record(
                 "rejected",
-                name=call.name,
-                problems=[str(p) for p in call.problems],
-                unknown_tool=call.unknown_tool,
+                name=refused.name,
+                problems=[str(p) for p in refused.problems],
+                unknown_tool=refused.unknown_tool,
                 round=review.repair_round,
             )
         self._answer_all(turn, review, answers, None)
+
+    def _already_ran(self, call: ValidCall) -> bool:
+        return json.dumps([call.name, call.arguments], sort_keys=True, default=str) in self._ran
 
     async def _run_once(self, call: ValidCall) -> str:
         """Run ``call`` unless the same call (name and arguments) already ran in this user turn."""

@@ -181,7 +181,7 @@ def _calls(api: str, tool_calls: Any, first: int = 0) -> list[ProposedCall]:
     """The calls of one message (or one streamed chunk). A call without an id is numbered from ``first``:
     Ollama (before 0.12.10, and servers imitating it) streams calls in chunks of their own without ids,
     and each call's answer is matched to it by id."""
-    calls = []
+    calls: list[ProposedCall] = []
     source = STRING_ARGUMENTS if api == OPENAI else "structured"
     for item in tool_calls if isinstance(tool_calls, list) else []:
         if not isinstance(item, dict):

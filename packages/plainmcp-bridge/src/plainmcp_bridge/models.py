@@ -119,8 +119,10 @@ class ChatModel:
         tools: Iterable[Mapping[str, Any]] = (),
         *,
         on_text: Callable[[str], Any] | None = None,
+        answer_only: bool = False,
     ) -> ModelTurn:
-        """One model turn. ``on_text`` receives streamed text as it comes (streaming only). Raises
+        """One model turn. ``on_text`` receives streamed text as it comes (streaming only); ``answer_only``
+        (constrained mode): the answer must be in words, no call. Raises
         ModelError (with the endpoint's own message when it sent one), including when the turn took
         longer than ``turn_timeout``."""
         settings = self.settings
@@ -130,10 +132,15 @@ class ChatModel:
         options = {limit_key: settings.max_tokens, **settings.options}
         # Constrained, the tools are described once, in the system prompt; the schema does the rest.
         body = request_body(
-            settings.api, settings.model, list(messages), [] if constrained else tools, stream=settings.stream, options=options
+            settings.api,
+            settings.model,
+            list(messages),
+            [] if constrained else tools,
+            stream=settings.stream,
+            options=options,
         )
         if constrained:
-            body.update(request_fields(settings.api, tools))
+            body.update(request_fields(settings.api, tools, answer_only=answer_only))
             on_text = None  # the raw JSON is not for the user's eyes; the answer is unwrapped below
         try:
             with anyio.fail_after(settings.turn_timeout):
@@ -185,7 +192,9 @@ class ChatModel:
         text = error_text(self.settings.api, await _read_bounded(response, MAX_ERROR_BYTES, cut=True))
         reason = f"HTTP {response.status_code}: {text}" if text else f"HTTP {response.status_code}"
         if response.status_code == 404 and self.settings.api == OLLAMA and "model" not in text.lower():
-            reason += " (no Ollama API there: for an OpenAI-compatible server such as llama-server or vLLM, use --api openai)"
+            reason += (
+                " (no Ollama API there: for an OpenAI-compatible server such as llama-server or vLLM, use --api openai)"
+            )
         if response.status_code in RETRY_STATUSES:
             raise _Retry(reason, response.headers.get("retry-after"), response.status_code)
         raise ModelError(f"the model endpoint answered {reason}", status=response.status_code)

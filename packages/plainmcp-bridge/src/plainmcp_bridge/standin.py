@@ -220,9 +220,7 @@ def whole_answer(api: str, reply: dict[str, Any]) -> dict[str, Any]:
         "object": "chat.completion",
         "created": int(time.time()),
         "model": MODEL,
-        "choices": [
-            {"index": 0, "message": message, "logprobs": None, "finish_reason": _finish(reply)}
-        ],
+        "choices": [{"index": 0, "message": message, "logprobs": None, "finish_reason": _finish(reply)}],
         "usage": {"prompt_tokens": 1, "completion_tokens": max(1, len(text) // 4), "total_tokens": 2},
     }
 

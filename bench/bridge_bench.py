@@ -1,0 +1,224 @@
+#!/usr/bin/env python3
+"""plainmcp-bridge against a real model: the question set on llama-server, with and without constraint and repair.
+
+    .venv/bin/python bench/bridge_bench.py                      # SmolLM2-135M, every configuration
+    .venv/bin/python bench/bridge_bench.py --model gemma3 --limit 20 --configs format/2,off/2
+
+Starts llama-server (tools/llama_server.py: build it first) with a model from the cache, the real sqlite
+(sample database copy), filesystem (a temporary tree) and weather (its stand-in upstream) servers, and asks
+every question of tests/bridge/data/questions.jsonl in a fresh conversation, read-only tools only (writes
+declined). Per configuration (constraint mode / repair rounds) it prints: questions with a proposed call,
+valid at first try, right call (the expected tool, its expected argument values), right answer (the
+expected text in the answer, for the questions that have one), given up, made-up answers (answered
+without any tool result), seconds per question and tokens per second.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+import llama_server  # noqa: E402
+
+QUESTIONS = ROOT / "tests" / "bridge" / "data" / "questions.jsonl"
+#: The filesystem server's tree the file questions are written for.
+TREE = {
+    "README.md": "# demo project\nA demo tree for the bridge's questions.\n",
+    "notes/todo.md": "- write the README\n- test the bridge\n",
+    "notes/ideas.txt": "a bicycle that folds\n",
+    "src/app.py": 'print("hello")\n',
+}
+
+
+def questions(limit: int | None = None) -> list[dict[str, Any]]:
+    lines = QUESTIONS.read_text(encoding="utf-8").splitlines()
+    items = [json.loads(line) for line in lines if line.strip()]
+    if limit is None or limit >= len(items):
+        return items
+    # A spread over the three servers, not the first server's questions only.
+    step = len(items) / limit
+    return [items[int(index * step)] for index in range(limit)]
+
+
+def make_tree(root: Path) -> None:
+    for name, text in TREE.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+
+
+@contextmanager
+def real_servers(scratch: Path) -> Iterator[list[Any]]:
+    """The three real servers' specs (sqlite on a copy of its sample, filesystem on a fresh tree, weather on
+    its stand-in upstream)."""
+    import plainmcp_sqlite
+    from plainmcp_bridge.servers_config import ServerSpec
+    from plainmcp_weather.standin import StandIn
+
+    database = scratch / "shop.db"
+    shutil.copy(Path(plainmcp_sqlite.__file__).parent / "sample" / "sample.db", database)
+    tree = scratch / "tree"
+    make_tree(tree)
+    python = sys.executable
+    with StandIn() as upstream:
+        env = {f"PLAINMCP_WEATHER_{api}_URL": upstream.url for api in ("GEOCODING", "FORECAST", "NWS")}
+        yield [
+            ServerSpec("sqlite", command=(python, "-m", "plainmcp_sqlite", "--db", str(database))),
+            ServerSpec("files", command=(python, "-m", "plainmcp_filesystem", str(tree))),
+            ServerSpec("weather", command=(python, "-m", "plainmcp_weather"), env=env),
+        ]
+
+
+def right_call(question: dict[str, Any], calls: list[dict[str, Any]]) -> bool:
+    """Whether a call that ran is the expected tool with the expected values (each a case-insensitive
+    part of what was sent for that argument)."""
+    for call in calls:
+        if call["name"] != question["tool"]:
+            continue
+        sent = call.get("arguments") or {}
+        if all(
+            str(value).lower() in json.dumps(sent.get(key), ensure_ascii=False).lower()
+            for key, value in question["args"].items()
+        ):
+            return True
+    return False
+
+
+@dataclass
+class Tally:
+    asked: int = 0
+    proposed: int = 0
+    valid_first: int = 0
+    right_call: int = 0
+    with_answer: int = 0
+    right_answer: int = 0
+    gave_up: int = 0
+    made_up: int = 0
+    seconds: float = 0.0
+    tokens: int = 0
+    statuses: dict[str, int] = field(default_factory=dict)
+
+    def row(self, name: str) -> str:
+        n = max(self.asked, 1)
+        rate = self.tokens / self.seconds if self.seconds else 0.0
+        return (
+            f"| {name} | {self.asked} | {self.proposed} | {self.valid_first} | {self.right_call} "
+            f"({100 * self.right_call / n:.0f}%) | {self.right_answer}/{self.with_answer} | {self.gave_up} "
+            f"| {self.made_up} | {self.seconds / n:.1f} | {rate:.0f} |"
+        )
+
+
+HEADER = (
+    "| config | asked | proposed a call | valid at first try | right call | right answer | gave up "
+    "| made-up answers | s/question | tokens/s |\n|---|---|---|---|---|---|---|---|---|---|"
+)
+
+
+async def ask_one(toolbox: Any, settings: Any, question: dict[str, Any], repairs: int) -> dict[str, Any]:
+    """One question in a fresh conversation: outcome, the calls that ran, the counters, tokens."""
+    from plainmcp_bridge.agent import Bridge, BridgeOptions
+    from plainmcp_bridge.models import ChatModel
+
+    events: list[dict[str, Any]] = []
+    async with ChatModel(settings) as model:
+        bridge = Bridge(toolbox, model, BridgeOptions(max_repairs=repairs, max_rounds=3))
+        bridge.sinks.append(events.append)
+        started = time.monotonic()
+        outcome = await bridge.ask(question["question"])
+        seconds = time.monotonic() - started
+    calls = [event for event in events if event["type"] == "call"]
+    return {
+        "status": outcome.status,
+        "answer": outcome.answer,
+        "tool_results": outcome.tool_results,
+        "calls": calls,
+        "counts": bridge.counters,
+        "seconds": seconds,
+        "tokens": sum(len(str(m.get("content") or "")) // 4 for m in bridge.messages if m["role"] == "assistant"),
+    }
+
+
+def score(tally: Tally, question: dict[str, Any], result: dict[str, Any]) -> None:
+    counts = result["counts"]
+    tally.asked += 1
+    tally.proposed += counts["proposed"] > 0
+    tally.valid_first += counts["valid_first_try"] > 0
+    tally.right_call += right_call(question, result["calls"])
+    if question.get("answer"):
+        tally.with_answer += 1
+        tally.right_answer += result["status"] == "answered" and question["answer"].lower() in result["answer"].lower()
+    tally.gave_up += result["status"] == "gave_up"
+    tally.made_up += result["status"] == "answered" and result["tool_results"] == 0
+    tally.seconds += result["seconds"]
+    tally.tokens += result["tokens"]
+    tally.statuses[result["status"]] = tally.statuses.get(result["status"], 0) + 1
+
+
+@asynccontextmanager
+async def toolbox_for(specs: list[Any]) -> AsyncIterator[Any]:
+    from plainmcp_bridge.toolbox import open_toolbox
+
+    async with open_toolbox(specs, stderr="discard") as toolbox:
+        yield toolbox
+
+
+async def run(url: str, specs: list[Any], items: list[dict[str, Any]], configs: list[tuple[str, int]]) -> None:
+    from plainmcp_bridge.models import ModelSettings
+
+    print(HEADER, flush=True)
+    for mode, repairs in configs:
+        tally = Tally()
+        # Each question meets its own server's tools (grouped, so llama-server reuses the cached prompt).
+        for server in ("sqlite", "files", "weather"):
+            asked = [question for question in items if question["server"] == server]
+            if not asked:
+                continue
+            async with toolbox_for([spec for spec in specs if spec.name == server]) as toolbox:
+                settings = ModelSettings(
+                    api="openai",
+                    model="local",
+                    base_url=url + "/v1",
+                    constrain=mode,
+                    max_tokens=128,
+                    options={"temperature": 0},
+                    turn_timeout=180,
+                )
+                for question in asked:
+                    score(tally, question, await ask_one(toolbox, settings, question, repairs))
+        print(tally.row(f"constrain={mode}, repairs={repairs}"), flush=True)
+        print(f"  outcomes: {json.dumps(tally.statuses, sort_keys=True)}", flush=True)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--model", choices=sorted(llama_server.MODELS), default="smollm2")
+    parser.add_argument("--limit", type=int, default=None, help="ask this many questions (spread over the set)")
+    parser.add_argument("--configs", default="off/0,off/2,format/0,format/2", help="MODE/REPAIRS,...")
+    args = parser.parse_args()
+    if not llama_server.binary().exists():
+        print(f"bridge_bench: llama-server is not built: {llama_server.build_command()}", file=sys.stderr)
+        return 1
+    configs = [(item.split("/")[0], int(item.split("/")[1])) for item in args.configs.split(",")]
+    items = questions(args.limit)
+    print(f"model {args.model}, {len(items)} questions, llama-server {llama_server.VERSION}", flush=True)
+    with tempfile.TemporaryDirectory() as scratch, real_servers(Path(scratch)) as specs:
+        with llama_server.serve(llama_server.model(args.model)) as url:
+            anyio.run(run, url, specs, items, configs)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
