@@ -27,7 +27,21 @@ import stat
 from collections.abc import Callable, Iterator
 from typing import BinaryIO
 
-from .anchored import DIR_FLAGS, AccessError, PathNotFound, Place, directory, lstat, open_directory, open_file, refusal
+from . import skipped
+from .anchored import (
+    DIR_FLAGS,
+    AccessError,
+    PathChanged,
+    PathDenied,
+    PathNotFound,
+    Place,
+    directory,
+    lstat,
+    open_directory,
+    open_file,
+    refusal,
+)
+from .skipped import Skipped
 from .walk import Entry, walk
 
 #: The deepest tree copy_file copies (it holds two descriptors per level): deeper is refused before
@@ -364,14 +378,20 @@ def copy(
     ):
         if _status(parent_fd, name) is not None:
             raise WriteFailed("The destination already exists")
-        # Count first, so a tree over the limits is refused before anything is written.
+        # Count first, so a tree over the limits, or with parts that cannot be read, is refused before
+        # anything is written: a copy that left them out would look complete.
         entries = 0
-        for entry in walk(source_fd, max_depth=MAX_COPY_DEPTH + 1):
+        unreadable = Skipped()
+        for entry in walk(source_fd, max_depth=MAX_COPY_DEPTH + 1, skipped=unreadable):
             entries += 1
             if entry.depth > MAX_COPY_DEPTH:
                 raise WriteFailed(f"The directory is more than {MAX_COPY_DEPTH} levels deep; copy it in parts")
+            if entry.kind == "file":
+                _check_readable(entry, unreadable)
         if entries > max_entries:
             raise WriteFailed(f"The directory has more than {max_entries} entries; copy it in parts")
+        if unreadable:
+            raise WriteFailed(f"Nothing was copied: {unreadable.line(lambda path: path)}")
         try:
             os.mkdir(name, stat.S_IMODE(os.fstat(source_fd).st_mode) | stat.S_IRWXU, dir_fd=parent_fd)
         except FileExistsError:
@@ -389,6 +409,19 @@ def copy(
             for fd in targets:
                 os.close(fd)
     return counts
+
+
+def _check_readable(entry: Entry, unreadable: Skipped) -> None:
+    try:
+        os.close(entry.open())
+    except PathNotFound:
+        unreadable.add(skipped.VANISHED, entry.relative)
+    except PathChanged:
+        unreadable.add(skipped.CHANGED, entry.relative)
+    except PathDenied:
+        unreadable.add(skipped.PERMISSION_DENIED, entry.relative)
+    except OSError as problem:
+        unreadable.error(problem, entry.relative)
 
 
 def _copy_entry(entry: Entry, targets: list[int], counts: dict[str, int]) -> None:
