@@ -123,7 +123,7 @@ class Tally:
 
 HEADER = (
     "| config | asked | proposed a call | valid at first try | right call | right answer | gave up "
-    "| made-up answers | s/question | tokens/s |\n|---|---|---|---|---|---|---|---|---|---|"
+    "| made-up answers | s/question | kept tokens/s (chars/4) |\n|---|---|---|---|---|---|---|---|---|---|"
 )
 
 
