@@ -161,3 +161,21 @@ def test_a_constrained_answer_is_unwrapped_and_a_constrained_call_recovered() ->
     assert found is not None and found.name == "get_time"
     names = [branch["properties"].get("name", {}).get("const") for branch in union_schema(ALL)["anyOf"]]
     assert names == ["get_forecast", "plan_route", "delete_file", "get_time", None]
+
+
+def test_eval_from_log_replays_a_recorded_session(database: Path, tmp_path: Path) -> None:
+    from plainmcp_bridge.standin import StandInModel
+
+    from .test_cli import run, server
+
+    log = tmp_path / "session.jsonl"
+    wrong = {"text": '<tool_call>{"name": "describe_table", "arguments": {"table": 5}}</tool_call>'}
+    script = [wrong, call("describe_table", {"table": "books"}), {"text": "seven columns"}]
+    with StandInModel(script) as model:
+        assert run(model, "ask", "books?", "--server", server(database), "--log", str(log)).returncode == 0
+        replay = run(model, "eval", "--from-log", str(log), "--json")
+    assert replay.returncode == 0, replay.stderr
+    rates = json.loads(replay.stdout)
+    # The raw first turn (a wrong type written as text) is refused; the repaired one accepted.
+    assert rates["cases"] == 1 and rates["valid_without_repair_percent"] == 0.0
+    assert rates["valid_with_repair_percent"] == 100.0 and rates["wrong_accepted"] == 0

@@ -45,7 +45,8 @@ def parser() -> argparse.ArgumentParser:
     for mode in (chat_mode, ask_mode):
         _conversation_options(mode)
     eval_mode = modes.add_parser("eval", help="replay recorded model outputs through the interceptor")
-    eval_mode.add_argument("cases", help="a corpus file (see plainmcp_bridge.evaluate)")
+    eval_mode.add_argument("cases", nargs="?", help="a corpus file (see plainmcp_bridge.evaluate)")
+    eval_mode.add_argument("--from-log", metavar="FILE", help="replay a session recorded with ask/chat --log")
     eval_mode.add_argument("--max-repairs", type=int, default=2)
     eval_mode.add_argument("--json", action="store_true", help="print the rates as JSON")
     return command

@@ -19,6 +19,10 @@ Three rates over the cases that expect a call:
   parsed from a string, safe normalisations);
 - **with repair**: it accepts an answer within ``1 + max_repairs`` attempts.
 
+``eval --from-log FILE`` replays a session the bridge recorded with ``--log``: each question is a case
+with the tool schemas the session had and the model's raw turns as its attempts, and ``expect`` is
+``"any"`` (any valid call counts: a log does not say which call was meant).
+
 An accepted call that differs from ``expect`` is counted as **wrong accepted**: the interceptor must never
 turn a bad call into a different valid one (it does not guess), so this should stay 0.
 """
@@ -84,6 +88,36 @@ def load_corpus(path: str | Path) -> dict[str, Any]:
     return document
 
 
+def corpus_from_log(path: str | Path) -> dict[str, Any]:
+    """A corpus from a ``--log`` file: one case per question that reached the model (see the module's docstring)."""
+    toolsets: dict[str, Any] = {}
+    cases: list[dict[str, Any]] = []
+    current: dict[str, Any] | None = None
+    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            event = json.loads(line)
+        except ValueError:
+            raise ValueError(f"{path}:{number}: not a JSON line") from None
+        kind = event.get("type") if isinstance(event, dict) else None
+        if kind == "user":
+            current = {"id": f"line {number}", "question": event.get("content"), "attempts": [], "expect": "any"}
+            cases.append(current)
+        elif kind == "tools" and current is not None:
+            name = f"tools {len(toolsets) + 1}"
+            toolsets[name] = event.get("tools") or []
+            current["toolset"] = name
+        elif kind == "model_turn" and current is not None:
+            current["attempts"].append({"text": event.get("text") or "", "calls": event.get("calls") or []})
+    cases = [case for case in cases if case["attempts"] and "toolset" in case]
+    if not cases:
+        raise ValueError(
+            f"{path}: no question with the tool schemas and the model's turns (a log of this version's --log)"
+        )
+    return {"toolsets": toolsets, "cases": cases}
+
+
 def evaluate(corpus: dict[str, Any], max_repairs: int = 2) -> Report:
     report = Report()
     catalogs = {name: ToolCatalog(tools) for name, tools in corpus["toolsets"].items()}
@@ -109,7 +143,7 @@ def evaluate(corpus: dict[str, Any], max_repairs: int = 2) -> Report:
         if accepted is None:
             kind["not valid"] += 1
             continue
-        if (accepted.name, accepted.arguments) != (expect["name"], expect["arguments"]):
+        if expect != "any" and (accepted.name, accepted.arguments) != (expect["name"], expect["arguments"]):
             report.wrong_accepted += 1
             kind["wrong accepted"] += 1
             continue
@@ -142,7 +176,7 @@ def _replay(catalog: ToolCatalog, attempts: list[dict[str, Any]], max_repairs: i
     return None, min(len(attempts), 1 + max_repairs)
 
 
-def _pass_through(catalog: ToolCatalog, attempt: dict[str, Any], expect: dict[str, Any]) -> bool:
+def _pass_through(catalog: ToolCatalog, attempt: dict[str, Any], expect: Any) -> bool:
     calls = attempt.get("calls") or []
     if len(calls) != 1 or not isinstance(calls[0].get("arguments"), dict):
         return False
@@ -150,7 +184,7 @@ def _pass_through(catalog: ToolCatalog, attempt: dict[str, Any], expect: dict[st
     return (
         isinstance(verdict, ValidCall)
         and not verdict.notes
-        and (verdict.name, verdict.arguments) == (expect["name"], expect["arguments"])
+        and (expect == "any" or (verdict.name, verdict.arguments) == (expect["name"], expect["arguments"]))
     )
 
 
@@ -169,7 +203,12 @@ def render(report: Report) -> str:
 
 def main(args: argparse.Namespace) -> int:
     try:
-        corpus = load_corpus(args.cases)
+        if args.from_log:
+            corpus = corpus_from_log(args.from_log)
+        elif args.cases:
+            corpus = load_corpus(args.cases)
+        else:
+            raise ValueError("give a corpus file or --from-log FILE")
     except (OSError, ValueError) as error:
         print(f"plainmcp-bridge: {error}", file=sys.stderr)
         return 2
