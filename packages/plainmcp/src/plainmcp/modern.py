@@ -178,7 +178,9 @@ class ModernDispatcher:
         answers: dict[str, Any] = {}
         state: dict[str, Any] = {}
         if "requestState" in params:  # the digest only when a state is there to check (most calls have none)
-            answers, state = open_state(self.server.keyring, _bound_to(method, params, principal), params["requestState"])
+            answers, state = open_state(
+                self.server.keyring, _bound_to(method, params, principal), params["requestState"]
+            )
         responses = params.get("inputResponses")
         if responses is not None and not isinstance(responses, dict):
             raise invalid_params('"inputResponses" must be an object')
