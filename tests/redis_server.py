@@ -15,17 +15,23 @@ from pathlib import Path
 
 import pytest
 
-INSTALL_LINE = "apt-get install -y redis-server"
 
-
-def redis_binary() -> str:
-    path = shutil.which("redis-server") or ("/usr/bin/redis-server" if Path("/usr/bin/redis-server").exists() else None)
-    if path is None:
-        message = f"redis-server is not installed ({INSTALL_LINE})"
+def system_binary(name: str, package: str) -> str:
+    """The path of a Debian package's executable (redis-server, nginx, haproxy). Missing: skipped with the
+    install line, or failed with ``CI`` set (CI must run what needs it)."""
+    found = shutil.which(name) or next(
+        (str(p) for p in (Path("/usr/sbin") / name, Path("/usr/bin") / name) if p.exists()), None
+    )
+    if found is None:
+        message = f"{name} is not installed (apt-get install -y {package})"
         if os.environ.get("CI"):
             pytest.fail(message)
         pytest.skip(message)
-    return path
+    return found
+
+
+def redis_binary() -> str:
+    return system_binary("redis-server", "redis-server")
 
 
 def free_port() -> int:

@@ -22,22 +22,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # its sibling modules, also when loaded by path
 import workspace
+from plainmcp.cli.clients import CLIENTS  # the one list of clients (this runs with the dev venv)
 
 ROOT = workspace.ROOT
 OUT = ROOT / "shared" / "client-configs"
-CLIENTS = (
-    "claude",
-    "claude-code",
-    "cursor",
-    "vscode",
-    "codex",
-    "gemini",
-    "windsurf",
-    "zed",
-    "continue",
-    "cline",
-    "goose",
-)
 #: The file name extension of each client's format (JSON where not named).
 EXTENSIONS = {"claude-code": "sh", "codex": "toml", "continue": "yaml", "goose": "yaml"}
 #: Where the examples say the server is installed: pipx's default PIPX_BIN_DIR for a user called "you".

@@ -15,7 +15,6 @@ Every wait is bounded; everything is killed at the end, and nothing talks to any
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -26,25 +25,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
-import pytest
 
 from tests.e2e.http_server import free_port, stop_process, wait_healthy
+from tests.redis_server import system_binary
 
 ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "deploy"
 STARTUP_SECONDS = 30.0
-
-
-def _binary(name: str, package: str) -> str:
-    found = shutil.which(name) or next(
-        (str(p) for p in (Path("/usr/sbin") / name, Path("/usr/bin") / name) if p.exists()), None
-    )
-    if found is None:
-        message = f"{name} is not installed (apt-get install -y {package})"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
-    return found
 
 
 @dataclass
@@ -140,7 +127,7 @@ def render(template: Path, target: Path, **values: object) -> Path:
 def start_proxy(kind: str, ports: list[int], directory: Path) -> Proxy:
     port = free_port()
     if kind == "nginx":
-        binary = _binary("nginx", "nginx")
+        binary = system_binary("nginx", "nginx")
         servers = "\n".join(f"        server 127.0.0.1:{p} max_fails=1 fail_timeout=5s;" for p in ports)
         config = render(DEPLOY / "nginx.conf", directory / "nginx.conf", LISTEN=f"127.0.0.1:{port}", UPSTREAMS=servers)
         config.write_text(config.read_text().replace("#TEST-ONLY ", ""))  # pid, logs and temp files in the test's dir
@@ -157,7 +144,7 @@ def start_proxy(kind: str, ports: list[int], directory: Path) -> Proxy:
             "daemon off;",
         ]
     elif kind == "haproxy":
-        binary = _binary("haproxy", "haproxy")
+        binary = system_binary("haproxy", "haproxy")
         servers = "\n".join(
             f"    server replica{i} 127.0.0.1:{p} check inter 1s fall 2 rise 1" for i, p in enumerate(ports, 1)
         )

@@ -14,7 +14,8 @@ import pytest
 import yaml
 
 from tests.e2e.http_server import free_port, stop_process, wait_healthy
-from tests.replicas.cluster import DEPLOY, _binary, server_command
+from tests.redis_server import system_binary
+from tests.replicas.cluster import DEPLOY, server_command
 
 SAMPLE_DB = Path(__file__).resolve().parents[2] / "servers/sqlite/src/plainmcp_sqlite/sample/sample.db"
 
@@ -86,6 +87,6 @@ def test_the_compose_proxy_configuration_is_valid_haproxy(tmp_path: Path) -> Non
     config = tmp_path / "haproxy.cfg"
     config.write_text(text.replace("bind :8000", f"bind 127.0.0.1:{free_port()}"))
     done = subprocess.run(
-        [_binary("haproxy", "haproxy"), "-c", "-f", str(config)], capture_output=True, text=True, timeout=30
+        [system_binary("haproxy", "haproxy"), "-c", "-f", str(config)], capture_output=True, text=True, timeout=30
     )
     assert done.returncode == 0, done.stdout + done.stderr
