@@ -7,10 +7,16 @@ import sqlite3
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-if TYPE_CHECKING:
-    from .engine import Guard
+
+class Guard(Protocol):
+    """What a failure's explanation reads of the connection's guard (:class:`.engine.Guard`)."""
+
+    refusal: str | None
+    deadline: float
+    value_limit: int
+    attach: tuple[tuple[str, Path], ...]
 
 
 class DatabaseError(Exception):
