@@ -284,26 +284,7 @@ class DirectoryTools(ToolFamily):
         # The text is `ls -F` style: "name/" for a directory, "name@" for a link, plain for a file.
         lines = [labelled(name) + "/" for name in listing.directories]
         if args.get("dirSizes"):
-            # Many thousand files below: a worker thread keeps the event loop serving, and a
-            # cancelled call stops between entries.
-            counted = await anyio.to_thread.run_sync(
-                functools.partial(
-                    directory_sizes,
-                    place,
-                    listing.directories,
-                    max_entries=config.max_entries_limit,
-                    max_depth=config.max_depth,
-                    check=anyio.from_thread.check_cancelled,
-                )
-            )
-            data["directorySizes"], data["partialSizes"] = counted.totals, counted.partial
-            listing.skipped.absorb(counted.skipped, "")
-            lines = [
-                f"{labelled(name)}/  ({counted.totals[name]}{'+' if name in counted.partial else ''} bytes)"
-                if name in counted.totals
-                else labelled(name) + "/"
-                for name in listing.directories
-            ]
+            lines = await self._with_sizes(place, listing, data)
         summary = "\n" + ", ".join(
             _count(len(names), *words)
             for names, words in (
@@ -338,6 +319,29 @@ class DirectoryTools(ToolFamily):
             lines.append(more(data["nextCursor"]))
         shown_path = functools.partial(_join, data["path"])
         return result(report(listing.skipped, "\n".join(lines), data, shown_path), data)
+
+    async def _with_sizes(self, place: Any, listing: Any, data: dict[str, Any]) -> list[str]:
+        """The directories' lines with their total sizes (``dirSizes``), recorded in ``data`` too."""
+        # Many thousand files below: a worker thread keeps the event loop serving, and a
+        # cancelled call stops between entries.
+        counted = await anyio.to_thread.run_sync(
+            functools.partial(
+                directory_sizes,
+                place,
+                listing.directories,
+                max_entries=self.config.max_entries_limit,
+                max_depth=self.config.max_depth,
+                check=anyio.from_thread.check_cancelled,
+            )
+        )
+        data["directorySizes"], data["partialSizes"] = counted.totals, counted.partial
+        listing.skipped.absorb(counted.skipped, "")
+        return [
+            f"{labelled(name)}/  ({counted.totals[name]}{'+' if name in counted.partial else ''} bytes)"
+            if name in counted.totals
+            else labelled(name) + "/"
+            for name in listing.directories
+        ]
 
     async def directory_tree(self, ctx: Context, args: dict[str, Any]) -> ToolResult:
         """The tree below a directory as nested {name, type, children}; links shown, never followed.
