@@ -465,3 +465,29 @@ def test_resource_list_hook_alone_declares_resources() -> None:
         return []
 
     assert server.capabilities()["resources"] == {"listChanged": True}
+
+
+@pytest.mark.parametrize("version", ["2025-11-25", "2026-07-28"])
+async def test_extensions_are_declared_and_seen_in_both_eras(version: str) -> None:
+    server = Server("s", "1")
+    server.declare_extension("io.example/charts", {"kinds": ["line"]})
+    seen: list[Any] = []
+
+    @server.tool()
+    async def probe(ctx, args):
+        seen.append((ctx.client_extension("io.example/charts"), ctx.client_extension("io.example/other")))
+        return "ok"
+
+    async with connect_in_memory(
+        server, protocol_version=version, extensions={"io.example/charts": {"v": 1}}
+    ) as client:
+        assert client.server_capabilities["extensions"] == {"io.example/charts": {"kinds": ["line"]}}
+        await client.call_tool("probe", {})
+    async with connect_in_memory(server, protocol_version=version) as client:
+        await client.call_tool("probe", {})
+    assert seen == [({"v": 1}, None), (None, None)]
+
+
+def test_extension_identifiers_need_a_vendor_prefix() -> None:
+    with pytest.raises(ValueError):
+        Server("s", "1").declare_extension("charts")

@@ -93,6 +93,8 @@ class Client:
         probe_timeout: seconds the ``"auto"`` probe waits for ``server/discover`` before it falls
             back to ``initialize`` (a legacy server may never answer a method it does not know).
         retries: how often an idempotent request is retried after a timeout.
+        extensions: extensions to take up, as ``capabilities.extensions`` says them
+            (``{"io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}}``).
     """
 
     def __init__(
@@ -111,6 +113,7 @@ class Client:
         probe_timeout: float = 5.0,
         retries: int = 2,
         backoff: float = 0.1,
+        extensions: dict[str, dict[str, Any]] | None = None,
     ) -> None:
         self.session = Session(read_stream, write_stream, self, request_timeout=request_timeout)
         self.client_info = client_info or {"name": "plainmcp-client", "version": _version()}
@@ -119,6 +122,8 @@ class Client:
         self._sampling = sampling
         self._elicitation = elicitation
         self.roots = roots
+        #: Extensions this client takes up (``capabilities.extensions``): identifier -> settings.
+        self.extensions: dict[str, dict[str, Any]] = dict(extensions or {})
         self._on_notification = on_notification
         self.retries = retries
         self.backoff = backoff
@@ -151,6 +156,8 @@ class Client:
             capabilities["sampling"] = {}
         if self._elicitation is not None:
             capabilities["elicitation"] = {}
+        if self.extensions:
+            capabilities["extensions"] = {name: dict(settings) for name, settings in self.extensions.items()}
         return capabilities
 
     # --------------------------------------------------------------------------------- lifecycle

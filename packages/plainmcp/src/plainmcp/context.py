@@ -154,6 +154,13 @@ class Context:
             node = node[part]
         return node is not None and node is not False
 
+    def client_extension(self, identifier: str) -> dict[str, Any] | None:
+        """The settings the client declared for an extension (``capabilities.extensions``), or None
+        when it did not declare it (then serve exactly what a client without it expects)."""
+        extensions = self.client_capabilities.get("extensions")
+        settings = extensions.get(identifier) if isinstance(extensions, dict) else None
+        return settings if isinstance(settings, dict) else None
+
     @property
     def state(self) -> dict[str, Any]:
         """Handler data kept across the rounds of a modern multi-round request (JSON values only).

@@ -101,7 +101,7 @@ class ModernDispatcher:
         if self.server.instructions is not None:
             result["instructions"] = self.server.instructions
         if self._offers_tasks():
-            result["capabilities"]["extensions"] = {protocol.TASKS_EXTENSION: {}}
+            result["capabilities"].setdefault("extensions", {})[protocol.TASKS_EXTENSION] = {}
         return result
 
     # ------------------------------------------------------------------------------------ tasks

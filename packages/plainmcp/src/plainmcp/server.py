@@ -111,6 +111,9 @@ class Server:
         self.templates: list[ResourceTemplate] = []
         self.prompts: dict[str, Prompt] = {}
         self.bus = SubscriptionBus()
+        #: Extensions this server offers (``capabilities.extensions``, both eras): identifier -> settings.
+        #: Use :meth:`declare_extension`; tasks are declared by the session from the tools registered.
+        self.extensions: dict[str, dict[str, Any]] = {}
         #: The tasks of task-supporting tools (2026-07-28); its limits are attributes to tune.
         self.tasks = TaskStore()
         #: Called as ``await on_roots_changed(connection)`` when a legacy client's roots change.
@@ -171,7 +174,17 @@ class Server:
             capabilities["resources"] = resources
         if self.tools or "tools" in declared:
             capabilities["tools"] = {"listChanged": True}
+        if self.extensions:
+            capabilities["extensions"] = {name: dict(settings) for name, settings in self.extensions.items()}
         return capabilities
+
+    def declare_extension(self, identifier: str, settings: dict[str, Any] | None = None) -> None:
+        """Offer an extension (``io.modelcontextprotocol/ui``, ``.../skills``) in the capabilities of
+        both eras. A client takes it up by declaring the same identifier in its own capabilities
+        (see :meth:`plainmcp.context.Context.client_extension`)."""
+        if not identifier or "/" not in identifier:
+            raise ValueError(f"an extension identifier is 'vendor-prefix/name', not {identifier!r}")
+        self.extensions[identifier] = dict(settings or {})
 
     # ----------------------------------------------------------------------------- registration
 
