@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The Debian packages the replica tests drive: a real Redis, a real nginx and a real HAProxy.
+"""The Debian packages the tests drive: a real Redis, nginx and HAProxy (replicas), and Chromium (MCP Apps views).
 
     python3 tools/system_packages.py          # install what is missing (as root, with apt-get), then list paths
     python3 tools/system_packages.py --check  # only report; exit 1 if something is missing
@@ -17,7 +17,7 @@ import subprocess
 import sys
 
 #: executable -> Debian package
-PACKAGES = {"redis-server": "redis-server", "nginx": "nginx", "haproxy": "haproxy"}
+PACKAGES = {"redis-server": "redis-server", "nginx": "nginx", "haproxy": "haproxy", "chromium": "chromium"}
 SEARCH = ("/usr/sbin", "/usr/bin", "/usr/local/sbin", "/usr/local/bin")
 
 
