@@ -133,6 +133,7 @@ LAYERS: dict[str, int] = {
     "plainmcp.state.task_backends": 2,
     "plainmcp.state.task_records": 2,
     # 3. Server and client API: the registry, the context, the era router and its two dispatchers.
+    "plainmcp.apps": 3,
     "plainmcp.client": 3,
     "plainmcp.connection": 3,
     "plainmcp.context": 3,

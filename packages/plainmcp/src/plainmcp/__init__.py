@@ -15,6 +15,7 @@ __version__ = "0.1.0"
 # public name -> submodule that defines it
 _EXPORTS: dict[str, str] = {
     "ALL_VERSIONS": "versions",
+    "APP_MIME": "apps",
     "Cached": "state.cache",
     "Client": "client",
     "Context": "context",
@@ -37,6 +38,9 @@ _EXPORTS: dict[str, str] = {
     "ToolAnnotations": "tools",
     "ToolError": "tools",
     "ToolResult": "tools",
+    "UI_EXTENSION": "apps",
+    "add_app_view": "apps",
+    "app_tool_meta": "apps",
     "connect_stdio": "stdio",
     "content": "content",
     "demo": "demo",
@@ -59,6 +63,7 @@ _MODULES = frozenset({"content", "demo", "inputs", "json_codec"})
 
 __all__ = [
     "ALL_VERSIONS",
+    "APP_MIME",
     "Cached",
     "Client",
     "Context",
@@ -81,6 +86,9 @@ __all__ = [
     "ToolAnnotations",
     "ToolError",
     "ToolResult",
+    "UI_EXTENSION",
+    "add_app_view",
+    "app_tool_meta",
     "connect_stdio",
     "content",
     "demo",
@@ -115,6 +123,7 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:
     from . import content, demo, inputs, json_codec
+    from .apps import APP_MIME, UI_EXTENSION, add_app_view, app_tool_meta
     from .client import Client, open_client
     from .command_line import (
         StartupError,

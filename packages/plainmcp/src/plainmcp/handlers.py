@@ -12,7 +12,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from . import protocol
+from . import apps, protocol
 from .context import Context
 from .errors import ErrorCode, MCPError, RequestFailed, invalid_params, method_not_found
 from .pagination import paginate
@@ -63,9 +63,11 @@ def resource_not_found(ctx: Context, uri: str) -> MCPError:
 
 async def tools_list(ctx: Context, params: dict[str, Any]) -> dict[str, Any]:
     server = ctx.server
-    page, next_cursor = paginate("tools", list(server.tools.values()), params.get("cursor"), server.page_size)
+    tools = [tool for tool in server.tools.values() if not apps.hidden_tool(ctx, tool)]
+    page, next_cursor = paginate("tools", tools, params.get("cursor"), server.page_size)
     fields = ("title", "outputSchema", "icons", "annotations", "execution")
-    result: dict[str, Any] = {"tools": [_for_version(tool.to_dict(), ctx.version, fields) for tool in page]}
+    entries = [apps.listed_tool(ctx, _for_version(tool.to_dict(), ctx.version, fields)) for tool in page]
+    result: dict[str, Any] = {"tools": entries}
     if next_cursor is not None:
         result["nextCursor"] = next_cursor
     return result
@@ -74,7 +76,7 @@ async def tools_list(ctx: Context, params: dict[str, Any]) -> dict[str, Any]:
 async def tools_call(ctx: Context, params: dict[str, Any]) -> dict[str, Any]:
     name = _string_param(params, "name")
     tool = ctx.server.tools.get(name)
-    if tool is None:
+    if tool is None or apps.hidden_tool(ctx, tool):
         raise invalid_params(f"Unknown tool: {name}", {"name": name})
     arguments = params.get("arguments")
     if arguments is None:
@@ -117,6 +119,7 @@ async def resources_list(ctx: Context, params: dict[str, Any]) -> dict[str, Any]
     listed = list(server.resources.values())
     if server.resource_lister is not None:
         listed.extend(await server.resource_lister(ctx))
+    listed = [resource for resource in listed if not _hidden(ctx, resource)]
     page, next_cursor = paginate("resources", listed, params.get("cursor"), server.page_size)
     fields = ("title", "icons")
     result: dict[str, Any] = {"resources": [_for_version(r.to_dict(), ctx.version, fields) for r in page]}
@@ -135,13 +138,20 @@ async def resources_templates_list(ctx: Context, params: dict[str, Any]) -> dict
     return result
 
 
+def _hidden(ctx: Context, resource: Any) -> bool:
+    """Whether a resource of an extension this client did not declare (an MCP Apps view) is hidden."""
+    extension = getattr(resource, "extension", None)
+    return extension is not None and ctx.client_extension(extension) is None
+
+
 def _find_resource(ctx: Context, uri: str) -> Any:
     try:
-        return ctx.server.find_resource(uri)
+        found = ctx.server.find_resource(uri)
     except UnicodeDecodeError:
         raise invalid_params(
             "Invalid params: the URI's percent-escapes do not decode as UTF-8", {"uri": uri[:200]}
         ) from None
+    return None if found is not None and _hidden(ctx, found[0]) else found
 
 
 async def resources_read(ctx: Context, params: dict[str, Any]) -> dict[str, Any]:
@@ -229,7 +239,7 @@ def _find_completer(ctx: Context, ref: dict[str, Any], argument: str) -> Complet
         uri = ref.get("uri")
         template = next((t for t in ctx.server.templates if t.uri_template == uri), None)
         if template is None:
-            if isinstance(uri, str) and uri in ctx.server.resources:
+            if isinstance(uri, str) and uri in ctx.server.resources and not _hidden(ctx, ctx.server.resources[uri]):
                 return None  # a static resource has nothing to complete
             raise invalid_params(f"Unknown resource template: {uri}")
         assert template.parsed is not None

@@ -35,6 +35,10 @@ class Resource:
     size: int | None = None
     icons: list[dict[str, Any]] | None = None
     annotations: dict[str, Any] | None = None
+    meta: dict[str, Any] | None = None
+    #: An extension identifier: the resource exists only for clients that declared that extension
+    #: (listed, read and subscribed to by them alone; "not found" for the others), like MCP Apps views.
+    extension: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return _describe(
@@ -45,6 +49,7 @@ class Resource:
             size=self.size,
             icons=self.icons,
             annotations=self.annotations,
+            _meta=self.meta,
         )
 
 

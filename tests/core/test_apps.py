@@ -1,0 +1,196 @@
+"""MCP Apps in the core: views as ``ui://`` resources, tools' ``_meta.ui``, and clients without the extension
+seeing exactly what they saw before (both eras, through the in-memory pair)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from plainmcp import APP_MIME, UI_EXTENSION, ErrorCode, MCPError, Server, add_app_view, app_tool_meta
+from plainmcp.testing import connect_in_memory
+
+pytestmark = pytest.mark.anyio
+
+ERAS = ["2025-11-25", "2026-07-28"]
+VIEW = "ui://demo/chart"
+HTML = "<!doctype html><html><head><title>chart</title></head><body>chart</body></html>"
+APPS = {UI_EXTENSION: {"mimeTypes": [APP_MIME]}}
+
+
+def _server(*, with_views: bool) -> Server:
+    """The same tools and resources, with or without their views (the "before" and "after" of a server)."""
+    server = Server("apps-demo", "1")
+
+    @server.tool(meta=app_tool_meta(VIEW) if with_views else None)
+    async def chart(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+        """Numbers to chart."""
+        return {"values": [1, 2, 3]}
+
+    @server.tool(meta={"io.example/other": 1, **(app_tool_meta(VIEW) if with_views else {})})
+    async def tagged(ctx: Any, args: dict[str, Any]) -> str:
+        """A tool with metadata of its own."""
+        return "tagged"
+
+    @server.resource("file:///notes.txt", mime_type="text/plain")
+    async def notes(ctx: Any, uri: str) -> str:
+        """Notes."""
+        return "notes"
+
+    if with_views:
+
+        @server.tool(meta=app_tool_meta(VIEW, visibility=["app"]))
+        async def next_page(ctx: Any, args: dict[str, Any]) -> str:
+            """Only the view calls this."""
+            return "page 2"
+
+        add_app_view(
+            server,
+            VIEW,
+            HTML,
+            name="chart",
+            title="Chart",
+            description="A chart of the numbers",
+            csp={"connectDomains": []},
+            permissions=["clipboardWrite"],
+            prefers_border=True,
+        )
+    return server
+
+
+async def _error(awaitable: Any) -> MCPError:
+    with pytest.raises(MCPError) as raised:
+        await awaitable
+    return raised.value
+
+
+@pytest.mark.parametrize("version", ERAS)
+async def test_apps_view_is_listed_and_read_with_its_ui_meta(version: str) -> None:
+    ui = {"csp": {"connectDomains": []}, "permissions": {"clipboardWrite": {}}, "prefersBorder": True}
+    async with connect_in_memory(_server(with_views=True), protocol_version=version, extensions=APPS) as client:
+        assert client.server_capabilities["extensions"] == {UI_EXTENSION: {}}
+        listed = {resource["uri"]: resource for resource in await client.list_all_resources()}
+        assert listed[VIEW] == {
+            "uri": VIEW,
+            "name": "chart",
+            "title": "Chart",
+            "description": "A chart of the numbers",
+            "mimeType": APP_MIME,
+            "size": len(HTML),
+            "_meta": {"ui": ui},
+        }
+        read = await client.read_resource(VIEW)
+        assert read["contents"] == [{"uri": VIEW, "mimeType": APP_MIME, "text": HTML, "_meta": {"ui": ui}}]
+
+
+@pytest.mark.parametrize("version", ERAS)
+async def test_apps_tools_carry_ui_meta_for_a_client_that_took_it_up(version: str) -> None:
+    async with connect_in_memory(_server(with_views=True), protocol_version=version, extensions=APPS) as client:
+        tools = {tool["name"]: tool for tool in await client.list_all_tools()}
+        assert tools["chart"]["_meta"] == {
+            "ui": {"resourceUri": VIEW, "visibility": ["model", "app"]},
+            "ui/resourceUri": VIEW,
+        }
+        assert tools["tagged"]["_meta"]["io.example/other"] == 1
+        # The app-only tool is listed to the host (which keeps it out of the agent's list) and callable.
+        assert tools["next_page"]["_meta"]["ui"]["visibility"] == ["app"]
+        assert (await client.call_tool("next_page", {}))["content"][0]["text"] == "page 2"
+
+
+@pytest.mark.parametrize("version", ERAS)
+async def test_apps_client_without_the_extension_sees_exactly_todays_server(version: str) -> None:
+    async with connect_in_memory(_server(with_views=False), protocol_version=version) as before:
+        tools_before = await before.list_all_tools()
+        resources_before = await before.list_all_resources()
+        result_before = await before.call_tool("chart", {})
+        capabilities_before = before.server_capabilities
+    async with connect_in_memory(_server(with_views=True), protocol_version=version) as after:
+        assert await after.list_all_tools() == tools_before
+        assert await after.list_all_resources() == resources_before
+        assert await after.call_tool("chart", {}) == result_before
+        # Only the offer is new: a client that ignores extensions sees the same capabilities otherwise.
+        extensions = after.server_capabilities.pop("extensions")
+        assert UI_EXTENSION in extensions
+        assert {key: value for key, value in capabilities_before.items() if key != "extensions"} == {
+            key: value for key, value in after.server_capabilities.items() if key != "extensions"
+        }
+
+
+@pytest.mark.parametrize("version", ERAS)
+async def test_apps_view_is_not_found_for_a_client_without_the_extension(version: str) -> None:
+    async with connect_in_memory(_server(with_views=True), protocol_version=version) as client:
+        error = await _error(client.read_resource(VIEW))
+        unknown = await _error(client.read_resource("ui://demo/never-registered"))
+    expected = ErrorCode.INVALID_PARAMS if version == "2026-07-28" else ErrorCode.RESOURCE_NOT_FOUND
+    assert error.code == unknown.code == expected
+    assert error.message == f"Resource not found: {VIEW}"
+
+
+@pytest.mark.parametrize("version", ERAS)
+async def test_apps_app_only_tool_does_not_exist_without_the_extension(version: str) -> None:
+    async with connect_in_memory(_server(with_views=True), protocol_version=version) as client:
+        assert "next_page" not in {tool["name"] for tool in await client.list_all_tools()}
+        error = await _error(client.call_tool("next_page", {}))
+    assert error.code == ErrorCode.INVALID_PARAMS
+    assert error.message == "Unknown tool: next_page"
+
+
+async def test_apps_other_meta_keys_stay_for_a_client_without_the_extension() -> None:
+    async with connect_in_memory(_server(with_views=True)) as client:
+        tools = {tool["name"]: tool for tool in await client.list_all_tools()}
+    assert tools["tagged"]["_meta"] == {"io.example/other": 1}
+    assert "_meta" not in tools["chart"]
+
+
+async def test_apps_extension_declared_with_other_settings_still_counts() -> None:
+    # The client's settings are its own business (mimeTypes is required by the spec, but a host that
+    # declared the identifier took the extension up); what it declared reaches the handler as is.
+    server = _server(with_views=True)
+    seen: list[Any] = []
+
+    @server.tool()
+    async def probe(ctx: Any, args: dict[str, Any]) -> str:
+        seen.append(ctx.client_extension(UI_EXTENSION))
+        return "ok"
+
+    async with connect_in_memory(server, extensions={UI_EXTENSION: {"mimeTypes": [APP_MIME], "x": 1}}) as client:
+        await client.call_tool("probe", {})
+        assert VIEW in {resource["uri"] for resource in await client.list_all_resources()}
+    assert seen == [{"mimeTypes": [APP_MIME], "x": 1}]
+
+
+def test_apps_tool_meta_names_the_view_both_ways() -> None:
+    assert app_tool_meta("ui://w/f") == {
+        "ui": {"resourceUri": "ui://w/f", "visibility": ["model", "app"]},
+        "ui/resourceUri": "ui://w/f",
+    }
+    assert app_tool_meta("ui://w/f", visibility=("app", "app"))["ui"]["visibility"] == ["app"]
+
+
+@pytest.mark.parametrize("visibility", [(), ("agent",), ("model", "user")])
+def test_apps_tool_meta_refuses_unknown_visibility(visibility: tuple[str, ...]) -> None:
+    with pytest.raises(ValueError):
+        app_tool_meta("ui://w/f", visibility=visibility)
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"uri": "https://example.invalid/view"},
+        {"uri": "ui://"},
+        {"csp": {"scriptDomains": ["https://cdn.example"]}},
+        {"permissions": ["usb"]},
+    ],
+)
+def test_apps_view_refuses_what_the_spec_does_not_name(options: dict[str, Any]) -> None:
+    arguments: dict[str, Any] = {"uri": VIEW, "name": "v", **options}
+    uri = arguments.pop("uri")
+    with pytest.raises(ValueError):
+        add_app_view(Server("s", "1"), uri, HTML, **arguments)
+
+
+def test_apps_view_without_options_has_no_ui_meta() -> None:
+    server = Server("s", "1")
+    add_app_view(server, VIEW, HTML, name="v")
+    resource = server.resources[VIEW]
+    assert resource.to_dict() == {"uri": VIEW, "name": "v", "mimeType": APP_MIME, "size": len(HTML)}
+    assert server.capabilities()["extensions"] == {UI_EXTENSION: {}}
