@@ -79,7 +79,10 @@ class LegacyLifecycle:
             return await self.tasks.handle(method, params)
         handler = FEATURE_METHODS.get(method)
         if handler is None:
-            raise method_not_found(method)
+            extension = self.server.methods.get(method)
+            if extension is None:
+                raise method_not_found(method)
+            return await extension.handler(self.context(call), params)
         if method == protocol.TOOLS_CALL and self._has_tasks():
             return await self.tasks.call_tool(self.context(call), params, handler, self._task_context)
         return await handler(self.context(call), params)

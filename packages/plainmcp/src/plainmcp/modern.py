@@ -61,6 +61,9 @@ class ModernDispatcher:
             return await self._listen(params, call)
         if method in protocol.TASK_METHODS and self._offers_tasks():
             return await self._task_method(ctx, method, params, extras.principal if extras is not None else None)
+        extension = self.server.methods.get(method)
+        if extension is not None and method not in FEATURE_METHODS:
+            return self._complete(await extension.handler(ctx, params), method)
         handler = FEATURE_METHODS.get(method)
         capability = METHOD_CAPABILITY.get(method)
         if handler is None or (capability is not None and capability not in self.server.capabilities()):
@@ -77,7 +80,8 @@ class ModernDispatcher:
 
     def _complete(self, result: dict[str, Any], method: str) -> dict[str, Any]:
         result["resultType"] = "complete"
-        if method in protocol.LIST_METHODS or method == protocol.SERVER_DISCOVER:
+        extension = self.server.methods.get(method)
+        if method in protocol.LIST_METHODS or method == protocol.SERVER_DISCOVER or (extension and extension.cacheable):
             result["ttlMs"] = self.server.list_ttl_ms
             result["cacheScope"] = self.server.cache_scope
         elif method == protocol.RESOURCES_READ:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Coroutine, Iterable, Sequence
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -30,6 +31,14 @@ if TYPE_CHECKING:
     from .peer import Peer
 
 F = Callable[..., Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ExtensionMethod:
+    """A request method an extension defines (:meth:`Server.add_method`)."""
+
+    handler: Callable[[Any, dict[str, Any]], Awaitable[dict[str, Any]]]
+    cacheable: bool = False
 
 
 def _doc(func: F) -> str | None:
@@ -114,6 +123,8 @@ class Server:
         #: Extensions this server offers (``capabilities.extensions``, both eras): identifier -> settings.
         #: Use :meth:`declare_extension`; tasks are declared by the session from the tools registered.
         self.extensions: dict[str, dict[str, Any]] = {}
+        #: Request methods an extension defines (``skills/list``), served in both eras: see :meth:`add_method`.
+        self.methods: dict[str, ExtensionMethod] = {}
         #: The tasks of task-supporting tools (2026-07-28); its limits are attributes to tune.
         self.tasks = TaskStore()
         #: Called as ``await on_roots_changed(connection)`` when a legacy client's roots change.
@@ -185,6 +196,21 @@ class Server:
         if not identifier or "/" not in identifier:
             raise ValueError(f"an extension identifier is 'vendor-prefix/name', not {identifier!r}")
         self.extensions[identifier] = dict(settings or {})
+
+    def add_method(
+        self,
+        method: str,
+        handler: Callable[[Any, dict[str, Any]], Awaitable[dict[str, Any]]],
+        *,
+        cacheable: bool = False,
+    ) -> None:
+        """Serve a request method an extension defines (``skills/list``, ``resources/directory/read``)
+        in both eras, as ``async def handler(ctx, params) -> result``; it raises MCPError as any
+        handler does. ``cacheable``: its 2026-07-28 results carry ``ttlMs`` and ``cacheScope`` (the
+        values of the list methods). A method of the base protocol cannot be replaced."""
+        if method in protocol.SERVER_REQUEST_METHODS:
+            raise ValueError(f"{method} is a method of the base protocol")
+        self.methods[method] = ExtensionMethod(handler, cacheable)
 
     # ----------------------------------------------------------------------------- registration
 
