@@ -22,6 +22,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from plainmcp import (
+    UI_EXTENSION,
     Context,
     ErrorCode,
     MCPError,
@@ -30,12 +31,14 @@ from plainmcp import (
     ToolAnnotations,
     ToolError,
     ToolResult,
+    add_app_view,
+    app_tool_meta,
     content,
     inputs,
     json_codec,
 )
 
-from . import catalog, confirmations, overview, paging, results
+from . import catalog, confirmations, overview, paging, results, views
 from .config import Config
 from .engine import MAX_SQL_LENGTH, Database, DatabaseError, Outcome, Params
 from .schemas import (
@@ -63,6 +66,9 @@ _EXPLAIN_PREFIX = re.compile(r"^\s*explain(\s+query\s+plan)?\s+", re.IGNORECASE)
 
 
 _INT64 = range(-(2**63), 2**63)
+
+#: The MCP Apps view of ``query``'s results (views/result_grid.html): a grid to sort, page and chart.
+GRID_URI = "ui://sqlite/result-grid"
 
 
 def _value(value: Any, where: str) -> Any:
@@ -134,6 +140,12 @@ class ReadTools:
         want = args.get("max_rows", config.rows_by_default)
         budget = min(config.result_budget, config.max_result_bytes)
         params = bind(raw)
+        # The rows become JSON and a table on the database's thread, not on the event loop.
+        shape = functools.partial(
+            results.shape_with_table, max_cell_chars=config.max_cell_chars, max_rows=config.max_rows
+        )
+        if ctx.client_extension(UI_EXTENSION) is not None:
+            shape = functools.partial(with_column_types, shape)  # the grid shows them; JSON loses REAL 1.0
         # A client that asked for a task has its taskId here; the checks above run again in the task.
         await ctx.start_task()
         outcome = await run_statement(
@@ -144,10 +156,7 @@ class ReadTools:
             budget,
             max_value_bytes=config.max_result_bytes,
             skip=offset,
-            # The rows become JSON and a table on the database's thread, not on the event loop.
-            shape=functools.partial(
-                results.shape_with_table, max_cell_chars=config.max_cell_chars, max_rows=config.max_rows
-            ),
+            shape=shape,
         )
         result, table = outcome.shaped
         blocks = []
@@ -413,12 +422,22 @@ def register(server: Server, read: ReadTools, write: WriteTools | None = None) -
         db = {"enum": among}
         return {**schema, "properties": {**schema.get("properties", {}), "db": db}, "additionalProperties": False}
 
+    add_app_view(
+        server,
+        GRID_URI,
+        views.document("result_grid.html"),
+        name="result_grid",
+        title="Query result grid",
+        description="query's rows as a grid: types, NULLs, sort, next page, a chart, copy as CSV",
+        permissions=["clipboardWrite"],
+    )
     server.tool(
         description=QUERY_DOC,
         title="Run a read-only SQL query",
         input_schema=naming(query_input(read.config), names),
         output_schema=RESULT_OUTPUT,
         annotations=READ_ONLY,
+        meta=app_tool_meta(GRID_URI),
         task_support="optional",  # a long query can run as a task the client polls or cancels
     )(read.query)
     server.tool(
@@ -466,6 +485,21 @@ def register(server: Server, read: ReadTools, write: WriteTools | None = None) -
             output_schema=EXECUTE_OUTPUT,
             annotations=WRITES,
         )(write.execute)
+
+
+_STORAGE_CLASSES = {type(None): "NULL", int: "INTEGER", float: "REAL", str: "TEXT", bytes: "BLOB"}
+
+
+def with_column_types(shape: Any, outcome: Outcome) -> tuple[dict[str, Any], Any]:
+    """``shape(outcome)`` with ``column_types``: each column's SQLite storage classes in this page
+    (``["INTEGER", "NULL"]``), for clients that took up MCP Apps (others get exactly today's result)."""
+    result, table = shape(outcome)
+    seen: list[set[str]] = [set() for _ in outcome.columns]
+    for row in outcome.rows:
+        for kinds, value in zip(seen, row, strict=True):
+            kinds.add(_STORAGE_CLASSES.get(type(value), "TEXT"))
+    result["column_types"] = [sorted(kinds) for kinds in seen]
+    return result, table
 
 
 def page_hint(shown: int, capped_by: str | None, asked: int, max_rows: int, cursor: str) -> str:
