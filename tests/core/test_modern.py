@@ -27,6 +27,8 @@ SERVER_INFO = {
     "description": "One of everything",
     "websiteUrl": "https://example.invalid/feature-server",
 }
+# Every result but server/discover's names the server by its Implementation's required fields only.
+CALL_SERVER_INFO = {"name": "feature-server", "version": "1.2.3"}
 
 
 def envelope(capabilities: dict[str, Any] | None = None, **extra: Any) -> dict[str, Any]:
@@ -168,10 +170,20 @@ async def test_every_result_is_stamped_and_lists_and_reads_carry_cache_hints() -
         assert result["resultType"] == "complete", method
         assert result["cacheScope"] == "private", method
         assert result["ttlMs"] == (0 if method == "resources/read" else 60000), method
-        assert result["_meta"]["io.modelcontextprotocol/serverInfo"] == SERVER_INFO, method
+        assert result["_meta"]["io.modelcontextprotocol/serverInfo"] == CALL_SERVER_INFO, method
     for method, result in others.items():
         assert result["resultType"] == "complete" and "ttlMs" not in result and "cacheScope" not in result, method
-        assert result["_meta"]["io.modelcontextprotocol/serverInfo"] == SERVER_INFO, method
+        assert result["_meta"]["io.modelcontextprotocol/serverInfo"] == CALL_SERVER_INFO, method
+
+
+async def test_results_carry_name_and_version_and_discover_the_whole_server_info() -> None:
+    async with modern_client() as (client, _):
+        called = await client.call_tool("echo", {"text": "x"})
+        discovered = await raw(client, "server/discover", envelope())
+        meta = called["_meta"]
+    assert meta == {"io.modelcontextprotocol/serverInfo": CALL_SERVER_INFO}
+    assert discovered["_meta"] == {"io.modelcontextprotocol/serverInfo": SERVER_INFO}
+    assert client.server_info == SERVER_INFO  # what the client learned of the server, from discover
 
 
 async def test_every_page_of_a_list_has_the_same_cache_scope() -> None:

@@ -265,15 +265,14 @@ def text_result(request_id: Any, text: str) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": request_id, "result": {"content": [{"type": "text", "text": text}]}}
 
 
-def server_info_meta() -> dict[str, Any]:
-    return {
-        "io.modelcontextprotocol/serverInfo": {
-            "name": SERVER_NAME,
-            "version": SERVER_VERSION,
-            "title": "Everything (MCP conformance fixture)",
-            "description": "Every MCP feature, under the names the official conformance suite expects",
-        }
-    }
+def server_info_meta(*, full: bool = False) -> dict[str, Any]:
+    """The ``_meta`` of a 2026-07-28 result: name and version, and with ``full`` (server/discover's)
+    the whole serverInfo."""
+    info: dict[str, Any] = {"name": SERVER_NAME, "version": SERVER_VERSION}
+    if full:
+        info["title"] = "Everything (MCP conformance fixture)"
+        info["description"] = "Every MCP feature, under the names the official conformance suite expects"
+    return {"io.modelcontextprotocol/serverInfo": info}
 
 
 def modern_text_result(request_id: Any, text: str) -> dict[str, Any]:

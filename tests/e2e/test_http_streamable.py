@@ -786,7 +786,7 @@ def test_modern_discover_and_list(srv, client):
     assert result["resultType"] == "complete"
     assert result["supportedVersions"][0] == MODERN
     assert result["capabilities"]["tools"] == {"listChanged": True}
-    assert result["_meta"] == server_info_meta()
+    assert result["_meta"] == server_info_meta(full=True)
     assert isinstance(result["ttlMs"], int) and result["ttlMs"] >= 0
     assert result["cacheScope"] in ("public", "private")
     tools = post_modern(client, srv.url, modern_body("t", "tools/list"))

@@ -73,6 +73,7 @@ SERVER_INFO_VALUE = {
     "version": "0.1.0",
     "description": "Every MCP feature, under the names the official conformance suite expects",
 }
+CALL_SERVER_INFO = {"name": "plainmcp-everything", "version": "0.1.0"}  # what a result other than discover carries
 CAPABILITIES = {
     "logging": {},
     "completions": {},
@@ -361,7 +362,7 @@ def expected_result(conn: Conn, result: dict[str, Any]) -> dict[str, Any]:
     """A result as the server must send it in the connection's era (2026-07-28 adds resultType and serverInfo)."""
     if conn.legacy:
         return result
-    return {**result, "resultType": "complete", "_meta": {SERVER_INFO: SERVER_INFO_VALUE}}
+    return {**result, "resultType": "complete", "_meta": {SERVER_INFO: CALL_SERVER_INFO}}
 
 
 async def sampling(context: ClientRequestContext, params: types.CreateMessageRequestParams):

@@ -85,6 +85,7 @@ SERVER_INFO_VALUE = {
     "description": "One of everything",
     "websiteUrl": "https://example.invalid/feature-server",
 }
+CALL_SERVER_INFO = {"name": "feature-server", "version": "1.2.3"}  # what a result other than discover carries
 SUPPORTED_VERSIONS = ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"]
 CAPABILITIES = {
     "logging": {},
@@ -126,7 +127,8 @@ def assert_complete(response: dict[str, Any], *, cacheable: bool = False, ttl_ms
     assert "error" not in response, response
     result = response["result"]
     assert result["resultType"] == "complete", result
-    assert result["_meta"][SERVER_INFO] == SERVER_INFO_VALUE
+    # server/discover names the whole server; every other result its name and version only.
+    assert result["_meta"][SERVER_INFO] == (SERVER_INFO_VALUE if "supportedVersions" in result else CALL_SERVER_INFO)
     if cacheable:
         assert result["cacheScope"] == "private"
         assert result["ttlMs"] == ttl_ms
@@ -164,7 +166,7 @@ async def test_pinned_mode_speaks_modern_without_a_probe(feature_server_command)
         assert {tool.name for tool in listed.tools} == TOOL_NAMES
         assert listed.result_type == "complete"
         assert (listed.ttl_ms, listed.cache_scope) == (60000, "private")
-        assert listed.meta == {SERVER_INFO: SERVER_INFO_VALUE}
+        assert listed.meta == {SERVER_INFO: CALL_SERVER_INFO}
 
         assert_modern_era(conn)
         assert conn.wire.outbound_with("server/discover") == []
@@ -365,7 +367,7 @@ async def test_call_echo_and_structured_add(feature_server_command):
         assert echoed.is_error is False
         assert echoed.structured_content is None
         assert dump(echoed.content) == [{"type": "text", "text": "hello, world ü"}]
-        assert echoed.meta == {SERVER_INFO: SERVER_INFO_VALUE}
+        assert echoed.meta == {SERVER_INFO: CALL_SERVER_INFO}
 
         assert added.is_error is False
         assert added.structured_content == {"sum": 3}
@@ -378,7 +380,7 @@ async def test_call_echo_and_structured_add(feature_server_command):
         assert conn.wire.response_to(calls[0])["result"] == {
             "content": [{"type": "text", "text": "hello, world ü"}],
             "resultType": "complete",
-            "_meta": {SERVER_INFO: SERVER_INFO_VALUE},
+            "_meta": {SERVER_INFO: CALL_SERVER_INFO},
         }
         add_result = assert_complete(conn.wire.response_to(calls[1]))
         assert add_result["structuredContent"] == {"sum": 3}
@@ -1359,7 +1361,7 @@ async def test_one_process_serves_both_eras_in_either_order(feature_server_comma
             assert response["result"] == {
                 "content": [{"type": "text", "text": text}],
                 "resultType": "complete",
-                "_meta": {SERVER_INFO: SERVER_INFO_VALUE},
+                "_meta": {SERVER_INFO: CALL_SERVER_INFO},
             }
         else:
             assert "_meta" not in call["params"]

@@ -87,14 +87,23 @@ class ModernDispatcher:
         elif method == protocol.RESOURCES_READ:
             result["ttlMs"] = self.server.read_ttl_ms
             result["cacheScope"] = self.server.cache_scope
-        return self._stamp(result)
+        return self._stamp(result, full=method == protocol.SERVER_DISCOVER)
 
-    def _stamp(self, result: dict[str, Any]) -> dict[str, Any]:
+    def _stamp(self, result: dict[str, Any], *, full: bool = False) -> dict[str, Any]:
+        """``result`` with ``_meta["io.modelcontextprotocol/serverInfo"]`` added (beside any ``_meta``
+        the handler set).
+
+        Every result carries the server's ``name`` and ``version`` only: the schema's
+        ``ResultMetaObject`` asks for an ``Implementation`` on every response (SHOULD), for display,
+        logging and debugging, and an ``Implementation`` requires exactly those two fields; title,
+        description, website and icons are optional there. A client learns them once, from
+        ``server/discover`` (``full``, the whole ``serverInfo``) or ``initialize``; repeating them on
+        every tool call is bytes on the wire and work per call that nobody reads.
+        """
         meta = result.get("_meta")
-        result["_meta"] = {
-            **(meta if isinstance(meta, dict) else {}),
-            protocol.META_SERVER_INFO: self.server.server_info(),
-        }
+        server = self.server
+        info = server.server_info() if full else {"name": server.name, "version": server.version}
+        result["_meta"] = {**(meta if isinstance(meta, dict) else {}), protocol.META_SERVER_INFO: info}
         return result
 
     def _discover(self) -> dict[str, Any]:
