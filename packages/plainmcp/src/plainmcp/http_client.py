@@ -18,7 +18,7 @@ import logging
 import random
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
 
 import anyio
@@ -39,9 +39,13 @@ from .jsonrpc import (
     encode,
     error_response,
 )
+from .oauth.errors import AuthorizationError
 from .param_headers import HeaderBinding, encode_header_value, header_bindings, request_headers
 from .session import Outbound
 from .versions import MODERN_VERSIONS
+
+if TYPE_CHECKING:
+    from .oauth import OAuth
 
 logger = logging.getLogger(__name__)
 
@@ -201,6 +205,8 @@ class StreamableHTTPTransport:
                 ) as response:
                     taken.set()  # the server has answered the POST: the next message may go
                     await self._take_response(message, response)
+        except AuthorizationError:
+            raise  # no authorization for this server: the connection ends with it (see connect_http)
         except Exception as failure:  # httpx errors: the connection failed
             logger.warning("POST %s failed: %s", getattr(message, "method", "response"), failure)
             if request_id is not None:
@@ -290,6 +296,8 @@ class StreamableHTTPTransport:
                         )
                         return
                     answered = await self._drain(resumed, decoder, request_id)
+            except AuthorizationError:
+                raise
             except Exception as failure:
                 logger.info("resuming a stream failed: %s", failure)
 
@@ -327,6 +335,8 @@ class StreamableHTTPTransport:
                     if response.status_code == 200:
                         attempt = 0
                         await self._drain(response, decoder, None)
+            except AuthorizationError:
+                raise
             except Exception as failure:
                 logger.info("GET stream failed: %s", failure)
             attempt += 1
@@ -396,6 +406,8 @@ class SSETransport:
             )
             if response.status_code not in (200, 202):
                 logger.warning("POST %s: HTTP %d", self.endpoint, response.status_code)
+        except AuthorizationError:
+            raise
         except Exception as failure:
             logger.warning("POST %s failed: %s", self.endpoint, failure)
 
@@ -433,6 +445,7 @@ async def connect_http(
     timeout: float = 30.0,
     verify: Any = True,
     initialize: bool = True,
+    auth: OAuth | None = None,
     **options: Any,
 ) -> AsyncIterator[Client]:
     """Connect to an MCP server over HTTP and yield a connected :class:`Client`.
@@ -444,10 +457,14 @@ async def connect_http(
             specification's backwards-compatibility section says).
         headers: extra headers on every request (``Authorization``, for instance).
         verify: TLS verification, as httpx takes it (a CA bundle path for a private CA).
+        auth: an :class:`~plainmcp.oauth.OAuth`: every request carries its bearer token, and a
+            ``401`` (or ``403 insufficient_scope``) runs the authorization flow and sends the
+            request again. When the server cannot be authorized, the connection ends with
+            :class:`~plainmcp.oauth.AuthorizationError` raised from this context manager.
         options: passed to :class:`Client` (``protocol_version``, callbacks, ...).
     """
     with unwrap_single_errors():
-        async with _connected(url, transport, headers, timeout, verify, initialize, options) as client:
+        async with _connected(url, transport, headers, timeout, verify, initialize, auth, options) as client:
             yield client
 
 
@@ -459,11 +476,13 @@ async def _connected(
     timeout: float,
     verify: Any,
     initialize: bool,
+    auth: OAuth | None,
     options: dict[str, Any],
 ) -> AsyncIterator[Client]:
     import httpx
 
-    async with httpx.AsyncClient(timeout=httpx.Timeout(timeout, read=None), verify=verify) as http:
+    flow = auth.httpx_auth(url) if auth is not None else None
+    async with httpx.AsyncClient(timeout=httpx.Timeout(timeout, read=None), verify=verify, auth=flow) as http:
         if not _use_sse(url, transport):
             async with _streamable(url, http, headers, initialize, options, transport == "auto") as client:
                 if client is not None:

@@ -11,9 +11,18 @@ refresh, client credentials).
 from __future__ import annotations
 
 import logging
+from collections.abc import AsyncGenerator
 from typing import Any
 
+import anyio
+import httpx
+
 from .authorizer import Authorizer, HeadlessAuthorizer
+from .challenge import Challenge
+from .challenge import parse as parse_challenge
+from .discovery import resource_matches
+from .errors import AuthorizationError
+from .flow import Binding, expired, obtain
 from .store import MemoryTokenStore, TokenStore
 
 logger = logging.getLogger(__name__)
@@ -81,20 +90,135 @@ class OAuth:
         self.timeout = timeout
         self.verify = verify
 
-    def httpx_auth(self, server_url: str) -> Any:
-        """The :class:`httpx.Auth` for a connection to ``server_url`` (what ``connect_http`` installs)."""
-        raise NotImplementedError
+        self._bindings: dict[str, Binding] = {}  # server URL -> the token its connections use
+        self._locks: dict[str, anyio.Lock] = {}
 
-    async def login(self, url: str) -> dict[str, Any]:
-        """Authorize for the MCP server at ``url`` now (discovery without a challenge: the
-        well-known locations), save the record, and return its :meth:`status` entry."""
-        raise NotImplementedError
+    def grant_options(self) -> dict[str, Any]:
+        """What the token requests need of the configuration."""
+        return {"timeout": self.timeout, "verify": self.verify, "private_key": self.private_key,
+                "signing_algorithm": self.signing_algorithm}
+
+    def httpx_auth(self, server_url: str) -> httpx.Auth:
+        """The :class:`httpx.Auth` for a connection to ``server_url`` (what ``connect_http`` installs)."""
+        return _ConnectionAuth(self, server_url)
+
+    def token_for(self, server_url: str) -> str | None:
+        """The access token requests to ``server_url`` carry now (None before the first 401)."""
+        binding = self._bindings.get(server_url)
+        return binding.access_token if binding else None
+
+    async def renew(
+        self, server_url: str, challenge: Challenge, sent: str | None, *, step_up: bool, may_authorize: bool,
+        headers: dict[str, str] | None = None,
+    ) -> Binding:
+        """A better token than ``sent`` for ``server_url``, one flow at a time per server: a request
+        that waited while another renewed the token just takes the new one."""
+        lock = self._locks.setdefault(server_url, anyio.Lock())
+        async with lock:
+            current = self._bindings.get(server_url)
+            if current is not None and current.access_token != sent and not step_up:
+                return Binding(current.issuer, current.resource, current.access_token)
+            binding = await obtain(
+                self, server_url, challenge, sent, step_up=step_up, may_authorize=may_authorize, headers=headers
+            )
+            self._bindings[server_url] = binding
+            return binding
+
+    async def login(self, url: str, *, force: bool = False) -> dict[str, Any]:
+        """Authorize for the MCP server at ``url`` now, without an MCP session (discovery from the
+        well-known locations, as without a challenge), save the record, and return its
+        :meth:`status` entry. A valid stored login is kept unless ``force``."""
+        binding = await obtain(self, url, Challenge(), None, force=force)
+        self._bindings[url] = binding
+        entries = [e for e in await self.status() if (e["issuer"], e["resource"]) == (binding.issuer, binding.resource)]
+        return entries[0]
 
     async def logout(self, url: str) -> int:
-        """Forget every record for the resource at ``url`` (any issuer); returns how many."""
-        raise NotImplementedError
+        """Forget every record whose resource covers ``url`` (any issuer); returns how many."""
+        self._bindings.pop(url, None)
+        forgotten = 0
+        for issuer, resource, _ in await self.store.entries():
+            if resource_matches(resource, url):
+                await self.store.delete(issuer, resource)
+                forgotten += 1
+        return forgotten
 
     async def status(self, url: str | None = None) -> list[dict[str, Any]]:
-        """The stored logins (for ``url``'s resource, or all), redacted: ``issuer``, ``resource``,
-        ``client_id``, ``scopes``, ``expires_at``, ``expired``, ``refreshable``; never a token."""
-        raise NotImplementedError
+        """The stored logins (those covering ``url``, or all), redacted: ``issuer``, ``resource``,
+        ``client_id``, ``registration``, ``scopes``, ``expires_at``, ``expired``, ``refreshable``.
+        Never a token or a secret."""
+        entries = []
+        for issuer, resource, record in await self.store.entries():
+            if url is not None and not resource_matches(resource, url):
+                continue
+            token = record.get("token") if isinstance(record.get("token"), dict) else {}
+            client = record.get("client") if isinstance(record.get("client"), dict) else {}
+            entries.append({
+                "issuer": issuer,
+                "resource": resource,
+                "client_id": client.get("client_id"),
+                "registration": client.get("source"),
+                "scopes": record.get("scopes") or [],
+                "expires_at": token.get("expires_at"),
+                "expired": bool(token) and expired(token),
+                "refreshable": isinstance(token.get("refresh_token"), str),
+                "has_token": isinstance(token.get("access_token"), str),
+            })
+        return entries
+
+
+class _ConnectionAuth(httpx.Auth):
+    """Bearer token on every request; on 401 / 403 ``insufficient_scope``, renew and send again.
+
+    Per request: at most one new authorization for a 401 (a server that refuses the token it just
+    got is not asked again and again), and at most ``max_step_ups`` for ``insufficient_scope``.
+    Response bodies are never read here: an SSE stream passes through untouched.
+    """
+
+    requires_request_body = False
+    requires_response_body = False
+
+    def __init__(self, oauth: OAuth, server_url: str) -> None:
+        self.oauth = oauth
+        self.server_url = server_url
+
+    async def async_auth_flow(self, request: httpx.Request) -> AsyncGenerator[httpx.Request, httpx.Response]:
+        token = self.oauth.token_for(self.server_url)
+        response = yield _signed(request, token)
+        unauthorized = step_ups = 0
+        fresh = False  # a new authorization was made for this request
+        while response.status_code in (401, 403):
+            challenge = parse_challenge(response.headers.get_list("www-authenticate"))
+            if response.status_code == 403:
+                if challenge.error != "insufficient_scope":
+                    return
+                step_ups += 1
+                if step_ups > self.oauth.max_step_ups:
+                    raise AuthorizationError(
+                        f"The server at {self.server_url} still needs more scope ({' '.join(challenge.scopes)}) "
+                        f"after {self.oauth.max_step_ups} re-authorizations; giving up",
+                        "insufficient_scope",
+                    )
+            else:
+                unauthorized += 1
+                if unauthorized > MAX_UNAUTHORIZED:
+                    raise AuthorizationError(f"The server at {self.server_url} keeps answering HTTP 401", "unauthorized")
+            version = request.headers.get("mcp-protocol-version")
+            binding = await self.oauth.renew(
+                self.server_url, challenge, token,
+                step_up=response.status_code == 403,
+                may_authorize=response.status_code == 403 or not fresh,
+                headers={"mcp-protocol-version": version} if version else {},
+            )
+            token, fresh = binding.access_token, fresh or binding.fresh
+            response = yield _signed(request, token)
+
+
+#: 401s one request may answer: the stored token, a refresh, a new authorization.
+MAX_UNAUTHORIZED = 3
+
+
+def _signed(request: httpx.Request, token: str | None) -> httpx.Request:
+    if token is not None:
+        request.headers["authorization"] = f"Bearer {token}"
+    return request
