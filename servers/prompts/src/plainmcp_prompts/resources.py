@@ -78,7 +78,8 @@ class SkillFiles:
         listed = [
             Resource(
                 skill_uri(spec.name, FILENAME),
-                f"{spec.name}/{FILENAME}",
+                # The skills extension: a SKILL.md resource is named and described by its front matter.
+                spec.name,
                 self.read,
                 title=f"{spec.name} skill",
                 description=spec.description,
@@ -92,7 +93,7 @@ class SkillFiles:
                     f"{spec.name}/{path}",
                     self.read,
                     description=f"A file of skill {spec.name!r}",
-                    mime_type=_guess(path),
+                    mime_type=guess_mime_type(path),
                 )
             )
         return listed
@@ -135,7 +136,7 @@ def _read_file(spec: PromptSpec, path: str) -> bytes:
     return data
 
 
-def _guess(path: str) -> str | None:
+def guess_mime_type(path: str) -> str | None:
     if path.endswith((".md", ".markdown")):
         return "text/markdown"
     guessed, _ = mimetypes.guess_type(path)

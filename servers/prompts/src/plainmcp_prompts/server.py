@@ -18,6 +18,7 @@ from .catalog import Catalog
 from .completion import History
 from .config import Config
 from .library import Library
+from .skill_extension import SkillsExtension
 from .watch import LibraryUpkeep
 
 NAME = "plainmcp-prompts"
@@ -25,7 +26,9 @@ DESCRIPTION = "Serve a prompt library kept as Markdown files: MCP prompts with a
 INSTRUCTIONS = (
     "A library of prompts kept as Markdown files. Use them as MCP prompts (prompts/list, prompts/get), "
     "or through the tools list_prompts and render_prompt. Each prompt's source is the resource "
-    "prompts://source/<name>; each skill's files are the resources skill://<name>/<path>."
+    "prompts://source/<name>; each skill's files are the resources skill://<name>/<path>, and the "
+    "skills are listed with their files' digests by the io.modelcontextprotocol/skills extension "
+    "(skills/list, skills/get)."
 )
 
 
@@ -72,6 +75,7 @@ def build_server(config: Config, deps: Deps | None = None) -> Server:
     )
     catalog = Catalog(server, deps.library, deps.history)
     tools.register(server, tools.LibraryTools(catalog))
+    SkillsExtension(lambda: catalog.specs).register(server)
     server.background(
         LibraryUpkeep(catalog, watch=config.watch, debounce_ms=config.debounce_ms, caught_up=deps.caught_up)
     )
