@@ -13,9 +13,9 @@ import time
 from dataclasses import dataclass
 
 import anyio
-from plainmcp import Server
+from plainmcp import Server, add_app_view, app_tool_meta
 
-from . import __version__
+from . import __version__, views, write_tools
 from .access import Access
 from .config import Config
 from .directory_tools import DIRECTORY_TREE, LIST_DIRECTORY, DirectoryTools
@@ -139,7 +139,15 @@ def _register_read_tools(server: Server, config: Config, access: Access) -> None
 def _register_write_tools(server: Server, config: Config, tools: WriteTools) -> None:
     add_tool(server, WRITE_FILE, tools.write_file)
     add_tool(server, APPEND_FILE, tools.append_file)
-    add_tool(server, EDIT_FILE, tools.edit_file)
+    add_app_view(
+        server,
+        write_tools.DIFF_URI,
+        views.document("diff.html"),
+        name="edit_diff",
+        title="Edit diff",
+        description="edit_file's dry run as a diff (line numbers, whitespace, CRLF/BOM) with an apply button",
+    )
+    add_tool(server, EDIT_FILE, tools.edit_file, meta=app_tool_meta(write_tools.DIFF_URI))
     add_tool(server, CREATE_DIRECTORY, tools.create_directory)
     add_tool(server, MOVE_FILE, tools.move_file)
     add_tool(server, COPY_FILE, tools.copy_file)

@@ -11,7 +11,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 import anyio
-from plainmcp import Context, ToolError, ToolResult
+from plainmcp import UI_EXTENSION, Context, ToolError, ToolResult
 
 from .editing import DiffTooLarge, EditOutcome, apply_edits, fenced, unified_diff
 from .reading import read_bytes
@@ -91,6 +91,9 @@ EDIT_FILE = ToolSpec(
     ),
     annotations=writes(destructive=True, idempotent=False),
 )
+
+#: The MCP Apps view of edit_file's results (views/diff.html): the diff, and "apply" after a dry run.
+DIFF_URI = "ui://filesystem/edit-diff"
 
 EDIT_KEYS = frozenset(EDIT_FILE.input_schema["properties"]["edits"]["items"]["properties"])  # type: ignore[index]  # EDIT_FILE has a schema
 
@@ -185,6 +188,19 @@ def text_encoding(raw: bytes) -> tuple[bytes, str]:
     return b"", "utf-8"
 
 
+_BOMS = {codecs.BOM_UTF16_LE: "UTF-16LE", codecs.BOM_UTF16_BE: "UTF-16BE"}
+
+
+def text_form(bom: bytes, text: str) -> dict[str, Any]:
+    """What a diff does not show of a file's bytes: ``line_endings`` (``"LF"``, ``"CRLF"``, ``"mixed"``,
+    ``"none"``) and ``bom`` (``"UTF-8"``, ``"UTF-16LE"``, ``"UTF-16BE"`` or None), both kept by an edit."""
+    crlf = text.count("\r\n")
+    lf = text.count("\n") - crlf
+    endings = "none" if not crlf and not lf else "CRLF" if not lf else "LF" if not crlf else "mixed"
+    named = _BOMS.get(bom) or ("UTF-8" if text.startswith("\ufeff") else None)
+    return {"line_endings": endings, "bom": named}
+
+
 def _edit_and_diff(before: str, edits: list[dict[str, Any]], name: str) -> tuple[EditOutcome, str]:
     """The edited text and its diff; a diff too large to show is left out, saying so in the notes."""
     outcome = apply_edits(before, edits)
@@ -256,9 +272,10 @@ class WriteTools(ToolFamily):
         head = "Dry run: nothing written.\n" if dry else ""
         unchanged = outcome.text == before
         text = head + (notes + "\n" if notes else "") + (fenced(diff) if diff else "No changes." if unchanged else "")
-        return result(
-            text, {"path": shown, "diff": diff, "applied": not dry and outcome.text != before, "notes": outcome.notes}
-        )
+        found = {"path": shown, "diff": diff, "applied": not dry and outcome.text != before, "notes": outcome.notes}
+        if ctx.client_extension(UI_EXTENSION) is not None:
+            found.update(text_form(bom, before))  # the diff view names them; the diff has LF only
+        return result(text, found)
 
     async def create_directory(self, ctx: Context, args: dict[str, Any]) -> ToolResult:
         """Create a directory and its parents; fine if it exists."""
