@@ -17,7 +17,6 @@ import logging
 from typing import Any
 
 import anyio
-
 from plainmcp.http_client import connect_http
 from plainmcp.oauth import HeadlessAuthorizer, OAuth
 

@@ -24,15 +24,19 @@ def authorization_code(params: dict[str, str], state: str, issuer: str, metadata
     if "error" in params:
         description = params.get("error_description", "")[:200]
         raise AuthorizationError(
-            f"The authorization server {issuer} refused: {params['error'][:64]}" + (f" ({description})" if description else ""),
+            f"The authorization server {issuer} refused: {params['error'][:64]}"
+            + (f" ({description})" if description else ""),
             "denied",
         )
     if not hmac.compare_digest(params.get("state", ""), state):
-        raise AuthorizationError("The authorization response carries another state: not ours; refused", "state_mismatch")
+        raise AuthorizationError(
+            "The authorization response carries another state: not ours; refused", "state_mismatch"
+        )
     iss = params.get("iss")
     if iss is None and metadata.get("authorization_response_iss_parameter_supported") is True:
         raise AuthorizationError(
-            f"The authorization response has no iss, though {issuer} says it sends one (RFC 9207); refused", "iss_missing"
+            f"The authorization response has no iss, though {issuer} says it sends one (RFC 9207); refused",
+            "iss_missing",
         )
     if iss is not None and iss != issuer:
         raise AuthorizationError(

@@ -12,9 +12,7 @@ import re
 from dataclasses import dataclass, field
 
 #: A token (RFC 9110 §5.6.2), then optionally ``=`` and a quoted string or a token value.
-_ITEM = re.compile(
-    r"""\s*([!#$%&'*+\-.^_`|~0-9A-Za-z]+)(?:\s*=\s*("(?:[^"\\]|\\.)*"|[^,\s]*))?\s*,?"""
-)
+_ITEM = re.compile(r"""\s*([!#$%&'*+\-.^_`|~0-9A-Za-z]+)(?:\s*=\s*("(?:[^"\\]|\\.)*"|[^,\s]*))?\s*,?""")
 #: Headers longer than this are not parsed (a hostile server could send megabytes).
 MAX_HEADER = 8192
 

@@ -135,9 +135,7 @@ async def fetch_json(http: Any, url: str, headers: dict[str, str]) -> dict[str, 
     return document if isinstance(document, dict) else None
 
 
-async def discover(
-    http: Any, server_url: str, challenge_url: str | None, headers: dict[str, str]
-) -> Discovered:
+async def discover(http: Any, server_url: str, challenge_url: str | None, headers: dict[str, str]) -> Discovered:
     """Where to authorize for ``server_url``.
 
     Raises:

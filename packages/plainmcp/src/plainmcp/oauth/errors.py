@@ -25,6 +25,4 @@ class AuthorizationError(MCPError):
 
 
 def missing_authlib() -> AuthorizationError:
-    return AuthorizationError(
-        "OAuth needs the authlib library: pip install 'plainmcp[oauth]'", "missing_dependency"
-    )
+    return AuthorizationError("OAuth needs the authlib library: pip install 'plainmcp[oauth]'", "missing_dependency")

@@ -66,7 +66,7 @@ async def obtain(
     async with httpx.AsyncClient(timeout=oauth.timeout, verify=oauth.verify) as http:
         found = await discover(http, server_url, challenge.resource_metadata, headers)
         record = await oauth.store.load(found.issuer, found.resource) or {}
-        token = record.get("token") if isinstance(record.get("token"), dict) else {}
+        token: dict[str, Any] = record["token"] if isinstance(record.get("token"), dict) else {}
         if not step_up and not force:
             access = token.get("access_token")
             if isinstance(access, str) and access != sent and not expired(token):
@@ -76,7 +76,8 @@ async def obtain(
                 return renewed
         if not may_authorize:
             raise AuthorizationError(
-                f"The server at {found.resource} refused the token {found.issuer} just issued (HTTP 401)", "unauthorized"
+                f"The server at {found.resource} refused the token {found.issuer} just issued (HTTP 401)",
+                "unauthorized",
             )
         return await _authorize(oauth, http, found, challenge, record, step_up, headers)
 
@@ -107,7 +108,7 @@ async def _authorize(
     step_up: bool,
     headers: dict[str, str],
 ) -> Binding:
-    previous = record.get("scopes") if step_up and isinstance(record.get("scopes"), list) else []
+    previous: list[str] = record["scopes"] if step_up and isinstance(record.get("scopes"), list) else []
     scopes = choose_scopes(oauth, challenge, found, previous)
     options = oauth.grant_options()
     if oauth.grant == "client_credentials":
@@ -119,8 +120,13 @@ async def _authorize(
         token = await grants.authorize_with_code(
             oauth.authorizer, client, found.issuer, found.metadata, found.resource, scopes, options
         )
-    saved = {"version": RECORD_VERSION, "client": client, "token": token, "scopes": scopes,
-             "saved_at": int(time.time())}
+    saved = {
+        "version": RECORD_VERSION,
+        "client": client,
+        "token": token,
+        "scopes": scopes,
+        "saved_at": int(time.time()),
+    }
     await oauth.store.save(found.issuer, found.resource, saved)
     logger.info("authorized with %s for %s", found.issuer, found.resource)
     return Binding(found.issuer, found.resource, token["access_token"], fresh=True)
@@ -158,7 +164,12 @@ async def _client(
     if oauth.client_metadata_url and metadata.get("client_id_metadata_document_supported") is True:
         return registration.metadata_document(oauth.client_metadata_url)
     request = registration.registration_request(
-        metadata, oauth.client_name, oauth.authorizer.redirect_uri, oauth.grant, scopes, oauth.token_endpoint_auth_method
+        metadata,
+        oauth.client_name,
+        oauth.authorizer.redirect_uri,
+        oauth.grant,
+        scopes,
+        oauth.token_endpoint_auth_method,
     )
     return await registration.register(http, metadata, request, headers)
 

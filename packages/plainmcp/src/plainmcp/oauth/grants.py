@@ -37,7 +37,7 @@ def require_pkce(issuer: str, metadata: dict[str, Any], found: bool) -> None:
 
 def _oauth_client(client: dict[str, Any], options: dict[str, Any], **kwargs: Any) -> Any:
     try:
-        from authlib.integrations.httpx_client import AsyncOAuth2Client
+        from authlib.integrations.httpx_client import AsyncOAuth2Client  # type: ignore[import-untyped]  # authlib ships no type information
     except ImportError:  # the [oauth] extra is not installed
         raise missing_authlib() from None
     kwargs.setdefault("client_secret", client.get("client_secret"))
@@ -60,14 +60,17 @@ async def authorize_with_code(
     options: dict[str, Any],
 ) -> dict[str, Any]:
     """Send the user to the authorization endpoint, check the response, redeem the code."""
-    from authlib.common.security import generate_token
+    from authlib.common.security import generate_token  # type: ignore[import-untyped]  # authlib ships no type information
 
     endpoint = _endpoint(metadata, "authorization_endpoint", issuer)
     token_endpoint = _endpoint(metadata, "token_endpoint", issuer)
     verifier = secrets.token_urlsafe(VERIFIER_BYTES)
     state = generate_token(32)
     async with _oauth_client(
-        client, options, redirect_uri=authorizer.redirect_uri, scope=" ".join(scopes) or None,
+        client,
+        options,
+        redirect_uri=authorizer.redirect_uri,
+        scope=" ".join(scopes) or None,
         code_challenge_method="S256",
     ) as oauth:
         url, _ = oauth.create_authorization_url(endpoint, state=state, code_verifier=verifier, resource=resource)
@@ -75,13 +78,24 @@ async def authorize_with_code(
         params = await authorizer.authorize(url)
         code = authorization_code(params, state, issuer, metadata)
         return await _token_request(
-            oauth, token_endpoint, issuer,
-            grant_type="authorization_code", code=code, code_verifier=verifier, resource=resource,
+            oauth,
+            token_endpoint,
+            issuer,
+            grant_type="authorization_code",
+            code=code,
+            code_verifier=verifier,
+            resource=resource,
         )
 
 
-async def refresh(client: dict[str, Any], issuer: str, metadata: dict[str, Any], resource: str,
-                  refresh_token: str, options: dict[str, Any]) -> dict[str, Any]:
+async def refresh(
+    client: dict[str, Any],
+    issuer: str,
+    metadata: dict[str, Any],
+    resource: str,
+    refresh_token: str,
+    options: dict[str, Any],
+) -> dict[str, Any]:
     """A new token from a refresh token (the old refresh token is kept when none is returned)."""
     token_endpoint = _endpoint(metadata, "token_endpoint", issuer)
     async with _oauth_client(client, options) as oauth:
@@ -92,8 +106,14 @@ async def refresh(client: dict[str, Any], issuer: str, metadata: dict[str, Any],
     return token
 
 
-async def client_credentials(client: dict[str, Any], issuer: str, metadata: dict[str, Any], resource: str,
-                             scopes: list[str], options: dict[str, Any]) -> dict[str, Any]:
+async def client_credentials(
+    client: dict[str, Any],
+    issuer: str,
+    metadata: dict[str, Any],
+    resource: str,
+    scopes: list[str],
+    options: dict[str, Any],
+) -> dict[str, Any]:
     """A token for the client itself (no user): ``grant_type=client_credentials``."""
     token_endpoint = _endpoint(metadata, "token_endpoint", issuer)
     extra: dict[str, Any] = {}
@@ -103,16 +123,14 @@ async def client_credentials(client: dict[str, Any], issuer: str, metadata: dict
     async with _oauth_client(client, options, scope=" ".join(scopes) or None, **extra) as oauth:
         if signer is not None:
             oauth.register_client_auth_method(signer)
-        return await _token_request(
-            oauth, token_endpoint, issuer, grant_type="client_credentials", resource=resource
-        )
+        return await _token_request(oauth, token_endpoint, issuer, grant_type="client_credentials", resource=resource)
 
 
 def _private_key_jwt(options: dict[str, Any], issuer: str) -> tuple[Any, Any]:
     """authlib's ``private_key_jwt`` signer (its audience the issuer, as the client-credentials
     extension profiles RFC 7523) and the key it signs with. A new signer per request: authlib
     keeps the ``jti`` of the claims it is given."""
-    from authlib.oauth2.rfc7523 import PrivateKeyJWT
+    from authlib.oauth2.rfc7523 import PrivateKeyJWT  # type: ignore[import-untyped]  # authlib ships no type information
     from joserfc.jwk import ECKey, OKPKey, RSAKey
 
     pem = options.get("private_key")
@@ -139,7 +157,7 @@ def _default_alg(key: Any) -> str:
 
 
 async def _token_request(oauth: Any, url: str, issuer: str, **params: Any) -> dict[str, Any]:
-    from authlib.integrations.base_client import OAuthError
+    from authlib.integrations.base_client import OAuthError  # type: ignore[import-untyped]  # authlib ships no type information
 
     try:
         token = await oauth.fetch_token(url, **params)
@@ -163,8 +181,9 @@ def _record_token(token: dict[str, Any], issuer: str) -> dict[str, Any]:
         raise AuthorizationError(f"The token endpoint of {issuer} answered without an access token", "token_request")
     kind = str(token.get("token_type", "Bearer"))
     if kind.lower() != "bearer":
-        raise AuthorizationError(f"The token endpoint of {issuer} issued a {kind[:32]!r} token, not a Bearer one",
-                                 "token_request")
+        raise AuthorizationError(
+            f"The token endpoint of {issuer} issued a {kind[:32]!r} token, not a Bearer one", "token_request"
+        )
     record: dict[str, Any] = {"access_token": access, "token_type": "Bearer"}
     if isinstance(token.get("refresh_token"), str):
         record["refresh_token"] = token["refresh_token"]

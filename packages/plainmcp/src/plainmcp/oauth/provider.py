@@ -95,8 +95,12 @@ class OAuth:
 
     def grant_options(self) -> dict[str, Any]:
         """What the token requests need of the configuration."""
-        return {"timeout": self.timeout, "verify": self.verify, "private_key": self.private_key,
-                "signing_algorithm": self.signing_algorithm}
+        return {
+            "timeout": self.timeout,
+            "verify": self.verify,
+            "private_key": self.private_key,
+            "signing_algorithm": self.signing_algorithm,
+        }
 
     def httpx_auth(self, server_url: str) -> httpx.Auth:
         """The :class:`httpx.Auth` for a connection to ``server_url`` (what ``connect_http`` installs)."""
@@ -108,7 +112,13 @@ class OAuth:
         return binding.access_token if binding else None
 
     async def renew(
-        self, server_url: str, challenge: Challenge, sent: str | None, *, step_up: bool, may_authorize: bool,
+        self,
+        server_url: str,
+        challenge: Challenge,
+        sent: str | None,
+        *,
+        step_up: bool,
+        may_authorize: bool,
         headers: dict[str, str] | None = None,
     ) -> Binding:
         """A better token than ``sent`` for ``server_url``, one flow at a time per server: a request
@@ -151,19 +161,21 @@ class OAuth:
         for issuer, resource, record in await self.store.entries():
             if url is not None and not resource_matches(resource, url):
                 continue
-            token = record.get("token") if isinstance(record.get("token"), dict) else {}
-            client = record.get("client") if isinstance(record.get("client"), dict) else {}
-            entries.append({
-                "issuer": issuer,
-                "resource": resource,
-                "client_id": client.get("client_id"),
-                "registration": client.get("source"),
-                "scopes": record.get("scopes") or [],
-                "expires_at": token.get("expires_at"),
-                "expired": bool(token) and expired(token),
-                "refreshable": isinstance(token.get("refresh_token"), str),
-                "has_token": isinstance(token.get("access_token"), str),
-            })
+            token: dict[str, Any] = record["token"] if isinstance(record.get("token"), dict) else {}
+            client: dict[str, Any] = record["client"] if isinstance(record.get("client"), dict) else {}
+            entries.append(
+                {
+                    "issuer": issuer,
+                    "resource": resource,
+                    "client_id": client.get("client_id"),
+                    "registration": client.get("source"),
+                    "scopes": record.get("scopes") or [],
+                    "expires_at": token.get("expires_at"),
+                    "expired": bool(token) and expired(token),
+                    "refreshable": isinstance(token.get("refresh_token"), str),
+                    "has_token": isinstance(token.get("access_token"), str),
+                }
+            )
         return entries
 
 
@@ -202,10 +214,14 @@ class _ConnectionAuth(httpx.Auth):
             else:
                 unauthorized += 1
                 if unauthorized > MAX_UNAUTHORIZED:
-                    raise AuthorizationError(f"The server at {self.server_url} keeps answering HTTP 401", "unauthorized")
+                    raise AuthorizationError(
+                        f"The server at {self.server_url} keeps answering HTTP 401", "unauthorized"
+                    )
             version = request.headers.get("mcp-protocol-version")
             binding = await self.oauth.renew(
-                self.server_url, challenge, token,
+                self.server_url,
+                challenge,
+                token,
                 step_up=response.status_code == 403,
                 may_authorize=response.status_code == 403 or not fresh,
                 headers={"mcp-protocol-version": version} if version else {},

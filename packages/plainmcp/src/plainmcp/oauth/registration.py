@@ -39,7 +39,9 @@ def method_for_secret(metadata: dict[str, Any], has_secret: bool) -> str:
     return "client_secret_post"
 
 
-def preregistered(client_id: str, client_secret: str | None, metadata: dict[str, Any], method: str | None) -> dict:
+def preregistered(
+    client_id: str, client_secret: str | None, metadata: dict[str, Any], method: str | None
+) -> dict[str, Any]:
     return {
         "client_id": client_id,
         **({"client_secret": client_secret} if client_secret else {}),
@@ -60,7 +62,9 @@ def registration_request(
     supported = supported_auth_methods(metadata)
     if method is None:
         # A native client keeps no secret safely: public where the server allows it.
-        method = next((m for m in ("none", "client_secret_basic", "client_secret_post") if m in supported), supported[0])
+        method = next(
+            (m for m in ("none", "client_secret_basic", "client_secret_post") if m in supported), supported[0]
+        )
     body: dict[str, Any] = {
         "client_name": client_name,
         "token_endpoint_auth_method": method,
@@ -70,14 +74,17 @@ def registration_request(
     if grant == "client_credentials":
         body["grant_types"] = ["client_credentials"]
     else:
-        body.update(redirect_uris=[redirect_uri], grant_types=["authorization_code", "refresh_token"],
-                    response_types=["code"])
+        body.update(
+            redirect_uris=[redirect_uri], grant_types=["authorization_code", "refresh_token"], response_types=["code"]
+        )
     if scopes:
         body["scope"] = " ".join(scopes)
     return body
 
 
-async def register(http: Any, metadata: dict[str, Any], request: dict[str, Any], headers: dict[str, str]) -> dict:
+async def register(
+    http: Any, metadata: dict[str, Any], request: dict[str, Any], headers: dict[str, str]
+) -> dict[str, Any]:
     """Dynamic client registration; the client record (see ``oauth.store``).
 
     Raises:
@@ -100,7 +107,8 @@ async def register(http: Any, metadata: dict[str, Any], request: dict[str, Any],
         detail = answer.get("error") if isinstance(answer, dict) else None
         raise AuthorizationError(
             f"Client registration at {endpoint} was refused (HTTP {response.status_code}"
-            + (f", {str(detail)[:100]}" if detail else "") + ")",
+            + (f", {str(detail)[:100]}" if detail else "")
+            + ")",
             "registration",
         )
     client: dict[str, Any] = {"client_id": answer["client_id"], "source": "dcr"}
