@@ -91,7 +91,10 @@ def parse_frontmatter(text: str) -> dict[str, Any]:
         raise SkillError("SKILL.md does not begin with a YAML front matter block between '---' lines")
     if len(block.encode("utf-8")) > MAX_FRONTMATTER_BYTES:
         raise SkillError(f"the front matter is larger than {MAX_FRONTMATTER_BYTES // 1024} KiB")
-    import yaml  # the plainmcp[skills] extra; only skills need it
+    try:
+        import yaml  # the plainmcp[skills] extra; only skills need it
+    except ImportError:
+        raise SkillError("reading a skill's front matter needs PyYAML: install plainmcp[skills]") from None
 
     try:
         data = _load_bounded(yaml, block)

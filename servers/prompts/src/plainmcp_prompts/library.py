@@ -113,7 +113,7 @@ class Library:
         overrides: set[str] = set()
         for root in self.dirs:
             in_root: dict[str, PromptSpec] = {}
-            prompt_files, skill_files = self._files(root, problems)
+            prompt_files, skill_files, cut = self._files(root, problems)
             for relative in prompt_files:
                 path = os.path.join(root, relative)
                 seen.add(path)
@@ -121,7 +121,8 @@ class Library:
                 if spec is None:
                     continue
                 if spec.format == "skill":  # its files as they are now, whichever version of SKILL.md is served
-                    spec = dataclasses.replace(spec, files=skill_files.get(skills.folder_of(relative), ()))
+                    folder = skills.folder_of(relative)
+                    spec = dataclasses.replace(spec, files=skill_files.get(folder, ()), files_cut=folder in cut)
                 first = in_root.get(spec.name)
                 if first is not None:
                     problems.append(
@@ -152,9 +153,9 @@ class Library:
         self._embed_digests = digests
         return changed
 
-    def _files(self, root: str, problems: list[Problem]) -> tuple[list[str], dict[str, tuple[str, ...]]]:
+    def _files(self, root: str, problems: list[Problem]) -> tuple[list[str], dict[str, tuple[str, ...]], set[str]]:
         """The prompt files below ``root`` (paths below it, ``/``-separated), sorted, within the bounds;
-        and each skill folder's other files (paths below the folder)."""
+        each skill folder's other files (paths below the folder); the skill folders cut at a bound."""
 
         def unreadable(relative: str, error: OSError) -> None:
             problems.append(
@@ -167,18 +168,20 @@ class Library:
             names = list(itertools.islice(beneath.walk(root, self.max_depth, unreadable), MAX_NAMES))
         except FileNotFoundError:
             problems.append(Problem(root, None, "the directory does not exist; no prompts are read from it"))
-            return [], {}
+            return [], {}, set()
         except NotADirectoryError:
             problems.append(Problem(root, None, "not a directory; no prompts are read from it"))
-            return [], {}
+            return [], {}, set()
         except OSError as error:
             problems.append(
                 Problem(root, None, f"the directory cannot be read ({_reason(error)}); no prompts are read from it")
             )
-            return [], {}
+            return [], {}, set()
         if len(names) == MAX_NAMES:
             problems.append(Problem(root, None, f"more than {MAX_NAMES} files; only the first are read"))
-        found, skill_files = _sort_out([entry.path for entry in names], problems, root)
+        found, skill_files, cut = _sort_out([entry.path for entry in names], problems, root)
+        if len(names) == MAX_NAMES:  # the walk stopped: any skill may miss files
+            cut |= skill_files.keys()
         if len(found) > self.max_files:
             problems.append(
                 Problem(
@@ -188,7 +191,7 @@ class Library:
                 )
             )
             found = found[: self.max_files]
-        return found, skill_files
+        return found, skill_files, cut
 
     def _load(
         self,
@@ -323,8 +326,11 @@ def _merge(
         merged[spec.name] = spec
 
 
-def _sort_out(paths: list[str], problems: list[Problem], root: str) -> tuple[list[str], dict[str, tuple[str, ...]]]:
-    """(prompt files, sorted; each skill folder's other files) of the ``paths`` below ``root``. A
+def _sort_out(
+    paths: list[str], problems: list[Problem], root: str
+) -> tuple[list[str], dict[str, tuple[str, ...]], set[str]]:
+    """(prompt files, sorted; each skill folder's other files; the skill folders whose files were
+    cut at a bound) of the ``paths`` below ``root``. A
     skill folder is one holding ``SKILL.md``; a skill inside another skill's folder is a file of the
     outer one; files of a skill are never prompts."""
     folders = {skills.folder_of(path) for path in paths if skills.is_skill_file(path)}
@@ -333,6 +339,7 @@ def _sort_out(paths: list[str], problems: list[Problem], root: str) -> tuple[lis
     found: list[str] = []
     files: dict[str, list[str]] = {folder: [] for folder in outermost}
     total = 0
+    cut: set[str] = set()
     for path in paths:
         owner = _owner(path, outermost)
         if owner is None:
@@ -341,6 +348,7 @@ def _sort_out(paths: list[str], problems: list[Problem], root: str) -> tuple[lis
         elif path == (f"{owner}/{skills.FILENAME}" if owner else skills.FILENAME):
             found.append(path)
         elif total >= MAX_SKILL_FILES_TOTAL:
+            cut.add(owner)
             if total == MAX_SKILL_FILES_TOTAL:
                 problems.append(
                     Problem(root, None, f"more than {MAX_SKILL_FILES_TOTAL} files in skills; only the first are served")
@@ -350,6 +358,7 @@ def _sort_out(paths: list[str], problems: list[Problem], root: str) -> tuple[lis
             total += 1
             files[owner].append(path[len(owner) + 1 :] if owner else path)
         elif len(files[owner]) == MAX_SKILL_FILES:
+            cut.add(owner)
             problems.append(
                 Problem(
                     os.path.join(root, owner),
@@ -359,7 +368,7 @@ def _sort_out(paths: list[str], problems: list[Problem], root: str) -> tuple[lis
             )
             files[owner].append("")  # reported once; dropped below
     found.sort()
-    return found, {folder: tuple(sorted(p for p in listed if p)) for folder, listed in files.items()}
+    return found, {folder: tuple(sorted(p for p in listed if p)) for folder, listed in files.items()}, cut
 
 
 def _owner(path: str, folders: set[str], *, proper: bool = False) -> str | None:

@@ -120,6 +120,9 @@ class PromptSpec:
     tags: tuple[str, ...] = ()
     #: A skill's other files (paths below its folder, sorted), served as its resources.
     files: tuple[str, ...] = ()
+    #: Whether ``files`` was cut at a bound of the scan (the skill has more): its manifest would not
+    #: be complete, so the skills extension leaves it out.
+    files_cut: bool = False
 
     def argument(self, name: str) -> ArgumentSpec | None:
         return next((argument for argument in self.arguments if argument.name == name), None)

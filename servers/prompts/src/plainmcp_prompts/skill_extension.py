@@ -117,6 +117,8 @@ class SkillsExtension:
         frontmatter = self._frontmatter_of(spec)
         if isinstance(frontmatter, rules.SkillError):
             raise frontmatter
+        if spec.files_cut:
+            raise rules.SkillError("it has more files than the server serves for one skill")
         if len(spec.files) + 1 > rules.MAX_RESOURCES:
             raise rules.SkillError(f"it has more than {rules.MAX_RESOURCES} files")
         source = spec.source.encode("utf-8")
