@@ -11,6 +11,11 @@ An entry with ``"disabled": true`` is skipped, as those clients do. ``"type"`` (
 ``streamable-http``, ``sse``) is honoured when present. ``"confirm"`` (the bridge's own field) says when
 the user is asked before one of this server's tools runs: ``"unless-read-only"`` (the default: the
 server's ``readOnlyHint`` is believed), ``"always"`` (its annotations are not trusted), or ``"never"``.
+An HTTP server that answers ``401`` is authorized with OAuth as ``plainmcp auth login`` does (the
+token file kept by the user alone, the browser and a 127.0.0.1 redirect); ``"oauth"`` (the bridge's
+own field) tunes it: ``{"clientId": ..., "clientSecret": ..., "scopes": [...], "openBrowser": false}``
+for a pre-registered client, other scopes, or only printing the URL; ``"oauth": false`` turns it off.
+An entry with its own ``Authorization`` header never uses OAuth.
 Any other shape is a ``ValueError`` naming the entry and the field.
 """
 
@@ -42,6 +47,10 @@ class ServerSpec:
     headers: dict[str, str] = field(default_factory=dict)
     transport: str = "auto"
     confirm: str = "unless-read-only"
+    #: For a URL: the OAuth options given (``client_id``, ``client_secret``, ``scopes``,
+    #: ``open_browser``; {} for none), or None when OAuth is off (``"oauth": false``). Not used
+    #: when ``headers`` hold an ``Authorization`` header.
+    oauth: dict[str, Any] | None = field(default_factory=dict)
 
 
 def load_config(path: str | Path) -> list[ServerSpec]:
@@ -87,7 +96,8 @@ def _connection_spec(name: str, entry: dict[str, Any], where: str) -> ServerSpec
         if not isinstance(url, str) or not re.match(r"^https?://", url):
             raise ValueError(f"{where}.url must be an http:// or https:// URL")
         headers = _strings(entry.get("headers", {}), f"{where}.headers")
-        return ServerSpec(name, url=url, headers=headers, transport=_TRANSPORTS.get(str(kind), "auto"))
+        oauth = _oauth(entry.get("oauth", {}), f"{where}.oauth")
+        return ServerSpec(name, url=url, headers=headers, transport=_TRANSPORTS.get(str(kind), "auto"), oauth=oauth)
     command = entry.get("command")
     if not isinstance(command, str) or not command:
         raise ValueError(f'{where} needs "command" (a stdio server) or "url" (an HTTP server)')
@@ -98,6 +108,29 @@ def _connection_spec(name: str, entry: dict[str, Any], where: str) -> ServerSpec
     if cwd is not None and not isinstance(cwd, str):
         raise ValueError(f"{where}.cwd must be a string")
     return ServerSpec(name, command=(command, *args), env=_strings(entry.get("env", {}), f"{where}.env"), cwd=cwd)
+
+
+def _oauth(value: Any, where: str) -> dict[str, Any] | None:
+    """The ``"oauth"`` field: ``false`` (off), or an object of optional settings."""
+    if value is False:
+        return None
+    if not isinstance(value, dict):
+        raise ValueError(f"{where} must be false or an object (clientId, clientSecret, scopes, openBrowser)")
+    unknown = set(value) - {"clientId", "clientSecret", "scopes", "openBrowser"}
+    if unknown:
+        raise ValueError(f"{where}: unknown field {sorted(unknown)[0]!r} (clientId, clientSecret, scopes, openBrowser)")
+    for key in ("clientId", "clientSecret"):
+        if key in value and (not isinstance(value[key], str) or not value[key]):
+            raise ValueError(f"{where}.{key} must be a non-empty string")
+    if "clientSecret" in value and "clientId" not in value:
+        raise ValueError(f"{where}.clientSecret needs clientId")
+    scopes = value.get("scopes", [])
+    if not isinstance(scopes, list) or not all(isinstance(scope, str) and scope for scope in scopes):
+        raise ValueError(f"{where}.scopes must be a list of strings")
+    if not isinstance(value.get("openBrowser", True), bool):
+        raise ValueError(f"{where}.openBrowser must be true or false")
+    names = {"clientId": "client_id", "clientSecret": "client_secret", "scopes": "scopes", "openBrowser": "open_browser"}
+    return {names[key]: given for key, given in value.items()}
 
 
 def _strings(value: Any, where: str) -> dict[str, str]:

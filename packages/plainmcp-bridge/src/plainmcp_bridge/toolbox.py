@@ -247,6 +247,8 @@ async def _connect_all(
             if spec.url is not None:
                 from plainmcp.http_client import connect_http
 
+                if spec.oauth is not None and not any(h.lower() == "authorization" for h in spec.headers):
+                    options["auth"] = _person_oauth(stack, spec.oauth)
                 client = await stack.enter_async_context(
                     connect_http(spec.url, transport=spec.transport, headers=spec.headers or None, **options)
                 )
@@ -265,6 +267,24 @@ async def _connect_all(
             stack.callback(listener.cancel_scope.cancel)
             # Started (acknowledged) before we go on, so no change made from now on is missed.
             await listener.start(_listen_for_tool_changes, spec.name, client)
+
+
+def _person_oauth(stack: AsyncExitStack, settings: dict[str, Any]) -> Any:
+    """OAuth as ``plainmcp auth login`` does it: the user's token file, the browser and a 127.0.0.1
+    redirect (its port released when the bridge ends)."""
+    from plainmcp.oauth import OAuth
+    from plainmcp.oauth.file_store import FileTokenStore
+    from plainmcp.oauth.loopback import LoopbackAuthorizer
+
+    authorizer = LoopbackAuthorizer(open_browser=settings.get("open_browser", True))
+    stack.callback(authorizer.close)
+    return OAuth(
+        store=FileTokenStore(),
+        authorizer=authorizer,
+        client_id=settings.get("client_id"),
+        client_secret=settings.get("client_secret"),
+        scopes=settings.get("scopes") or None,
+    )
 
 
 async def _listen_for_tool_changes(name: str, client: Client, *, task_status: Any = anyio.TASK_STATUS_IGNORED) -> None:

@@ -43,6 +43,9 @@ class Target:
         protocol_version: what the client asks for: a revision, or ``auto`` (probe with
             ``server/discover``, fall back to ``initialize``).
         headers: extra HTTP headers (``Authorization``, ...).
+        oauth: for a URL without an ``Authorization`` header: the OAuth options (``client_id``,
+            ``client_secret``, ``scopes``, ``open_browser``); a server that answers ``401`` is
+            authorized with the kept tokens or the browser flow (see :mod:`plainmcp.cli.auth`).
         env: extra environment variables for a spawned server.
         timeout: seconds per request.
     """
@@ -54,6 +57,7 @@ class Target:
     headers: dict[str, str] = field(default_factory=dict)
     env: dict[str, str] = field(default_factory=dict)
     timeout: float = 30.0
+    oauth: dict[str, Any] = field(default_factory=dict)
 
     @property
     def is_http(self) -> bool:
@@ -115,6 +119,9 @@ def add_target_options(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="show the server's stderr and log messages, and the client's own log",
     )
+    from .auth import add_oauth_options  # here: auth imports run, which imports this module
+
+    add_oauth_options(parser)
 
 
 def split_command_tail(argv: Sequence[str]) -> tuple[list[str], list[str] | None]:
@@ -157,8 +164,10 @@ def target_from(args: argparse.Namespace, written: str | None, tail: list[str] |
         if not command:
             raise UsageError("the server command is empty")
         url = None
-    if url is None and (args.header or args.transport != "auto"):
-        raise UsageError("--header and --transport apply to a URL, not to a server command")
+    if url is None and (args.header or args.transport != "auto" or args.client_id or args.scope):
+        raise UsageError("--header, --transport, --client-id and --scope apply to a URL, not to a server command")
+    if args.client_secret and not args.client_id:
+        raise UsageError("--client-secret needs --client-id")
     if url is not None and args.env:
         raise UsageError("--env applies to a server command, not to a URL")
     if args.timeout <= 0:
@@ -171,6 +180,12 @@ def target_from(args: argparse.Namespace, written: str | None, tail: list[str] |
         headers=_pairs(args.header, ":", "--header", "'NAME: VALUE'"),
         env=_pairs(args.env, "=", "--env", "NAME=VALUE"),
         timeout=args.timeout,
+        oauth={
+            "client_id": args.client_id,
+            "client_secret": args.client_secret,
+            "scopes": list(args.scope),
+            "open_browser": not args.no_browser,
+        },
     )
 
 
@@ -197,8 +212,16 @@ async def connect(target: Target, **options: Any) -> AsyncIterator[Any]:
     if target.url is not None:
         from ..http_client import connect_http
 
-        async with connect_http(target.url, transport=target.transport, headers=target.headers, **options) as client:
-            yield client
+        if target.oauth and not any(name.lower() == "authorization" for name in target.headers):
+            from .auth import person_oauth
+
+            options.setdefault("auth", person_oauth(**target.oauth))
+        try:
+            async with connect_http(target.url, transport=target.transport, headers=target.headers, **options) as client:
+                yield client
+        finally:
+            if "auth" in options:
+                options["auth"].authorizer.close()  # the loopback port, bound in case a login was needed
         return
     from ..stdio import connect_stdio
 
