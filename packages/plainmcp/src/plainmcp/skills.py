@@ -153,8 +153,12 @@ def _json(value: Any) -> Any:
 
 def same_frontmatter(file: dict[str, Any], entry: dict[str, Any]) -> list[str]:
     """The fields on which a file's front matter and an entry's differ (empty when identical).
-    Strict about types: ``1`` is not ``true``, ``1`` is not ``"1"``."""
-    return sorted(key for key in file.keys() | entry.keys() if not _same(file.get(key), entry.get(key)))
+    Strict: a field on one side only differs (even ``null``), ``1`` is not ``true`` nor ``"1"``."""
+    return sorted(
+        key
+        for key in file.keys() | entry.keys()
+        if key not in file or key not in entry or not _same(file[key], entry[key])
+    )
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -183,7 +187,7 @@ def check_frontmatter(frontmatter: dict[str, Any], uri: str) -> None:
     if not isinstance(description, str) or not description.strip():
         raise SkillError("the front matter has no description")
     if skill_name(uri) != name:
-        raise SkillError(f"{uri} does not end in /{name}/{SKILL_FILE} (the skill's name)")
+        raise SkillError(f"the uri does not end in /{name}/{SKILL_FILE} (the skill's name)")
 
 
 # ------------------------------------------------------------------------------------------ entries
