@@ -87,6 +87,9 @@ class Client:
         log_level: 2026-07-28 only: ask for ``notifications/message`` at this level on every request.
         sampling: answers ``sampling/createMessage``; declaring it declares the capability.
         elicitation: answers ``elicitation/create``; declares the capability.
+        elicitation_defaults: when the callback accepts a form, the fields it left out that the
+            requested schema gives a ``default`` are filled in with it (SEP-1034: the defaults are
+            what the form showed). False sends the content exactly as the callback returned it.
         roots: the roots to offer (``[{"uri": "file:///...", "name": ...}]``); declares ``roots``.
         on_notification: called for every notification from the server (logs, list changes, ...).
         request_timeout: default seconds per request.
@@ -107,6 +110,7 @@ class Client:
         log_level: str | None = None,
         sampling: RequestCallback | None = None,
         elicitation: RequestCallback | None = None,
+        elicitation_defaults: bool = True,
         roots: list[dict[str, Any]] | None = None,
         on_notification: NotificationCallback | None = None,
         request_timeout: float | None = 30.0,
@@ -121,6 +125,7 @@ class Client:
         self.log_level = log_level
         self._sampling = sampling
         self._elicitation = elicitation
+        self.elicitation_defaults = elicitation_defaults
         self.roots = roots
         #: Extensions this client takes up (``capabilities.extensions``): identifier -> settings.
         self.extensions: dict[str, dict[str, Any]] = dict(extensions or {})
@@ -239,9 +244,17 @@ class Client:
         ``input_required`` results are answered through the callbacks and retried, up to
         ``MAX_INPUT_ROUNDS`` times (``answer_inputs=False`` returns them as they are, for callers
         that drive the rounds themselves). Raises :class:`MCPError`."""
+        given = params
         if self.modern:
-            params = self.with_envelope(method, params)
-        result = await self._request_with_retries(method, params, timeout, idempotent, on_progress)
+            params = self.with_envelope(method, given)
+        try:
+            result = await self._request_with_retries(method, params, timeout, idempotent, on_progress)
+        except MCPError as error:
+            if not (self.modern and self._renegotiate(error)):
+                raise
+            # Once, with the version the server named: a second refusal is the caller's error.
+            params = self.with_envelope(method, given)
+            result = await self._request_with_retries(method, params, timeout, idempotent, on_progress)
         rounds = 0
         while answer_inputs and self.modern and method in protocol.MULTI_ROUND_METHODS and _is_input_required(result):
             rounds += 1
@@ -250,6 +263,19 @@ class Client:
             params = await self._answer_inputs(params or {}, result)
             result = await self._request_with_retries(method, params, timeout, idempotent, on_progress)
         return result
+
+    def _renegotiate(self, error: MCPError) -> bool:
+        """After ``-32022``: switch to the newest revision both sides support (the server lists
+        its own in ``data.supported``); False when there is none to switch to."""
+        if error.code != ErrorCode.UNSUPPORTED_PROTOCOL_VERSION or not isinstance(error.data, dict):
+            return False
+        supported = error.data.get("supported")
+        mutual = [v for v in MODERN_VERSIONS if isinstance(supported, list) and v in supported]
+        if not mutual:
+            return False
+        logger.info("server refused %s; retrying with %s", self.protocol_version, mutual[-1])
+        self.protocol_version = mutual[-1]
+        return True
 
     def with_envelope(self, method: str, params: dict[str, Any] | None) -> dict[str, Any]:
         """``params`` with this client's 2026-07-28 ``_meta`` envelope added (keys the caller
@@ -284,7 +310,8 @@ class Client:
         if method == protocol.SAMPLING_CREATE_MESSAGE and self._sampling is not None:
             return await self._sampling(params)
         if method == protocol.ELICITATION_CREATE and self._elicitation is not None:
-            return await self._elicitation(params)
+            answer = await self._elicitation(params)
+            return with_schema_defaults(answer, params) if self.elicitation_defaults else answer
         raise method_not_found(str(method))
 
     async def _request_with_retries(
@@ -503,6 +530,23 @@ def unwrap_single_errors() -> Iterator[None]:
         if len(group.exceptions) == 1 and not isinstance(group.exceptions[0], BaseExceptionGroup):
             raise group.exceptions[0] from None
         raise
+
+
+def with_schema_defaults(answer: dict[str, Any], params: dict[str, Any]) -> dict[str, Any]:
+    """An accepted form's ``content`` with each field it lacks that ``requestedSchema`` gives a
+    ``default`` for set to that default (SEP-1034); any other answer as it is."""
+    schema = params.get("requestedSchema")
+    properties = schema.get("properties") if isinstance(schema, dict) else None
+    if not isinstance(answer, dict) or answer.get("action") != "accept" or not isinstance(properties, dict):
+        return answer
+    content = answer.get("content")
+    if content is not None and not isinstance(content, dict):
+        return answer
+    filled = dict(content or {})
+    for name, field in properties.items():
+        if isinstance(field, dict) and "default" in field and name not in filled:
+            filled[name] = field["default"]
+    return {**answer, "content": filled}
 
 
 def _session_expired(error: MCPError) -> bool:
