@@ -19,7 +19,6 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
 from plainmcp_bridge.standin import StandInModel
@@ -52,7 +51,13 @@ class Person:
 
     def run(self, *args: str) -> subprocess.CompletedProcess[str]:
         done = subprocess.run(
-            list(args), capture_output=True, text=True, timeout=TIMEOUT, env=self.env, cwd=self.cwd, stdin=subprocess.DEVNULL
+            list(args),
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT,
+            env=self.env,
+            cwd=self.cwd,
+            stdin=subprocess.DEVNULL,
         )
         self.said += [done.stdout, done.stderr]
         return done
@@ -60,8 +65,13 @@ class Person:
     def login(self, *args: str) -> tuple[subprocess.CompletedProcess[str], str]:
         """Run ``args`` (a command that needs a login), play the browser; (the result, the callback URL)."""
         process = subprocess.Popen(
-            list(args), stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
-            env=self.env, cwd=self.cwd,
+            list(args),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            stdin=subprocess.DEVNULL,
+            text=True,
+            env=self.env,
+            cwd=self.cwd,
         )
         seen: list[str] = []
         try:
@@ -186,7 +196,18 @@ def test_e2e_bridge_config_lists_the_tools_of_an_oauth_server(servers, person, t
     log = tmp_path / "bridge.jsonl"
     script = [{"calls": [{"name": "echo", "arguments": {"text": "from the bridge"}}]}, {"text": "done"}] * 2
     with StandInModel(script) as model:
-        bridge = ("plainmcp-bridge", "ask", "say it", "--config", str(config), "--json", "--log", str(log), "--allow", "echo")
+        bridge = (
+            "plainmcp-bridge",
+            "ask",
+            "say it",
+            "--config",
+            str(config),
+            "--json",
+            "--log",
+            str(log),
+            "--allow",
+            "echo",
+        )
         person.env.update(PLAINMCP_BRIDGE_BASE_URL=model.url, PLAINMCP_BRIDGE_MODEL="standin")
         done, _ = person.login(*bridge)  # no login kept yet: the bridge asks for one
         assert done.returncode == 0, done.stderr
@@ -203,11 +224,58 @@ def test_e2e_bridge_config_lists_the_tools_of_an_oauth_server(servers, person, t
     assert_no_secret(person)
 
 
+#: ``plainmcp`` with every logger at DEBUG (the command's own most verbose is INFO): the libraries' debug
+#: output (httpx, httpcore, authlib, plainmcp's flow) must hold no token either.
+DEBUG_PLAINMCP = """
+import logging, sys
+import plainmcp.cli.auth, plainmcp.cli.run
+original = plainmcp.cli.run.configure_logging
+def configure(verbose):
+    tail = original(True)
+    logging.getLogger().setLevel(logging.DEBUG)
+    for handler in logging.getLogger().handlers:
+        handler.setLevel(logging.DEBUG)
+        handler.setFormatter(logging.Formatter("%(levelname)s %(name)s %(message)s"))
+    for name in ("plainmcp", "plainmcp.http_client", "httpx", "httpcore", "authlib"):
+        logging.getLogger(name).setLevel(logging.DEBUG)
+    return tail
+plainmcp.cli.run.configure_logging = plainmcp.cli.auth.configure_logging = configure
+from plainmcp.cli import main
+sys.exit(main())
+"""
+
+
+def test_e2e_debug_logs_and_json_output_hold_no_token(servers, person, tmp_path) -> None:
+    _, server = servers
+    debug = tmp_path / "debug_plainmcp.py"
+    debug.write_text(DEBUG_PLAINMCP)
+    done, callback = person.login(sys.executable, str(debug), "auth", "login", server.url, "--no-browser")
+    assert done.returncode == 0, done.stderr
+    inspected = person.run(sys.executable, str(debug), "inspect", server.url, "--json")
+    assert tool_names(inspected) == ["add", "echo"]
+    for ran in (done, inspected):
+        assert "DEBUG httpcore" in ran.stderr, ran.stderr  # debug output was on
+    assert "plainmcp.oauth" in done.stderr  # and the flow's own log with it
+    code = dict(part.split("=", 1) for part in callback.split("?", 1)[1].split("&"))["code"]
+    assert_no_secret(person, code)
+
+
+def test_e2e_an_authorization_header_of_ones_own_replaces_oauth(servers, person) -> None:
+    _, server = servers
+    refused = person.run("plainmcp", "inspect", server.url, "--header", "Authorization: Bearer not-a-token")
+    assert refused.returncode == 1 and "/auth?" not in refused.stderr  # refused, and no login started
+    assert not person.token_file.exists()
+
+
 def test_e2e_a_refused_login_is_one_clear_line(servers, person) -> None:
     _, server = servers
     process = subprocess.Popen(
         ["plainmcp", "auth", "login", server.url, "--no-browser", "--timeout", "1"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=person.env, cwd=person.cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=person.env,
+        cwd=person.cwd,
     )
     out, err = process.communicate(timeout=TIMEOUT)
     assert process.returncode == 1

@@ -13,7 +13,6 @@ from pathlib import Path
 
 import anyio
 import pytest
-
 from plainmcp.oauth.file_store import MAX_BYTES, TOKEN_FILE_ENV, FileTokenStore, TokenStoreError, default_path
 
 RECORD = {"access_token": "at-secret", "refresh_token": "rt-secret", "expires_at": 1_900_000_000, "scope": "mcp"}

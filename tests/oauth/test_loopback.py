@@ -8,7 +8,6 @@ import socket
 import anyio
 import httpx
 import pytest
-
 from plainmcp.oauth.loopback import AuthorizationTimeout, LoopbackAuthorizer
 
 AUTH_URL = "https://as.example/authorize?client_id=c&state=s-123&code_challenge=x"

@@ -54,13 +54,18 @@ def add_parser(commands: Any) -> None:
     login.add_argument(
         "--timeout", type=float, default=300.0, metavar="SECONDS", help="how long to wait for the browser (default 300)"
     )
+    login.add_argument(
+        "--force", action="store_true", help="authorize again even when a valid login is kept (another account)"
+    )
     login.add_argument("-v", "--verbose", action="store_true", help="show the client's log")
     login.set_defaults(run=_login)
     for name, text, run in (
         ("status", "show the kept logins (all, or URL's); never a token", _status),
         ("logout", "forget the kept logins (all, or URL's)", _logout),
     ):
-        action = actions.add_parser(name, help=text, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+        action = actions.add_parser(
+            name, help=text, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter
+        )
         action.add_argument("url", nargs="?", metavar="URL", help="the MCP endpoint (default: every login)")
         if name == "status":
             action.add_argument("--json", action="store_true", help="print a JSON list")
@@ -70,17 +75,18 @@ def add_parser(commands: Any) -> None:
 def add_oauth_options(parser: argparse.ArgumentParser) -> None:
     """The OAuth options of ``auth login`` and of every command that connects to a URL."""
     group = parser.add_argument_group("OAuth (for a URL whose server asks for authorization)")
-    group.add_argument(
-        "--client-id", metavar="ID", help="a client registered with the authorization server beforehand"
-    )
+    group.add_argument("--client-id", metavar="ID", help="a client registered with the authorization server beforehand")
     group.add_argument(
         "--client-secret",
         metavar="SECRET",
         help=f"that client's secret (or set {CLIENT_SECRET_ENV}: a command line is visible to other users)",
     )
     group.add_argument(
-        "--scope", action="append", default=[], metavar="SCOPE", help="a scope to ask for (repeatable; default: "
-        "what the server asks for)"
+        "--scope",
+        action="append",
+        default=[],
+        metavar="SCOPE",
+        help="a scope to ask for (repeatable; default: what the server asks for)",
     )
     group.add_argument(
         "--no-browser", action="store_true", help="only print the authorization URL; do not open a browser"
@@ -129,7 +135,7 @@ def _login(args: argparse.Namespace) -> int:
             timeout=args.timeout,
         )
         try:
-            entry: dict[str, Any] = await oauth.login(args.url)
+            entry: dict[str, Any] = await oauth.login(args.url, force=args.force)
             return entry
         finally:
             oauth.authorizer.close()
@@ -222,8 +228,7 @@ def _expiry(entry: dict[str, Any]) -> str:
     expires_at = entry.get("expires_at")
     if not isinstance(expires_at, (int, float)):
         return "no expiry given"
-    when = datetime.datetime.fromtimestamp(expires_at, datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+    when = datetime.datetime.fromtimestamp(expires_at, datetime.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
     if entry.get("expired") or expires_at <= time.time():
         return f"expired {when}"
     return f"expires {when}"
-
