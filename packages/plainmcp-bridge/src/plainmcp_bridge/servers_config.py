@@ -129,7 +129,12 @@ def _oauth(value: Any, where: str) -> dict[str, Any] | None:
         raise ValueError(f"{where}.scopes must be a list of strings")
     if not isinstance(value.get("openBrowser", True), bool):
         raise ValueError(f"{where}.openBrowser must be true or false")
-    names = {"clientId": "client_id", "clientSecret": "client_secret", "scopes": "scopes", "openBrowser": "open_browser"}
+    names = {
+        "clientId": "client_id",
+        "clientSecret": "client_secret",
+        "scopes": "scopes",
+        "openBrowser": "open_browser",
+    }
     return {names[key]: given for key, given in value.items()}
 
 

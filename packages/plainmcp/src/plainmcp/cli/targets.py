@@ -217,7 +217,9 @@ async def connect(target: Target, **options: Any) -> AsyncIterator[Any]:
 
             options.setdefault("auth", person_oauth(**target.oauth))
         try:
-            async with connect_http(target.url, transport=target.transport, headers=target.headers, **options) as client:
+            async with connect_http(
+                target.url, transport=target.transport, headers=target.headers, **options
+            ) as client:
                 yield client
         finally:
             if "auth" in options:

@@ -125,7 +125,9 @@ class FileTokenStore:
         if not self.path.parent.exists():
             yield
             return
-        descriptor = os.open(self.path.with_name(self.path.name + ".lock"), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        descriptor = os.open(
+            self.path.with_name(self.path.name + ".lock"), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600
+        )
         try:
             fcntl.flock(descriptor, fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
             yield

@@ -195,10 +195,11 @@ def _request_target(head: bytes) -> str | None:
 
 async def _respond(stream: Any, status: int, title: str, text: str) -> None:
     reason = {200: "OK", 400: "Bad Request", 404: "Not Found"}[status]
+    title, text = html.escape(title), html.escape(text)
     body = (
-        "<!doctype html><html><head><meta charset='utf-8'><title>{0}</title></head>"
-        "<body style='font-family:sans-serif;margin:3em'><h1>{0}</h1><p>{1}</p></body></html>"
-    ).format(html.escape(title), html.escape(text))
+        f"<!doctype html><html><head><meta charset='utf-8'><title>{title}</title></head>"
+        f"<body style='font-family:sans-serif;margin:3em'><h1>{title}</h1><p>{text}</p></body></html>"
+    )
     encoded = body.encode("utf-8")
     head = (
         f"HTTP/1.1 {status} {reason}\r\ncontent-type: text/html; charset=utf-8\r\n"
