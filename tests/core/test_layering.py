@@ -178,6 +178,7 @@ LAYERS: dict[str, int] = {
     "plainmcp.examples": 5,
     "plainmcp.examples.notes": 5,
     # ... and what prints a server's own client snippet (``plainmcp-<name> config``), shared with the command below.
+    "plainmcp.cli.app_host": 5,
     "plainmcp.cli.clients": 5,
     "plainmcp.cli.config": 5,
     "plainmcp.cli.locate": 5,
@@ -191,6 +192,7 @@ LAYERS: dict[str, int] = {
     # 6. Clients on top: the plainmcp command and its demo.
     "plainmcp.cli": 6,
     "plainmcp.cli.__main__": 6,
+    "plainmcp.cli.app": 6,
     "plainmcp.cli.call": 6,
     "plainmcp.cli.demo": 6,
     "plainmcp.cli.discover": 6,

@@ -11,7 +11,7 @@ from typing import Any
 import anyio
 from plainmcp import Context, Server, ToolError, ToolResult, content
 
-from . import localtime, schemas
+from . import localtime, schemas, views
 from .openmeteo import ATTRIBUTION
 from .openmeteo_more import AIR_QUALITY_ATTRIBUTION, ARCHIVE_ATTRIBUTION, MARINE_ATTRIBUTION
 from .service import WeatherService
@@ -272,4 +272,5 @@ def register(server: Server, tools: CoverageTools) -> None:
     _add(server, tools.get_air_quality, "Air quality", schemas.AIR_QUALITY_INPUT, schemas.AIR_QUALITY_OUTPUT)
     _add(server, tools.get_marine_forecast, "Marine forecast", schemas.MARINE_INPUT, schemas.MARINE_OUTPUT)
     _add(server, tools.get_historical_weather, "Historical weather", schemas.HISTORY_INPUT, schemas.HISTORY_OUTPUT)
-    _add(server, tools.compare_weather, "Compare places", schemas.COMPARE_INPUT, schemas.COMPARE_OUTPUT)
+    compare_schemas = schemas.COMPARE_INPUT, schemas.COMPARE_OUTPUT
+    _add(server, tools.compare_weather, "Compare places", *compare_schemas, meta=views.tool_meta())

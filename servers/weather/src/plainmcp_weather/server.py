@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 from plainmcp import Server
 
-from . import __version__, coverage, prompts, reference, tools
+from . import __version__, coverage, prompts, reference, tools, views
 from .alertwatch import TEMPLATE, AlertWatcher, read_alerts
 from .config import Config
 from .service import WeatherService
@@ -76,6 +76,7 @@ def build_server(config: Config, deps: Deps | None = None) -> Server:
     _alerts_resource(server, service)
     reference.register(server)
     prompts.register(server)
+    views.register(server)  # the forecast chart, for hosts that render MCP Apps
     server.background(AlertWatcher(service, every=config.alerts_poll, clock=deps.clock).run)
     server.background(service.sharing.serve)  # the replicas' state, from server.shared while served
     server.background(service.close_after_serving)

@@ -16,7 +16,7 @@ from typing import Any
 
 from plainmcp import Context, Server, ToolAnnotations, ToolError, ToolResult, content
 
-from . import localtime, schemas
+from . import localtime, schemas, views
 from .nws import ATTRIBUTION as NWS_ATTRIBUTION
 from .nws import OutsideCoverage
 from .openmeteo import ATTRIBUTION, MAX_HOURS
@@ -408,7 +408,7 @@ def register(server: Server, tools: WeatherTools) -> None:
     _add(server, tools.get_current_weather, "Current weather", schemas.CURRENT_INPUT, schemas.CURRENT_OUTPUT)
     # A forecast waiting on upstream retries can run as a task the client polls or cancels.
     forecast_schemas = schemas.FORECAST_INPUT, schemas.FORECAST_OUTPUT
-    _add(server, tools.get_forecast, "Weather forecast", *forecast_schemas, task_support="optional")
+    _add(server, tools.get_forecast, "Weather forecast", *forecast_schemas, task_support="optional", meta=views.tool_meta())
     _add(server, tools.get_alerts, "US weather alerts", schemas.ALERTS_INPUT, schemas.ALERTS_OUTPUT)
 
 
@@ -419,9 +419,10 @@ def _add(
     input_schema: dict[str, Any],
     output_schema: dict[str, Any],
     task_support: str = "forbidden",
+    meta: dict[str, Any] | None = None,
 ) -> None:
     """``handler`` as the tool of its name. All the tools only read, answer the same when repeated, and
-    reach outside the process (the upstream APIs): their annotations say so."""
+    reach outside the process (the upstream APIs): their annotations say so. ``meta``: its MCP Apps view."""
     annotations = ToolAnnotations(title=title, read_only=True, idempotent=True, open_world=True)
     server.tool(
         handler.__name__,
@@ -430,4 +431,5 @@ def _add(
         output_schema=output_schema,
         annotations=annotations,
         task_support=task_support,
+        meta=meta,
     )(handler)

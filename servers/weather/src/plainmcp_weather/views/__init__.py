@@ -1,0 +1,38 @@
+"""The weather server's MCP Apps view: one self-contained HTML document (an SVG chart written here, no
+third-party code, no network) that renders ``get_forecast`` and ``compare_weather`` results.
+
+Hosts that took up the extension show it; the others get the tools' text and structured results as before.
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from typing import Any
+
+from plainmcp import Server, add_app_view, app_tool_meta
+
+#: The view of ``get_forecast`` (daily, hourly and NWS periods) and of ``compare_weather``.
+FORECAST_VIEW = "ui://plainmcp-weather/forecast.html"
+
+
+def html() -> str:
+    return (resources.files(__package__) / "weather.html").read_text(encoding="utf-8")
+
+
+def tool_meta() -> dict[str, Any]:
+    """The ``_meta`` of a tool the view renders."""
+    return app_tool_meta(FORECAST_VIEW)
+
+
+def register(server: Server) -> None:
+    """Serve the view to hosts that take up MCP Apps: no network at all (empty CSP domains)."""
+    add_app_view(
+        server,
+        FORECAST_VIEW,
+        html(),
+        name="forecast-view",
+        title="Forecast chart",
+        description="Temperature and precipitation over the days or hours, alerts, source and freshness",
+        csp={"connectDomains": [], "resourceDomains": []},
+        prefers_border=True,
+    )
