@@ -32,6 +32,7 @@ async def run(scenario: str, url: str, context: dict[str, Any]) -> None:
         raise SystemExit(f"conformance client: no skills scenario {scenario!r}")
     with anyio.fail_after(SCENARIO_TIMEOUT):
         async with connect_http(url, protocol_version=protocol_version(), extensions={EXTENSION: {}}) as client:
+            logger.info("connected at protocol version %s", client.protocol_version)
             skills = SkillsClient(client)
             entries = await skills.list_skills()
             logger.info("skills: %s", [entry.uri for entry in entries])
