@@ -6,6 +6,7 @@
 - ``config SERVER --client ...``: the snippet for Claude Desktop, Cursor or VS Code.
 - ``demo``: a short scripted session with each installed server.
 - ``app TARGET TOOL``: a local page showing a tool's MCP Apps view, as a host would.
+- ``auth login|status|logout [URL]``: OAuth logins to remote servers (tokens in a file of the user's own).
 
 One module per command; each offers ``add_parser(commands)`` and a ``main(args) -> int``. The
 modules import their heavy parts (anyio, the client, httpx) only when they run, so ``tap`` starts
@@ -25,7 +26,7 @@ def parser() -> argparse.ArgumentParser:
     # Imported here, not at the top: ``python -m plainmcp.cli.scene`` (a demo scene, in a server's
     # Python) imports this package, and needs none of the commands.
     from .. import __version__
-    from . import app, call, config, demo, inspect, tap
+    from . import app, auth, call, config, demo, inspect, tap
 
     top = argparse.ArgumentParser(
         prog="plainmcp",
@@ -42,6 +43,7 @@ def parser() -> argparse.ArgumentParser:
     tap.add_parser(commands)
     config.add_parser(commands)
     demo.add_parser(commands)
+    auth.add_parser(commands)
     app.add_parser(commands)
     return top
 
