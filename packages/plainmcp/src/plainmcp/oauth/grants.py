@@ -60,12 +60,10 @@ async def authorize_with_code(
     options: dict[str, Any],
 ) -> dict[str, Any]:
     """Send the user to the authorization endpoint, check the response, redeem the code."""
-    from authlib.common.security import generate_token  # type: ignore[import-untyped]  # authlib ships no type information
-
     endpoint = _endpoint(metadata, "authorization_endpoint", issuer)
     token_endpoint = _endpoint(metadata, "token_endpoint", issuer)
     verifier = secrets.token_urlsafe(VERIFIER_BYTES)
-    state = generate_token(32)
+    state = secrets.token_urlsafe(24)
     async with _oauth_client(
         client,
         options,
