@@ -148,6 +148,8 @@ def test_file_store_keeps_the_old_file_whole_when_a_writer_is_killed_mid_write(t
         writer.wait(timeout=10)
         assert run(store.load, "https://keep", "https://me") == RECORD
         assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    run(store.save, "https://keep", "https://me", RECORD)  # the next save clears what the killed ones left
+    assert [p.name for p in path.parent.iterdir() if p.name.endswith(".tmp")] == []
 
 
 def test_file_store_two_processes_saving_at_once_lose_nothing(tmp_path) -> None:

@@ -182,6 +182,7 @@ class FileTokenStore:
         if len(data) > MAX_BYTES:
             raise TokenStoreError(f"the token file {self.path} would exceed {MAX_BYTES} bytes; log out of some servers")
         directory = self.path.parent
+        self._remove_leftovers()
         temporary = directory / f".{self.path.name}.{secrets.token_hex(6)}.tmp"
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0)
         descriptor = os.open(temporary, flags, 0o600)
@@ -196,6 +197,18 @@ class FileTokenStore:
                 os.unlink(temporary)
             raise
         _fsync_directory(directory)
+
+    def _remove_leftovers(self) -> None:
+        """Delete the temporary files of writers that died mid-write (they hold tokens). Called under
+        the exclusive lock, so no living writer's file is among them; without ``flock`` nothing is
+        removed (another process might be writing)."""
+        try:
+            import fcntl  # noqa: F401  (only its presence matters: the lock was taken)
+        except ImportError:
+            return
+        for leftover in self.path.parent.glob(f".{self.path.name}.*.tmp"):
+            with contextlib.suppress(OSError):
+                leftover.unlink()
 
 
 def _is_entry(entry: Any) -> bool:
