@@ -75,9 +75,14 @@ class SkillsExtension:
     # ------------------------------------------------------------------------------------ methods
 
     async def skills_list(self, ctx: Context, params: dict[str, Any]) -> dict[str, Any]:
+        # In a worker thread: the first listing parses every skill's front matter and hashes files.
+        return await anyio.to_thread.run_sync(self._page, params.get("cursor"))
+
+    def _page(self, cursor: Any) -> dict[str, Any]:
+        """One ``skills/list`` page; an entry is whole on its page. Raises MCPError(-32602) for a bad cursor."""
         candidates = [spec for spec in self._skills() if not isinstance(self._frontmatter_of(spec), rules.SkillError)]
-        page, next_cursor = pagination.paginate("skills", candidates, params.get("cursor"), self.page_size)
-        entries = await anyio.to_thread.run_sync(self._entries, list(page))
+        page, next_cursor = pagination.paginate("skills", candidates, cursor, self.page_size)
+        entries = self._entries(list(page))
         result: dict[str, Any] = {"skills": [entry.to_json() for entry in entries if entry is not None]}
         if next_cursor is not None:
             result["nextCursor"] = next_cursor
