@@ -3,6 +3,7 @@
 
     .venv/bin/python bench/bridge_bench.py                      # SmolLM2-135M, every configuration
     .venv/bin/python bench/bridge_bench.py --model gemma3 --limit 20 --configs format/2,off/2
+    .venv/bin/python bench/bridge_bench.py --threads 1 --limit 24 --configs format/2,grammar/2,decide/2
 
 Starts llama-server (tools/llama_server.py: build it first) with a model from the cache, the real sqlite
 (sample database copy), filesystem (a temporary tree) and weather (its stand-in upstream) servers, and asks
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import sys
 import tempfile
@@ -110,6 +112,8 @@ class Tally:
     seconds: float = 0.0
     tokens: int = 0
     statuses: dict[str, int] = field(default_factory=dict)
+    #: The decision step's choices (``--constrain decide``): the right tool, another tool, words, unreadable.
+    decisions: dict[str, int] = field(default_factory=dict)
 
     def row(self, name: str) -> str:
         n = max(self.asked, 1)
@@ -140,7 +144,9 @@ async def ask_one(toolbox: Any, settings: Any, question: dict[str, Any], repairs
         outcome = await bridge.ask(question["question"])
         seconds = time.monotonic() - started
     calls = [event for event in events if event["type"] == "call"]
+    decisions = [event["tool"] for event in events if event["type"] == "decision"]
     return {
+        "decisions": decisions,
         "status": outcome.status,
         "answer": outcome.answer,
         "tool_results": outcome.tool_results,
@@ -165,6 +171,18 @@ def score(tally: Tally, question: dict[str, Any], result: dict[str, Any]) -> Non
     tally.seconds += result["seconds"]
     tally.tokens += result["tokens"]
     tally.statuses[result["status"]] = tally.statuses.get(result["status"], 0) + 1
+    for index, chosen in enumerate(result["decisions"]):
+        kind = (
+            "unreadable"
+            if chosen is None
+            else "words"
+            if chosen == "answer in words"
+            else "right tool"
+            if chosen == question["tool"]
+            else "other tool"
+        )
+        key = f"{'first' if index == 0 else 'later'}: {kind}"
+        tally.decisions[key] = tally.decisions.get(key, 0) + 1
 
 
 @asynccontextmanager
@@ -200,24 +218,38 @@ async def run(url: str, specs: list[Any], items: list[dict[str, Any]], configs: 
                     score(tally, question, await ask_one(toolbox, settings, question, repairs))
         print(tally.row(f"constrain={mode}, repairs={repairs}"), flush=True)
         print(f"  outcomes: {json.dumps(tally.statuses, sort_keys=True)}", flush=True)
+        if tally.decisions:
+            print(f"  decisions: {json.dumps(tally.decisions, sort_keys=True)}", flush=True)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--model", choices=sorted(llama_server.MODELS), default="smollm2")
     parser.add_argument("--limit", type=int, default=None, help="ask this many questions (spread over the set)")
-    parser.add_argument("--configs", default="off/0,off/2,format/0,format/2", help="MODE/REPAIRS,...")
+    parser.add_argument(
+        "--configs", default="off/0,off/2,format/0,format/2", help="MODE/REPAIRS,... (MODE: a --constrain mode)"
+    )
+    parser.add_argument("--threads", type=int, default=None, help="llama-server's threads (default: one per CPU)")
     args = parser.parse_args()
     if not llama_server.binary().exists():
         print(f"bridge_bench: llama-server is not built: {llama_server.build_command()}", file=sys.stderr)
         return 1
     configs = [(item.split("/")[0], int(item.split("/")[1])) for item in args.configs.split(",")]
     items = questions(args.limit)
-    print(f"model {args.model}, {len(items)} questions, llama-server {llama_server.VERSION}", flush=True)
+    threads = args.threads or os.cpu_count()
+    print(f"model {args.model}, {len(items)} questions, llama-server {llama_server.VERSION}, {threads} thread(s)")
+    print(f"load before: {load()}", flush=True)
     with tempfile.TemporaryDirectory() as scratch, real_servers(Path(scratch)) as specs:
-        with llama_server.serve(llama_server.model(args.model)) as url:
+        with llama_server.serve(llama_server.model(args.model), threads=args.threads) as url:
             anyio.run(run, url, specs, items, configs)
+    print(f"load after: {load()}", flush=True)
     return 0
+
+
+def load() -> str:
+    """The machine's load averages (1, 5, 15 minutes) and its CPUs: the numbers above depend on them."""
+    one, five, fifteen = os.getloadavg()
+    return f"{one:.2f} {five:.2f} {fifteen:.2f} on {os.cpu_count()} CPUs"
 
 
 if __name__ == "__main__":

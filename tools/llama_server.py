@@ -148,14 +148,15 @@ def model(key: str) -> Path:
 
 
 @contextlib.contextmanager
-def serve(gguf: Path, *, context: int = 8192, ready_within: float = 120.0) -> Iterator[str]:
-    """``llama-server`` on 127.0.0.1 (a free port) with ``gguf``, greedy and one slot; yields its base URL
-    (``http://127.0.0.1:PORT``) once ``/health`` answers ok; ends it (SIGTERM, then SIGKILL) on exit."""
+def serve(gguf: Path, *, context: int = 8192, ready_within: float = 120.0, threads: int | None = None) -> Iterator[str]:
+    """``llama-server`` on 127.0.0.1 (a free port) with ``gguf``, greedy and one slot, on ``threads`` threads
+    (default: one per CPU); yields its base URL (``http://127.0.0.1:PORT``) once ``/health`` answers ok; ends it
+    (SIGTERM, then SIGKILL) on exit."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     command = [str(binary()), "-m", str(gguf), "--host", "127.0.0.1", "--port", str(port), "-c", str(context)]
-    command += ["-t", str(os.cpu_count() or 2), "-np", "1", "--jinja", "--temp", "0", "--no-webui"]
+    command += ["-t", str(threads or os.cpu_count() or 2), "-np", "1", "--jinja", "--temp", "0", "--no-webui"]
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     url = f"http://127.0.0.1:{port}"
     try:

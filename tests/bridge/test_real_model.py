@@ -21,7 +21,8 @@ import httpx
 import jsonschema
 import pytest
 from plainmcp_bridge.__main__ import EXIT
-from plainmcp_bridge.constrain import grammar_safe, union_schema
+from plainmcp_bridge.constrain import CHOICE, grammar_safe, shape_schema, union_schema
+from plainmcp_bridge.gbnf import to_gbnf
 from plainmcp_bridge.servers_config import ServerSpec
 from plainmcp_bridge.toolbox import open_toolbox
 
@@ -30,6 +31,8 @@ sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(ROOT / "bench"))
 import bridge_bench  # noqa: E402
 import llama_server  # noqa: E402
+
+from .grammar_probes import PROBES  # noqa: E402
 
 PYTHON = sys.executable
 
@@ -65,9 +68,11 @@ def listings(specs: list[ServerSpec]) -> dict[str, list[dict[str, Any]]]:
     return anyio.run(read)
 
 
-def compiles(url: str, schema: dict[str, Any]) -> str | None:
-    """None when llama-server builds a grammar from ``schema`` (its /completion with json_schema); else its error."""
-    answer = httpx.post(url + "/completion", json={"prompt": "{", "n_predict": 1, "json_schema": schema}, timeout=60)
+def compiles(url: str, schema: dict[str, Any] | str) -> str | None:
+    """None when llama-server builds a grammar from ``schema`` (its /completion with ``json_schema``; a
+    string goes as a GBNF ``grammar``); else its error."""
+    constraint = {"grammar": schema} if isinstance(schema, str) else {"json_schema": schema}
+    answer = httpx.post(url + "/completion", json={"prompt": "{", "n_predict": 1, **constraint}, timeout=60)
     return None if answer.status_code == 200 else answer.text[:300]
 
 
@@ -80,10 +85,26 @@ def test_real_model_every_shipped_schema_compiles_to_a_grammar(llama: str, serve
             error = compiles(llama, grammar_safe(tool["inputSchema"]))
             if error:
                 failures[f"{server}/{tool['name']}"] = error
-        # The request's whole union (every tool of the server and the answer branch) builds as one grammar.
-        if tools and (error := compiles(llama, union_schema(tools))):
-            failures[server] = error
+        # The request's whole union (every tool of the server and the answer branch) builds as one grammar,
+        # as a JSON Schema (--constrain format), as the bridge's GBNF (grammar), and so does the decision.
+        for name, constraint in (
+            ("union", union_schema(tools)),
+            ("union GBNF", to_gbnf(union_schema(tools))),
+            ("decision", shape_schema(tools, CHOICE)),
+        ):
+            if error := compiles(llama, constraint):
+                failures[f"{server} {name}"] = error
     assert failures == {}
+
+
+def test_real_model_llama_cpp_refuses_what_the_projection_removes(llama: str) -> None:
+    # The measured verdicts (grammar_probes.PROBES; XGrammar's are in test_grammar_engines.py): what
+    # llama.cpp refuses as sent, and that every probe's projection and its GBNF build.
+    verdicts = {name: compiles(llama, schema) is None for name, (schema, _, _) in PROBES.items()}
+    assert verdicts == {name: expected for name, (_, expected, _) in PROBES.items()}
+    projected = {name: compiles(llama, grammar_safe(schema)) for name, (schema, _, _) in PROBES.items()}
+    grammars = {name: compiles(llama, to_gbnf(grammar_safe(schema))) for name, (schema, _, _) in PROBES.items()}
+    assert {name: error for name, error in {**projected, **grammars}.items() if error} == {}
 
 
 def test_real_model_a_lookahead_pattern_is_projected_away(llama: str) -> None:
@@ -138,6 +159,19 @@ def test_real_model_constrained_ask_keeps_the_guarantees(
     assert_guarantees(code, document, listings([spec])[server])
     # Constrained, the model acts: a call was proposed (SmolLM2 proposes none with the text prompt alone).
     assert document["counts"]["proposed"] >= 1
+
+
+@pytest.mark.parametrize("mode", ["grammar", "decide"])
+def test_real_model_grammar_and_decide_keep_the_guarantees(
+    llama: str, servers: list[ServerSpec], mode: str, tmp_path: Path
+) -> None:
+    spec = next(spec for spec in servers if spec.name == "sqlite")
+    code, document = ask(llama, spec, "What columns does the books table have?", tmp_path, "--constrain", mode)
+    assert_guarantees(code, document, listings([spec])["sqlite"])
+    decisions = [event for event in document["transcript"] if event["type"] == "decision"]
+    assert bool(decisions) == (mode == "decide")
+    if mode == "grammar":  # constrained from the first token, SmolLM2 proposes a call (it does not unconstrained)
+        assert document["counts"]["proposed"] >= 1
 
 
 def test_real_model_unconstrained_ask_keeps_the_guarantees(

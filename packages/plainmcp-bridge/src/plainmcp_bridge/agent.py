@@ -24,7 +24,7 @@ import anyio
 from plainmcp import MCPError
 
 from .chat_apis import ModelError, ModelTurn
-from .constrain import CALLING_RULE, FORMAT
+from .constrain import ANSWER, CALL, CALLING_RULE, CHOICE, CONSTRAINED, DECIDING, DECISION, IN_WORDS
 from .hostile import non_finite, too_deep
 from .interceptor import Interceptor, Review, ToolCatalog, ValidCall, answer_for_model, gave_up_message
 from .models import ChatModel
@@ -144,7 +144,12 @@ class Bridge:
 
     @property
     def _constrained(self) -> bool:
-        return getattr(self.model, "settings", None) is not None and self.model.settings.constrain == FORMAT
+        return self._mode in CONSTRAINED
+
+    @property
+    def _mode(self) -> str | None:
+        settings = getattr(self.model, "settings", None)
+        return getattr(settings, "constrain", None)
 
     def _system_prompt(self) -> str:
         calling = CALLING_RULE if self._constrained else TEXT_CALLS
@@ -253,7 +258,26 @@ class Bridge:
             return await self.model.complete(
                 self.messages, self.toolbox.tools, on_text=self.hooks.text, answer_only=True
             )
+        if self._mode in DECIDING and self.toolbox.tools:
+            return await self._decide_then_complete()
         return await self.model.complete(self.messages, self.toolbox.tools, on_text=self.hooks.text)
+
+    async def _decide_then_complete(self) -> ModelTurn:
+        """The decision step: a constrained choice between each tool and an answer in words (asked
+        with :data:`DECISION` after the conversation, a question never kept in the history), then the
+        turn itself held to the chosen tool's call, or to words. A choice that cannot be read (a server
+        that ignored the constraint) falls back to the undivided turn."""
+        tools = self.toolbox.tools
+        asked = [*self.messages, {"role": "user", "content": DECISION}]
+        decision = await self.model.complete(asked, tools, shape=CHOICE)
+        chosen = decided_tool(decision.text, [str(tool["name"]) for tool in tools])
+        self.log_only("decision_turn", text=decision.text, finish=decision.finish)
+        self.record("decision", tool=chosen)
+        if chosen is None:
+            return await self.model.complete(self.messages, tools, on_text=self.hooks.text)
+        if chosen == IN_WORDS:
+            return await self.model.complete(self.messages, tools, on_text=self.hooks.text, shape=ANSWER)
+        return await self.model.complete(self.messages, [self.toolbox.listing(chosen)], shape=CALL)
 
     def _final(self, review: Review, rounds: int, repairing: bool) -> Outcome:
         """The outcome of a turn answered in words."""
@@ -407,6 +431,17 @@ class Bridge:
             self._useful += 1
         self.record("result", name=call.name, is_error=failed, text=_brief(result))
         return text
+
+
+def decided_tool(text: str, names: list[str]) -> str | None:
+    """The decision's answer (``{"tool": ...}``): a tool of ``names``, :data:`IN_WORDS`, or None when
+    it is neither (not JSON, another shape, a name not listed)."""
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    tool = value.get("tool") if isinstance(value, dict) else None
+    return tool if isinstance(tool, str) and (tool == IN_WORDS or tool in names) else None
 
 
 def _looks_like_a_call(text: str) -> bool:

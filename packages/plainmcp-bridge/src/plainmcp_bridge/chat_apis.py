@@ -64,7 +64,24 @@ def request_body(
 ) -> dict[str, Any]:
     """The request for one turn. Tools go out with their ``inputSchema`` verbatim as ``parameters``, their
     descriptions cut at :data:`MAX_DESCRIPTION` characters (a server's text is not ours to flood the context)."""
-    functions = [
+    rendered = [render_message(api, message) for message in messages]
+    body: dict[str, Any] = {"model": model, "messages": rendered, "stream": stream}
+    if listed := functions(tools):
+        body["tools"] = listed
+    if api == OLLAMA:
+        # keep_alive and think are fields of the request itself; the rest are the model's options.
+        model_options = {key: value for key, value in (options or {}).items() if key not in OLLAMA_REQUEST_FIELDS}
+        body.update({key: value for key, value in (options or {}).items() if key in OLLAMA_REQUEST_FIELDS})
+        if model_options:
+            body["options"] = model_options
+    else:
+        body.update(options or {})  # temperature, max_tokens...: top-level fields in this API
+    return body
+
+
+def functions(tools: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """MCP tool listings as the APIs' ``tools`` (the same shape in both)."""
+    return [
         {
             "type": "function",
             "function": {
@@ -75,19 +92,6 @@ def request_body(
         }
         for tool in tools
     ]
-    rendered = [render_message(api, message) for message in messages]
-    body: dict[str, Any] = {"model": model, "messages": rendered, "stream": stream}
-    if functions:
-        body["tools"] = functions
-    if api == OLLAMA:
-        # keep_alive and think are fields of the request itself; the rest are the model's options.
-        model_options = {key: value for key, value in (options or {}).items() if key not in OLLAMA_REQUEST_FIELDS}
-        body.update({key: value for key, value in (options or {}).items() if key in OLLAMA_REQUEST_FIELDS})
-        if model_options:
-            body["options"] = model_options
-    else:
-        body.update(options or {})  # temperature, max_tokens...: top-level fields in this API
-    return body
 
 
 def render_message(api: str, message: Mapping[str, Any]) -> dict[str, Any]:

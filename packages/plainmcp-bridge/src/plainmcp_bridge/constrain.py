@@ -22,8 +22,17 @@ from urllib.parse import urlparse
 
 from .hostile import MAX_DEPTH
 
-OFF, FORMAT, AUTO = "off", "format", "auto"
-CONSTRAIN_MODES = (AUTO, OFF, FORMAT)
+OFF, FORMAT, GRAMMAR, DECIDE, TOOL_CHOICE, AUTO = "off", "format", "grammar", "decide", "tool-choice", "auto"
+CONSTRAIN_MODES = (AUTO, OFF, FORMAT, GRAMMAR, DECIDE, TOOL_CHOICE)
+#: The modes that hold the model's answer to a shape (every one but ``off``).
+CONSTRAINED = frozenset({FORMAT, GRAMMAR, DECIDE, TOOL_CHOICE})
+#: The modes that ask first which tool (or none), then for that tool's arguments alone.
+DECIDING = frozenset({DECIDE, TOOL_CHOICE})
+#: What one constrained request may answer: a call or words (the default), words only, the decision
+#: (``{"tool": <a name or IN_WORDS>}``), or a call of the one tool it is given.
+CALL_OR_ANSWER, ANSWER, CHOICE, CALL = "call_or_answer", "answer", "choice", "call"
+#: The decision's "no tool" value: with a space, so no MCP tool name can be it.
+IN_WORDS = "answer in words"
 #: String keywords llama.cpp's and XGrammar's converters handle badly or not at all: a lookahead
 #: ``pattern`` fails the whole grammar, a large ``maxLength`` (``char{0,10000}``) blows it up, ``format``
 #: values are partly supported. The server checks them anyway, and so does the interceptor.
@@ -56,6 +65,9 @@ def grammar_safe(schema: Any, depth: int = 0) -> Any:
     if "$ref" in schema:
         return {}
     safe: dict[str, Any] = {key: value for key, value in schema.items() if key in _KEPT}
+    if not isinstance(safe.get("enum"), list) or not safe["enum"]:
+        # An empty enum admits no value: llama.cpp and XGrammar both refuse to build a grammar from it.
+        safe.pop("enum", None)
     if isinstance(safe.get("required"), list):
         safe["required"] = [item for item in safe["required"] if isinstance(item, str)]
     properties = schema.get("properties")
@@ -104,17 +116,73 @@ def union_schema(tools: Iterable[Mapping[str, Any]], *, answer_only: bool = Fals
     return {"anyOf": branches}
 
 
-def request_fields(api: str, tools: Iterable[Mapping[str, Any]], *, answer_only: bool = False) -> dict[str, Any]:
-    """The request fields that send the constraint, for ``api``."""
-    schema = union_schema(tools, answer_only=answer_only)
+def choice_schema(tools: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+    """The decision's schema: ``{"tool": <one of the tools' names, or IN_WORDS>}``."""
+    names = [str(tool.get("name")) for tool in tools]
+    return {
+        "type": "object",
+        "properties": {"tool": {"enum": [*names, IN_WORDS]}},
+        "required": ["tool"],
+        "additionalProperties": False,
+    }
+
+
+def shape_schema(tools: Iterable[Mapping[str, Any]], shape: str) -> dict[str, Any]:
+    """The JSON Schema of an answer of ``shape`` (see :data:`CALL_OR_ANSWER` and its siblings)."""
+    tools = list(tools)
+    if shape == CHOICE:
+        return choice_schema(tools)
+    union = union_schema(tools, answer_only=shape == ANSWER)
+    if shape == CALL:  # the tool branches alone: the decision already chose to call
+        return {"anyOf": union["anyOf"][:-1]} if len(union["anyOf"]) > 1 else union
+    return union
+
+
+def request_fields(
+    api: str,
+    tools: Iterable[Mapping[str, Any]],
+    *,
+    answer_only: bool = False,
+    shape: str | None = None,
+    mode: str = FORMAT,
+) -> dict[str, Any]:
+    """The request fields that send the constraint of ``mode`` for an answer of ``shape``, for ``api``.
+
+    ``format`` and ``decide``: a JSON Schema (``response_format``, Ollama's ``format``). ``grammar``: the
+    same schema as a GBNF ``grammar`` (llama.cpp; :mod:`plainmcp_bridge.gbnf`), compact JSON with no
+    whitespace to pad with. ``tool-choice``: the call of the decided tool goes as the API's own ``tools``
+    with a named ``tool_choice`` (vLLM enforces it with its structured-outputs backend); the decision and
+    the answer in words as a JSON Schema."""
+    tools = list(tools)
+    shape = shape or (ANSWER if answer_only else CALL_OR_ANSWER)
+    if mode == TOOL_CHOICE and shape == CALL and api != "ollama" and tools:
+        return tool_choice_fields(tools)
+    schema = shape_schema(tools, shape)
     if api == "ollama":
         return {"format": schema}
+    if mode == GRAMMAR:
+        from .gbnf import to_gbnf
+
+        return {"grammar": to_gbnf(schema)}
     return {
-        "response_format": {"type": "json_schema", "json_schema": {"name": "call_or_answer", "schema": schema}},
+        "response_format": {"type": "json_schema", "json_schema": {"name": shape, "schema": schema}},
         # A small model under a JSON grammar pads with whitespace (the grammar allows it between tokens)
         # until max_tokens: 4 of 6 real SmolLM2 turns were cut so. llama.cpp takes biases by text.
         "logit_bias": [[padding, False] for padding in PADDING],
     }
+
+
+def tool_choice_fields(tools: list[Mapping[str, Any]]) -> dict[str, Any]:
+    """The OpenAI-compatible fields that force a call of ``tools[0]``: the tool (grammar-safe
+    parameters) and a named ``tool_choice``, the form vLLM documents as held to the parameters' schema
+    by structured outputs (``"required"`` when several tools are given)."""
+    from .chat_apis import functions
+
+    safe = [{**tool, "inputSchema": grammar_safe(tool.get("inputSchema") or {"type": "object"})} for tool in tools]
+    choice: Any = (
+        {"type": "function", "function": {"name": str(tools[0].get("name"))}} if len(tools) == 1 else "required"
+    )
+    return {"tools": functions(safe), "tool_choice": choice}
 
 
 def answer_text(text: str) -> str:
@@ -136,3 +204,10 @@ CALLING_RULE = (
     'To answer the user, reply {"answer": "<your answer in plain words>"}. '
     "Call a tool whenever the answer depends on data the tools provide."
 )
+
+DECISION = "Name the tool to call for the last question."
+"""The decision step's question, added after the conversation for that one request (never kept). The
+schema offers every tool and :data:`IN_WORDS`. Three phrasings were tried with SmolLM2-135M on 10 of the
+repository's questions: the two that named the answer-in-words option in the text had it chosen 10 and 9
+times of 10 (0 and 1 right tools); this one, 0 times (2 right tools). After a result, a model that calls
+again is stopped by the repeat rule (an answer-only turn follows)."""

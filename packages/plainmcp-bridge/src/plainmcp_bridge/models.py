@@ -35,7 +35,7 @@ from .chat_apis import (
     read_answer,
     request_body,
 )
-from .constrain import FORMAT, OFF, answer_text, request_fields
+from .constrain import CONSTRAINED, OFF, answer_text, request_fields
 from .retry import RETRY_STATUSES, RetryPolicy
 
 logger = logging.getLogger(__name__)
@@ -70,7 +70,8 @@ class ModelSettings:
     turn_timeout: float = 120.0
     connect_timeout: float = 10.0
     retry: RetryPolicy = field(default_factory=RetryPolicy)
-    #: ``format``: the answer is held to the tools' union schema (:mod:`plainmcp_bridge.constrain`); ``off``.
+    #: ``format``, ``grammar``, ``decide``, ``tool-choice``: the answer is held to a shape built from the
+    #: tools (:mod:`plainmcp_bridge.constrain`); ``off``.
     constrain: str = OFF
     #: Sent as ``max_tokens`` (Ollama: ``num_predict``) unless ``options`` sets it: a small model left
     #: unbounded can write until the context is full.
@@ -120,14 +121,16 @@ class ChatModel:
         *,
         on_text: Callable[[str], Any] | None = None,
         answer_only: bool = False,
+        shape: str | None = None,
     ) -> ModelTurn:
         """One model turn. ``on_text`` receives streamed text as it comes (streaming only); ``answer_only``
-        (constrained mode): the answer must be in words, no call. Raises
+        (constrained mode): the answer must be in words, no call; ``shape`` (constrained mode) names the
+        answer's shape instead (see :mod:`plainmcp_bridge.constrain`). Raises
         ModelError (with the endpoint's own message when it sent one), including when the turn took
         longer than ``turn_timeout``."""
         settings = self.settings
         tools = list(tools)
-        constrained = settings.constrain == FORMAT
+        constrained = settings.constrain in CONSTRAINED
         limit_key = "num_predict" if settings.api == OLLAMA else "max_tokens"
         options = {limit_key: settings.max_tokens, **settings.options}
         # Constrained, the tools are described once, in the system prompt; the schema does the rest.
@@ -140,7 +143,9 @@ class ChatModel:
             options=options,
         )
         if constrained:
-            body.update(request_fields(settings.api, tools, answer_only=answer_only))
+            body.update(
+                request_fields(settings.api, tools, answer_only=answer_only, shape=shape, mode=settings.constrain)
+            )
             on_text = None  # the raw JSON is not for the user's eyes; the answer is unwrapped below
         try:
             with anyio.fail_after(settings.turn_timeout):
