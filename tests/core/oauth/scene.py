@@ -25,6 +25,8 @@ from plainmcp.http.app import MCPApp
 from tests.e2e.http_server import free_port
 
 STARTUP_SECONDS = 30
+JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer"
+WORKLOAD_JWT = "workload.jwt.from-the-platform"  # the scene's AS takes this one assertion
 
 
 @dataclass
@@ -133,7 +135,7 @@ class AuthorizationServer:
             and form.get("refresh_token") in self.refresh_tokens
         ):
             scopes = self.refresh_tokens[form["refresh_token"]]
-        elif grant == "client_credentials":
+        elif grant == "client_credentials" or (grant == JWT_BEARER and form.get("assertion") == WORKLOAD_JWT):
             scopes = form.get("scope", "").split()
         else:
             return await _json(send, 400, {"error": "invalid_grant"})
@@ -142,7 +144,7 @@ class AuthorizationServer:
         answer: dict[str, Any] = {"access_token": access, "token_type": "Bearer", "expires_in": 3600}
         if scopes:
             answer["scope"] = " ".join(scopes)
-        if self.settings.issue_refresh_tokens and grant != "client_credentials":
+        if self.settings.issue_refresh_tokens and grant == "authorization_code":
             refresh = "rt-" + secrets.token_urlsafe(12)
             self.refresh_tokens[refresh] = scopes
             answer["refresh_token"] = refresh

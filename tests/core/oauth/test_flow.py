@@ -12,7 +12,7 @@ import pytest
 from plainmcp.http_client import connect_http
 from plainmcp.oauth import AuthorizationError, MemoryTokenStore, OAuth
 
-from .scene import Scene, Settings, scene
+from .scene import JWT_BEARER, WORKLOAD_JWT, Scene, Settings, scene
 
 pytestmark = pytest.mark.anyio
 
@@ -251,6 +251,24 @@ async def test_client_credentials_grant() -> None:
         assert "/authorize" not in s.recorder.paths("as")
     assert token["grant_type"] == "client_credentials" and token["client_secret"] == "machine-secret"
     assert token["resource"] == s.url
+
+
+async def test_jwt_bearer_grant_presents_the_workload_assertion_once() -> None:
+    reads: list[int] = []
+
+    async def current_jwt() -> str:
+        reads.append(1)
+        return WORKLOAD_JWT
+
+    with scene() as s:
+        assert await call_hello(s, OAuth(grant="jwt_bearer", client_id="workload", assertion=current_jwt)) == "hello"
+        token = s.recorder.of("as", "/token")[0]["form"]
+    assert token["grant_type"] == JWT_BEARER and token["assertion"] == WORKLOAD_JWT and reads == [1]
+    with scene() as s:
+        with pytest.raises(AuthorizationError) as raised:
+            await call_hello(s, OAuth(grant="jwt_bearer", client_id="workload", assertion="a-stale-jwt"))
+        assert len(s.recorder.of("as", "/token")) == 1  # refused once: no retry, no other grant
+    assert raised.value.reason == "token_request" and "invalid_grant" in raised.value.message
 
 
 async def test_no_secret_reaches_the_logs(caplog: pytest.LogCaptureFixture) -> None:

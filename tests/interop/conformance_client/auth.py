@@ -4,8 +4,9 @@ Each is what an application does: ``connect_http(url, auth=OAuth(...))`` at the 
 list the tools, call ``test-tool``. The suite's authorization servers approve without a person, so
 the authorizer is :class:`~plainmcp.oauth.HeadlessAuthorizer`. What differs per scenario is only
 configuration an application would have: the Client ID Metadata Document URL the suite expects, the
-pre-registered credentials it passes in ``MCP_CONFORMANCE_CONTEXT``, and the client-credentials
-grant for the machine-client scenarios. The scenarios where a correct client must refuse
+pre-registered credentials it passes in ``MCP_CONFORMANCE_CONTEXT``, the client-credentials
+grant for the machine-client scenarios, and the JWT-bearer grant with the workload JWT it hands
+over for ``auth/wif-jwt-bearer``. The scenarios where a correct client must refuse
 (``auth/resource-mismatch``, ``auth/iss-*`` rejections, ``auth/metadata-issuer-mismatch``,
 ``auth/scope-retry-limit``) end with :class:`~plainmcp.oauth.AuthorizationError`, raised here, so
 the process exits non-zero (the suite allows it there).
@@ -34,6 +35,8 @@ CLIENT_CREDENTIALS = {"auth/client-credentials-basic", "auth/client-credentials-
 
 def oauth_for(scenario: str, context: dict[str, Any]) -> OAuth:
     """The OAuth configuration an application would have for this scenario."""
+    if scenario == "auth/wif-jwt-bearer":
+        return OAuth(grant="jwt_bearer", client_id=context["client_id"], assertion=context["valid_jwt"])
     if scenario in CLIENT_CREDENTIALS:
         return OAuth(
             grant="client_credentials",

@@ -114,6 +114,12 @@ async def _authorize(
     if oauth.grant == "client_credentials":
         client = await _client(oauth, http, found, record, scopes, headers)
         token = await grants.client_credentials(client, found.issuer, found.metadata, found.resource, scopes, options)
+    elif oauth.grant == "jwt_bearer":
+        client = await _client(oauth, http, found, record, scopes, headers)
+        assertion = await oauth.workload_assertion()
+        token = await grants.jwt_bearer(
+            client, found.issuer, found.metadata, found.resource, scopes, assertion, options
+        )
     else:
         grants.require_pkce(found.issuer, found.metadata, found.metadata_found)
         client = await _client(oauth, http, found, record, scopes, headers)

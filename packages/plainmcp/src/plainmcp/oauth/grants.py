@@ -124,6 +124,28 @@ async def client_credentials(
         return await _token_request(oauth, token_endpoint, issuer, grant_type="client_credentials", resource=resource)
 
 
+JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer"
+
+
+async def jwt_bearer(
+    client: dict[str, Any],
+    issuer: str,
+    metadata: dict[str, Any],
+    resource: str,
+    scopes: list[str],
+    assertion: str,
+    options: dict[str, Any],
+) -> dict[str, Any]:
+    """A token for a workload identity: RFC 7523's JWT-bearer grant with the platform's JWT as
+    the ``assertion`` (workload identity federation, SEP-1933). A refusal is final: no retry,
+    and no other grant in its place."""
+    token_endpoint = _endpoint(metadata, "token_endpoint", issuer)
+    async with _oauth_client(client, options, scope=" ".join(scopes) or None) as oauth:
+        return await _token_request(
+            oauth, token_endpoint, issuer, grant_type=JWT_BEARER, assertion=assertion, resource=resource
+        )
+
+
 def _private_key_jwt(options: dict[str, Any], issuer: str) -> tuple[Any, Any]:
     """authlib's ``private_key_jwt`` signer (its audience the issuer, as the client-credentials
     extension profiles RFC 7523) and the key it signs with. A new signer per request: authlib

@@ -10,8 +10,9 @@ refresh, client credentials).
 
 from __future__ import annotations
 
+import inspect
 import logging
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from typing import Any
 
 import anyio
@@ -27,7 +28,9 @@ from .store import MemoryTokenStore, TokenStore
 
 logger = logging.getLogger(__name__)
 
-GRANTS = ("authorization_code", "client_credentials")
+GRANTS = ("authorization_code", "client_credentials", "jwt_bearer")
+#: A workload's JWT (SEP-1933): the token itself, or a function that reads the current one.
+Assertion = str | Callable[[], str] | Callable[[], Awaitable[str]]
 
 
 class OAuth:
@@ -45,8 +48,11 @@ class OAuth:
         token_endpoint_auth_method: force one (``none``, ``client_secret_basic``,
             ``client_secret_post``, ``private_key_jwt``); else chosen from the registration and
             the server's metadata.
-        grant: ``"authorization_code"`` (a person or an auto-approving server) or
-            ``"client_credentials"`` (a machine client, the client-credentials extension).
+        grant: ``"authorization_code"`` (a person or an auto-approving server),
+            ``"client_credentials"`` (a machine client, the client-credentials extension) or
+            ``"jwt_bearer"`` (a workload presenting its platform's JWT, SEP-1933).
+        assertion: for ``jwt_bearer``, the workload's JWT, or a function (sync or async) that
+            returns the current one (platform tokens rotate; it is called per token request).
         private_key: a PEM private key for ``private_key_jwt`` (client credentials);
             ``signing_algorithm`` its JWS algorithm (from the key's type when omitted).
         max_step_ups: how many times one request may re-authorize for ``insufficient_scope``.
@@ -70,6 +76,7 @@ class OAuth:
         private_key: str | None = None,
         signing_algorithm: str | None = None,
         max_step_ups: int = 2,
+        assertion: Assertion | None = None,
         timeout: float = 30.0,
         verify: Any = True,
     ) -> None:
@@ -87,6 +94,9 @@ class OAuth:
         self.private_key = private_key
         self.signing_algorithm = signing_algorithm
         self.max_step_ups = max_step_ups
+        self.assertion = assertion
+        if grant == "jwt_bearer" and assertion is None:
+            raise ValueError("the jwt_bearer grant needs an assertion (the workload's JWT)")
         self.timeout = timeout
         self.verify = verify
 
@@ -101,6 +111,15 @@ class OAuth:
             "private_key": self.private_key,
             "signing_algorithm": self.signing_algorithm,
         }
+
+    async def workload_assertion(self) -> str:
+        """The workload's JWT for a ``jwt_bearer`` token request."""
+        value = self.assertion() if callable(self.assertion) else self.assertion
+        if inspect.isawaitable(value):
+            value = await value
+        if not isinstance(value, str) or not value:
+            raise AuthorizationError("The workload identity assertion is empty", "configuration")
+        return value
 
     def httpx_auth(self, server_url: str) -> httpx.Auth:
         """The :class:`httpx.Auth` for a connection to ``server_url`` (what ``connect_http`` installs)."""
