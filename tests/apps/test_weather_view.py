@@ -1,0 +1,242 @@
+"""The weather view (ui://plainmcp-weather/forecast.html) in headless Chromium, through the official host
+bridge, against the real weather server over stdio and its stand-in upstream on 127.0.0.1 (no network), in
+both eras: values, units, local dates, an alert, hostile place names as text, themes, keyboard, new results;
+and a client without the extension sees today's server."""
+
+from __future__ import annotations
+
+import re
+from concurrent.futures import ThreadPoolExecutor
+from datetime import date
+from typing import Any
+
+import anyio
+import pytest
+from plainmcp import APP_MIME, UI_EXTENSION, MCPError, connect_stdio
+from plainmcp_weather import standin_data
+from plainmcp_weather.standin import StandIn
+from plainmcp_weather.views import FORECAST_VIEW, html
+
+from tests.servers.weather.support import SERVER_MODULE
+
+from .harness import ERAS
+
+APPS = {UI_EXTENSION: {"mimeTypes": [APP_MIME]}}
+VERSIONS = {"legacy": "2025-11-25", "modern": "2026-07-28"}
+WEEKDAYS = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
+MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+HOSTILE = '<img src=x onerror="parent.parent.__pwned=1">'
+
+
+@pytest.fixture
+def standin():
+    with StandIn() as running:
+        yield running
+
+
+def weather(standin: StandIn) -> list[str]:
+    urls = ["--geocoding-url", standin.url, "--forecast-url", standin.url, "--nws-url", standin.url]
+    return [*SERVER_MODULE, *urls, "--backoff", "0.01", "--timeout", "5", "--log-level", "warning"]
+
+
+def local_date(text: str) -> str:
+    """What the view shows for a local date: "Tue 1 Dec"."""
+    day = date.fromisoformat(text[:10])
+    return f"{WEEKDAYS[day.weekday()]} {day.day} {MONTHS[day.month - 1]}"
+
+
+def run_async(main: Any) -> Any:
+    """``anyio.run(main)`` on a thread of its own: Playwright's sync API keeps an event loop on this one."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(anyio.run, main).result()
+
+
+def call(command: list[str], tool: str, arguments: dict[str, Any], era: str, **options: Any) -> dict[str, Any]:
+    """The same call as a plain MCP client makes it (what the view must show)."""
+
+    async def main() -> dict[str, Any]:
+        async with connect_stdio(command, protocol_version=VERSIONS[era], **options) as client:
+            return dict(await client.call_tool(tool, arguments))
+
+    return dict(run_async(main))
+
+
+def rows(hosted: Any) -> list[list[str]]:
+    table = hosted.view.locator("#table tbody tr")
+    return [[cell.strip() for cell in row.locator("th, td").all_text_contents()] for row in table.all()]
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_weather_view_renders_the_forecast(app_host, standin, era: str) -> None:
+    arguments = {"location": "Miami", "days": 5}
+    expected = call(weather(standin), "get_forecast", arguments, era)["structuredContent"]
+    hosted = app_host(weather(standin), "get_forecast", arguments, era)
+    view = hosted.view
+    assert view.locator("#place").text_content() == "Miami"
+    assert "Florida, United States" in (view.locator("#where").text_content() or "")
+    assert "America/New_York" in (view.locator("#where").text_content() or "")
+    assert [row[0] for row in rows(hosted)] == [local_date(day["time"]) for day in expected["daily"]]
+    assert [row[2:4] for row in rows(hosted)] == [
+        [f"{day['temperature_min']:.1f}", f"{day['temperature_max']:.1f}"] for day in expected["daily"]
+    ]
+    assert view.locator("#table thead th").all_text_contents()[2:] == [
+        "Low (°C)",
+        "High (°C)",
+        "Precipitation chance (%)",
+    ]
+    axis = view.locator("#chart .axis-temp text").all_text_contents()
+    assert axis and all(label.endswith("°C") for label in axis)
+    assert view.locator("#chart .temp-high").count() == 1 and view.locator("#chart .temp-low").count() == 1
+    assert (
+        view.locator("#chart .axis-x text").first.text_content() == local_date(expected["daily"][0]["time"]).split()[0]
+    )
+    assert view.locator("#source").text_content() == expected["attribution"]
+    assert re.fullmatch(r"Retrieved \d{4}-\d\d-\d\d \d\d:\d\d UTC", view.locator("#retrieved").text_content() or "")
+    # The NWS alert for the point, which the view asked for through the host (tools/call get_alerts).
+    alert = view.locator("#alerts .alert").first
+    alert.wait_for()
+    assert "Hurricane Warning" in (alert.locator("strong").text_content() or "")
+    assert view.locator("#chart .alert-band").count() >= 1
+    assert [c["name"] for c in hosted.record()["calls"]] == ["get_alerts"]
+    assert hosted.errors == []
+    hosted.screenshot(f"weather-forecast-{era}")
+
+
+def test_weather_view_units_follow_the_result(app_host, standin) -> None:
+    hosted = app_host(weather(standin), "get_forecast", {"location": "Tokyo", "days": 3, "units": "imperial"}, "modern")
+    view = hosted.view
+    assert view.locator("#table thead th").all_text_contents()[2:4] == ["Low (°F)", "High (°F)"]
+    assert all(label.endswith("°F") for label in view.locator("#chart .axis-temp text").all_text_contents())
+    assert view.locator("#alerts .alert").count() == 0  # outside the US: no alert lookup
+    assert hosted.record()["calls"] == []
+
+
+def test_weather_view_hours_by_keyboard(app_host, standin) -> None:
+    arguments = {"location": "Paris, France", "days": 2, "hourly": True}
+    expected = call(weather(standin), "get_forecast", arguments, "legacy")["structuredContent"]
+    hosted = app_host(weather(standin), "get_forecast", arguments, "legacy")
+    view = hosted.view
+    view.locator("#mode-hours").focus()
+    hosted.page.keyboard.press("Enter")
+    view.locator("#mode-hours[aria-pressed='true']").wait_for()
+    hours = expected["hourly"]
+    shown = rows(hosted)
+    assert len(shown) == len(hours) == 48
+    first = hours[0]["time"]  # "2026-12-01T19:00+01:00": the place's own clock
+    assert shown[0][0] == f"{local_date(first)} {first[11:16]}"
+    assert shown[0][2] == f"{hours[0]['temperature']:.1f}"
+    # The chart's columns: Tab reaches the first, the arrow keys walk them, the readout says the values.
+    view.locator("#chart .column").first.focus()
+    hosted.page.keyboard.press("ArrowRight")
+    readout = view.locator("#readout")
+    second = hours[1]["time"]
+    assert (readout.text_content() or "").startswith(f"{local_date(second)} {second[11:16]}: {hours[1]['conditions']}")
+    assert view.locator("#chart .column[tabindex='0']").count() == 1
+    hosted.screenshot("weather-hourly")
+
+
+def test_weather_view_updates_with_a_new_result(app_host, standin) -> None:
+    hosted = app_host(weather(standin), "get_forecast", {"location": "Miami", "days": 3}, "modern")
+    view = hosted.view
+    view.locator("#alerts .alert").first.wait_for()
+    result = hosted.call({"location": "Tokyo", "days": 4})
+    assert result["structuredContent"]["location"]["name"] == "Tokyo"
+    view.locator("#place", has_text="Tokyo").wait_for()
+    assert "Japan" in (view.locator("#where").text_content() or "")
+    assert len(rows(hosted)) == 4
+    assert view.locator("#alerts .alert").count() == 0
+
+
+def test_weather_view_shows_a_hostile_place_name_as_text(app_host, standin, monkeypatch) -> None:
+    miami = next(place for place in standin_data.PLACES if place["name"] == "Miami")
+    hostile = {**miami, "id": 1, "name": HOSTILE, "admin1": "<script>parent.parent.__pwned=2</script>"}
+    monkeypatch.setattr(standin_data, "PLACES", [hostile, *standin_data.PLACES])
+    hosted = app_host(weather(standin), "get_forecast", {"location": "<img", "days": 2}, "legacy")
+    view = hosted.view
+    assert view.locator("#place").text_content() == HOSTILE
+    assert "<script>parent.parent.__pwned=2</script>" in (view.locator("#where").text_content() or "")
+    assert view.locator("img").count() == 0
+    assert view.locator("script").count() == 1  # the view's own
+    assert hosted.page.evaluate("window.__pwned") is None
+    assert view.locator("body").evaluate("() => window.__pwned === undefined && parent.__pwned === undefined")
+    hosted.screenshot("weather-hostile-place")
+
+
+def test_weather_view_dark_theme(app_host, standin) -> None:
+    hosted = app_host(weather(standin), "get_forecast", {"location": "Miami", "days": 7}, "modern", theme="dark")
+    view = hosted.view
+    view.locator("#alerts .alert").first.wait_for()
+    assert view.locator("html").get_attribute("data-theme") == "dark"
+    # The host's own variable (light-dark(#ffffff, #171717)) in the dark scheme.
+    assert view.locator("body").evaluate("(body) => getComputedStyle(body).backgroundColor") == "rgb(23, 23, 23)"
+    hosted.screenshot("weather-forecast-dark")
+    hosted.set_theme("light")
+    view.locator("html[data-theme='light']").wait_for()
+    assert view.locator("body").evaluate("(body) => getComputedStyle(body).backgroundColor") == "rgb(255, 255, 255)"
+
+
+def test_weather_view_compares_places(app_host, standin) -> None:
+    arguments = {"locations": ["Miami", "Tokyo", "London"]}
+    expected = call(weather(standin), "compare_weather", arguments, "modern")["structuredContent"]
+    hosted = app_host(weather(standin), "compare_weather", arguments, "modern")
+    view = hosted.view
+    assert view.locator("#place").text_content() == "3 places compared"
+    shown = rows(hosted)
+    assert [row[0] for row in shown] == [
+        f"{place['location']['name']} {local_date(place['today']['time'])}" for place in expected["places"]
+    ]
+    assert [row[2:4] for row in shown] == [
+        [f"{p['today']['temperature_min']:.1f}", f"{p['today']['temperature_max']:.1f}"] for p in expected["places"]
+    ]
+    hosted.screenshot("weather-compare")
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_weather_without_the_extension_is_unchanged(standin, era: str) -> None:
+    async def main() -> None:
+        command = weather(standin)
+        async with connect_stdio(command, protocol_version=VERSIONS[era]) as plain:
+            plain_tools = {tool["name"]: tool for tool in await plain.list_all_tools()}
+            plain_resources = await plain.list_all_resources()
+            plain_result = await plain.call_tool("get_forecast", {"location": "Miami", "days": 2})
+            with pytest.raises(MCPError):
+                await plain.read_resource(FORECAST_VIEW)
+        async with connect_stdio(command, protocol_version=VERSIONS[era], extensions=APPS) as apps:
+            apps_tools = {tool["name"]: tool for tool in await apps.list_all_tools()}
+            apps_resources = await apps.list_all_resources()
+            apps_result = await apps.call_tool("get_forecast", {"location": "Miami", "days": 2})
+            contents = (await apps.read_resource(FORECAST_VIEW))["contents"]
+        assert not any(resource["uri"].startswith("ui://") for resource in plain_resources)
+        assert [r for r in apps_resources if r["uri"].startswith("ui://")][0]["mimeType"] == APP_MIME
+        assert "_meta" not in plain_tools["get_forecast"] and "_meta" not in plain_tools["compare_weather"]
+        for name in ("get_forecast", "compare_weather"):
+            assert apps_tools[name]["_meta"]["ui"]["resourceUri"] == FORECAST_VIEW
+            assert {key: value for key, value in apps_tools[name].items() if key != "_meta"} == plain_tools[name]
+        assert contents[0]["mimeType"] == APP_MIME and contents[0]["text"] == html()
+        for result in (plain_result, apps_result):
+            result["structuredContent"].pop("retrieved_at")
+        assert plain_result["content"] == apps_result["content"]
+        assert plain_result["structuredContent"] == apps_result["structuredContent"]
+
+    run_async(main)
+
+
+def test_weather_view_document_is_self_contained() -> None:
+    document = html()
+    # No network and nothing fetched: the only URL is the SVG namespace; no markup built from data.
+    assert re.findall(r"https?://[^\s\"'`]+", document) == ["http://www.w3.org/2000/svg"]
+    for forbidden in (
+        "innerHTML",
+        "outerHTML",
+        "insertAdjacentHTML",
+        "document.write",
+        "fetch(",
+        "XMLHttpRequest",
+        "WebSocket",
+        "eval(",
+        "new Function",
+        " src=",
+        " href=",
+    ):
+        assert forbidden not in document, forbidden
+    assert "connect-src 'none'" in document
