@@ -146,6 +146,8 @@ LAYERS: dict[str, int] = {
     "plainmcp.prompts": 3,
     "plainmcp.resources": 3,
     "plainmcp.server": 3,
+    "plainmcp.skills": 3,
+    "plainmcp.skills_client": 3,
     "plainmcp.tasks": 3,
     "plainmcp.tools": 3,
     # 4. Transports: each ends in the same pair of object streams.
