@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from plainmcp import ErrorCode
 
-from .harness import ERAS
+from .harness import ERAS, ROOT
 
 PROBE = [sys.executable, str(Path(__file__).with_name("probe_server.py"))]
 
@@ -112,3 +112,39 @@ def test_harness_host_refuses_other_origins_and_hosts(app_host) -> None:
     assert allowed["result"]["content"][0]["text"] == "page 2"
     refused = httpx.post(url + "mcp", json={**call, "method": "tools/list"}, headers={"origin": url.rstrip("/")}).json()
     assert refused["error"]["code"] == ErrorCode.METHOD_NOT_FOUND
+
+
+def test_app_command_names_what_is_missing() -> None:
+    unknown = subprocess.run(
+        [sys.executable, "-m", "plainmcp.cli", "app", "nothing", "--", *PROBE],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert (unknown.returncode, unknown.stdout) == (1, "")
+    assert "Unknown tool: nothing" in unknown.stderr
+    plain = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "plainmcp.cli",
+            "app",
+            "echo",
+            "--",
+            sys.executable,
+            str(ROOT / "tests/fixtures/feature_server.py"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert plain.returncode == 2
+    assert "names no MCP Apps view" in plain.stderr and "plainmcp call" in plain.stderr
+    app_only = subprocess.run(
+        [sys.executable, "-m", "plainmcp.cli", "app", "next_page", "--", *PROBE],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert app_only.returncode == 2
+    assert "only its view calls" in app_only.stderr

@@ -58,7 +58,7 @@ def main(args: argparse.Namespace) -> int:
 
 
 async def _serve(client: Any, args: argparse.Namespace) -> int:
-    from .app_host import HostSession, read_view, resource_uri, serve
+    from .app_host import HostSession, read_view, resource_uri, serve, visibility
 
     tools = await client.list_all_tools()
     tool = next((t for t in tools if t.get("name") == args.tool), None)
@@ -67,6 +67,8 @@ async def _serve(client: Any, args: argparse.Namespace) -> int:
     uri = resource_uri(tool)
     if uri is None:
         raise UsageError(f"the tool {args.tool} names no MCP Apps view (no _meta.ui.resourceUri): use plainmcp call")
+    if "model" not in visibility(tool):
+        raise UsageError(f"{args.tool} is app-only (visibility {visibility(tool)}): only its view calls it, not a host")
     listed_ui = next((r.get("_meta", {}).get("ui") for r in await _resources(client) if r.get("uri") == uri), None)
     view = await read_view(client, uri, listed_ui)
     arguments = parse_arguments(args.arg, args.args, tool.get("inputSchema"))

@@ -92,18 +92,21 @@ class View:
     ui: dict[str, Any] = field(default_factory=dict)
 
 
+def _object(value: Any) -> dict[str, Any]:
+    """``value`` when it is a JSON object, else an empty one (a peer's data is checked, not trusted)."""
+    return value if isinstance(value, dict) else {}
+
+
 def resource_uri(tool: dict[str, Any]) -> str | None:
     """The view a listed tool names: ``_meta.ui.resourceUri``, or the deprecated flat key."""
-    meta = tool.get("_meta") if isinstance(tool.get("_meta"), dict) else {}
-    ui = meta.get("ui") if isinstance(meta.get("ui"), dict) else {}
-    uri = ui.get("resourceUri", meta.get(FLAT_RESOURCE_URI))
+    meta = _object(tool.get("_meta"))
+    uri = _object(meta.get("ui")).get("resourceUri", meta.get(FLAT_RESOURCE_URI))
     return uri if isinstance(uri, str) else None
 
 
 def visibility(tool: dict[str, Any]) -> list[str]:
-    meta = tool.get("_meta") if isinstance(tool.get("_meta"), dict) else {}
-    ui = meta.get("ui") if isinstance(meta.get("ui"), dict) else {}
-    seen = ui.get("visibility")
+    """Who may use a listed tool (``_meta.ui.visibility``; both the model and the view by default)."""
+    seen = _object(_object(tool.get("_meta")).get("ui")).get("visibility")
     return [str(who) for who in seen] if isinstance(seen, list) else ["model", "app"]
 
 
@@ -117,9 +120,8 @@ async def read_view(client: Any, uri: str, listed_ui: Any = None) -> View:
         html = item["text"]
     else:
         html = base64.b64decode(str(item.get("blob", ""))).decode("utf-8")
-    meta = item.get("_meta") if isinstance(item.get("_meta"), dict) else {}
-    ui = meta.get("ui") if isinstance(meta.get("ui"), dict) else listed_ui
-    return View(uri, html, ui if isinstance(ui, dict) else {})
+    ui = _object(item.get("_meta")).get("ui")
+    return View(uri, html, ui if isinstance(ui, dict) else _object(listed_ui))
 
 
 @dataclass
@@ -219,11 +221,15 @@ class AppHost:
         except ValueError:
             request = None
         if not isinstance(request, dict) or not isinstance(request.get("method"), str):
-            await _respond_json(send, 400, {"error": {"code": int(ErrorCode.INVALID_REQUEST), "message": "bad request"}})
+            await _respond_json(
+                send, 400, {"error": {"code": int(ErrorCode.INVALID_REQUEST), "message": "bad request"}}
+            )
             return
-        params = request.get("params") if isinstance(request.get("params"), dict) else {}
+        params = _object(request.get("params"))
         try:
-            answer: dict[str, Any] = {"result": await self.session.forward(str(request.get("caller")), request["method"], params)}
+            answer: dict[str, Any] = {
+                "result": await self.session.forward(str(request.get("caller")), request["method"], params)
+            }
         except MCPError as error:
             answer = {"error": {"code": int(error.code), "message": error.message}}
         except Exception:  # the server went away, a timeout: the page shows a generic failure
