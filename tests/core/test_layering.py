@@ -103,6 +103,7 @@ LAYERS: dict[str, int] = {
     "plainmcp.framing": 1,
     "plainmcp.json_codec": 1,
     "plainmcp.jsonrpc": 1,
+    "plainmcp.log_sink": 1,
     "plainmcp.pagination": 1,
     "plainmcp.param_headers": 1,
     "plainmcp.protocol": 1,

@@ -15,6 +15,10 @@ What the formatters guarantee, whoever logged the record (our code or a dependen
 - **No secrets.** Every line passes through :func:`plainmcp.redaction.redact` (Authorization
   headers, bearer tokens, ``apikey=``-style parameters, JWTs).
 - **Bounded.** A message is cut at :data:`MAX_MESSAGE_CHARS` characters.
+- **Never blocking.** Lines to stderr are written by a thread of their own from a bounded buffer
+  (:mod:`plainmcp.log_sink`): a client that stops reading the server's stderr does not stop the
+  server, and a line costs no system call where it is logged. They are written within 50 ms, at
+  once for warnings and errors, and at exit.
 - **Dependencies stay quiet.** Loggers outside plainmcp (uvicorn, httpx, watchfiles, markdown-it...)
   are capped at WARNING, whatever ``level`` says, unless ``dependencies`` lowers the cap: their
   debug lines are internals, and their info lines can carry request URLs.
@@ -27,9 +31,10 @@ import logging
 import re
 import sys
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
+from .log_sink import LineHandler, LineSink
 from .redaction import may_hold_secret, redact
 
 LEVELS = ("debug", "info", "warning", "error", "critical")
@@ -50,6 +55,8 @@ _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 # json.dumps escapes C0 itself; with ensure_ascii=False it leaves these raw.
 _JSON_RAW = {code: f"\\u{code:04x}" for code in (*range(0x7F, 0xA0), 0x2028, 0x2029)}
 _CONTINUATION = "\n    "
+# One encoder for every JSON line (``json.dumps`` with options builds a new one per call).
+_JSON_ENCODER = json.JSONEncoder(ensure_ascii=False, default=str)
 # A message longer than this is cut (after redaction, so no secret is cut in half and missed): a
 # peer's megabyte-long name must not become a megabyte of log per request.
 MAX_MESSAGE_CHARS = 16 * 1024
@@ -60,6 +67,8 @@ OWN_LOGGERS = ("plainmcp", "__main__")
 
 def escape_controls(text: str) -> str:
     """``text`` with every control character written as an escape (``\\n``, ``\\x1b``, ``\\u2028``)."""
+    if text.isascii() and text.isprintable():  # most lines: no control character can be in them
+        return text
     return _CONTROL.sub(_escape, text)
 
 
@@ -103,22 +112,57 @@ def _details(formatter: logging.Formatter, record: logging.LogRecord) -> str:
     return "\n".join(parts)
 
 
+class _SecondCache:
+    """The text of the current second, formatted once per second instead of once per line."""
+
+    def __init__(self, render: Callable[[int], str]) -> None:
+        self.render = render
+        self.second = -1
+        self.text = ""
+
+    def __call__(self, created: float) -> str:
+        second = int(created)
+        if second != self.second:
+            self.text = self.render(second)  # before the second: another thread may read both
+            self.second = second
+        return self.text
+
+
+def _milliseconds(created: float) -> int:
+    return int((created - int(created)) * 1000)  # as LogRecord.msecs
+
+
 class JsonFormatter(logging.Formatter):
     """One JSON object per line: time, level, logger, message, extra fields (and the traceback, if any)."""
 
+    def __init__(self) -> None:
+        super().__init__()
+        self._second = _SecondCache(lambda second: time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second)))
+
     def format(self, record: logging.LogRecord) -> str:
+        return self._line(
+            record.created, int(record.msecs), record.levelname, record.name, record.getMessage(),
+            extra_fields(record), _details(self, record),
+        )  # fmt: skip
+
+    def format_fields(self, created: float, levelno: int, name: str, message: str, fields: dict[str, Any]) -> str:
+        """The line :meth:`format` writes for a record of these (``fields`` its ``extra``), made without one."""
+        return self._line(created, _milliseconds(created), logging.getLevelName(levelno), name, message, fields, "")
+
+    def _line(
+        self, created: float, msecs: int, levelname: str, name: str, message: str, fields: dict[str, Any], details: str
+    ) -> str:
         entry: dict[str, Any] = {
-            "time": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(record.created)) + f".{int(record.msecs):03d}Z",
-            "level": record.levelname.lower(),
-            "logger": record.name,
-            "message": record.getMessage(),
+            "time": f"{self._second(created)}.{msecs:03d}Z",
+            "level": levelname.lower(),
+            "logger": name,
+            "message": message,
         }
-        for key, value in extra_fields(record).items():
+        for key, value in fields.items():
             entry.setdefault(key, value)
-        details = _details(self, record)
         if details:
             entry["traceback"] = details
-        line = json.dumps(entry, ensure_ascii=False, default=str)
+        line = _JSON_ENCODER.encode(entry)
         # Most lines hold no hint of a secret and a short message: they are done after one dump.
         secret = may_hold_secret(line)
         if secret or len(entry["message"]) > MAX_MESSAGE_CHARS:
@@ -133,17 +177,33 @@ class TextFormatter(logging.Formatter):
     """``time LEVEL logger: message``, with `` request_id=...`` when the record has one; a traceback
     follows on indented lines."""
 
+    def __init__(self) -> None:
+        super().__init__()
+        self._second = _SecondCache(lambda second: time.strftime(self.default_time_format, self.converter(second)))
+
     def format(self, record: logging.LogRecord) -> str:
-        line = f"{self.formatTime(record)} {record.levelname} {record.name}: {_message(record)}"
-        request_id = getattr(record, "request_id", None)
-        if request_id is not None:
-            line += f" request_id={redact(str(request_id))}"
-        line = escape_controls(line)
+        line = self._line(
+            record.created, int(record.msecs), record.levelname, record.name, record.getMessage(),
+            getattr(record, "request_id", None),
+        )  # fmt: skip
         details = _details(self, record)
         if details:
             lines = redact(details).splitlines()
             line += _CONTINUATION + _CONTINUATION.join(escape_controls(item) for item in lines)
         return line
+
+    def format_fields(self, created: float, levelno: int, name: str, message: str, fields: dict[str, Any]) -> str:
+        """The line :meth:`format` writes for a record of these (``fields`` its ``extra``), made without one."""
+        return self._line(
+            created, _milliseconds(created), logging.getLevelName(levelno), name, message, fields.get("request_id")
+        )
+
+    def _line(self, created: float, msecs: int, levelname: str, name: str, message: str, request_id: Any) -> str:
+        # As logging.Formatter.formatTime with no datefmt: local time, comma, milliseconds.
+        line = f"{self._second(created)},{msecs:03d} {levelname} {name}: {_cut(redact(message))}"
+        if request_id is not None:
+            line += f" request_id={redact(str(request_id))}"
+        return escape_controls(line)
 
 
 class DependencyCap(logging.Filter):
@@ -160,7 +220,37 @@ class DependencyCap(logging.Filter):
         return top in self.own or top.startswith("plainmcp_")  # the servers' packages
 
     def filter(self, record: logging.LogRecord) -> bool:
-        return record.levelno >= self.floor or self.is_own(record.name)
+        return self.passes(record.name, record.levelno)
+
+    def passes(self, name: str, levelno: int) -> bool:
+        """Whether a record of logger ``name`` at ``levelno`` gets through."""
+        return levelno >= self.floor or self.is_own(name)
+
+
+class StderrLines(LineHandler):
+    """Lines to stderr (or ``stream``) through a :class:`~plainmcp.log_sink.LineSink`: buffered,
+    written by a thread of their own, never blocking the caller; warnings and errors at once."""
+
+    def __init__(self, stream: Any = None) -> None:
+        super().__init__()
+        self.sink = LineSink(stream if stream is not None else sys.stderr, dropped_line=self._dropped_line)
+
+    def put_line(self, line: str, levelno: int) -> None:
+        self.sink.put(line, urgent=levelno >= logging.WARNING)
+
+    def flush(self) -> None:
+        self.sink.flush()
+
+    def close(self) -> None:
+        self.sink.flush()
+        super().close()
+
+    def _dropped_line(self, count: int) -> str:
+        message = f"{count} log lines dropped: stderr was not read fast enough"
+        formatter = self.formatter
+        if isinstance(formatter, JsonFormatter | TextFormatter):
+            return formatter.format_fields(time.time(), logging.WARNING, __name__, message, {})
+        return message
 
 
 def configure_logging(
@@ -180,7 +270,7 @@ def configure_logging(
     the names in ``own``) also need ``dependencies`` or above: pass ``dependencies=level`` to see
     a dependency's info and debug lines too.
     """
-    handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
+    handlers: list[logging.Handler] = [StderrLines(sys.stderr)]
     if file is not None:
         handlers[0].setLevel(logging.WARNING)  # the file has everything; the client's view of stderr the problems
         handlers.append(file_handler(file, max_bytes, backups))
@@ -189,6 +279,8 @@ def configure_logging(
         handler.setFormatter(JsonFormatter() if fmt == "json" else TextFormatter())
         handler.addFilter(cap)
     root = logging.getLogger()
+    for replaced in root.handlers:
+        replaced.flush()  # what an earlier configuration still holds goes out first
     root.handlers[:] = handlers
     root.setLevel(level.upper())
 

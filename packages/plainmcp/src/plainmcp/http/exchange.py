@@ -24,6 +24,7 @@ from typing import Any
 import anyio
 
 from ..errors import ErrorCode
+from ..log_sink import log_fields
 from .asgi import Message, Receive, Scope, Send, error_payload, header, respond_json
 from .body_deadlines import BodyDeadlines
 
@@ -232,12 +233,9 @@ class Exchange:
         if self.stalled:
             fields["stalled"] = True
         fields.update(extra or {})
-        logger.log(
-            level,
-            "%s %s %s %.1f ms",
-            scope.get("method"),
-            scope.get("path"),
-            self.status if self.status is not None else "-",
-            milliseconds,
-            extra=fields,
+        # Without a LogRecord when only our handlers would see it (log_sink.log_fields): the same line,
+        # at a fraction of the cost, once per request.
+        status = self.status if self.status is not None else "-"
+        log_fields(
+            logger, level, "%s %s %s %.1f ms", (scope.get("method"), scope.get("path"), status, milliseconds), fields
         )
