@@ -1,6 +1,6 @@
 """The ``WWW-Authenticate`` challenge of a ``401`` or ``403`` (RFC 9110 §11.6.1, RFC 6750 §3).
 
-Only the ``Bearer`` challenge matters here; its parameters that the MCP authorization spec reads
+Only the ``Bearer`` and ``DPoP`` (RFC 9449 §7.1) challenges matter here; its parameters that the MCP authorization spec reads
 are ``resource_metadata`` (RFC 9728 §5.1), ``scope`` and ``error`` (``insufficient_scope`` asks for
 a step-up). A header the parser cannot read yields an empty challenge, never an exception: the
 header comes from the network.
@@ -19,9 +19,11 @@ MAX_HEADER = 8192
 
 @dataclass(frozen=True)
 class Challenge:
-    """The Bearer challenge's parameters (lower-cased names); empty when there was none."""
+    """The Bearer (else DPoP) challenge's parameters, lower-cased names; empty when there was none.
+    ``schemes`` names the schemes offered, lower-cased (``{"bearer", "dpop"}``)."""
 
     params: dict[str, str] = field(default_factory=dict)
+    schemes: frozenset[str] = frozenset()
 
     @property
     def resource_metadata(self) -> str | None:
@@ -37,17 +39,19 @@ class Challenge:
 
 
 def parse(headers: list[str]) -> Challenge:
-    """The first ``Bearer`` challenge among the values of ``WWW-Authenticate`` headers."""
+    """The ``Bearer`` and ``DPoP`` challenges among the values of ``WWW-Authenticate`` headers:
+    the first of each; Bearer's parameters win, DPoP's fill in what Bearer lacks."""
+    found: dict[str, dict[str, str]] = {}
     for value in headers:
-        found = _bearer(value[:MAX_HEADER])
-        if found is not None:
-            return Challenge(found)
-    return Challenge()
+        for scheme, params in _challenges(value[:MAX_HEADER]):
+            if scheme in ("bearer", "dpop"):
+                found.setdefault(scheme, params)
+    merged = {**found.get("dpop", {}), **found.get("bearer", {})}
+    return Challenge(merged, frozenset(found))
 
 
-def _bearer(value: str) -> dict[str, str] | None:
-    scheme: str | None = None
-    params: dict[str, str] = {}
+def _challenges(value: str) -> list[tuple[str, dict[str, str]]]:
+    challenges: list[tuple[str, dict[str, str]]] = []
     position = 0
     while position < len(value):
         match = _ITEM.match(value, position)
@@ -56,13 +60,11 @@ def _bearer(value: str) -> dict[str, str] | None:
         position = match.end()
         name, raw = match.group(1), match.group(2)
         if raw is None:  # a bare token: a new challenge's scheme
-            if scheme is not None and scheme.lower() == "bearer":
-                return params
-            scheme, params = name, {}
+            challenges.append((name.lower(), {}))
+            continue
+        if not challenges:
             continue
         if raw.startswith('"'):
             raw = re.sub(r"\\(.)", r"\1", raw[1:-1])
-        params.setdefault(name.lower(), raw)
-    if scheme is not None and scheme.lower() == "bearer":
-        return params
-    return None
+        challenges[-1][1].setdefault(name.lower(), raw)
+    return challenges

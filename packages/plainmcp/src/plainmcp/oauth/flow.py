@@ -12,6 +12,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from . import dpop as dpop_proofs
 from . import grants, registration
 from .challenge import Challenge
 from .discovery import Discovered, discover
@@ -36,6 +37,19 @@ class Binding:
     resource: str
     access_token: str
     fresh: bool = False  #: got by a new authorization just now (not stored, not refreshed)
+    dpop: dpop_proofs.DPoPKey | None = None  #: the key a DPoP-bound token is proved with
+
+    def authorization(self) -> str:
+        return f"{'DPoP' if self.dpop is not None else 'Bearer'} {self.access_token}"
+
+
+def _key_of(record: dict[str, Any]) -> dpop_proofs.DPoPKey | None:
+    """The DPoP key a stored token is bound to (None for a Bearer token)."""
+    jwk = record.get("dpop_key")
+    token: dict[str, Any] = record["token"] if isinstance(record.get("token"), dict) else {}
+    if not isinstance(jwk, dict) or str(token.get("token_type", "")).lower() != "dpop":
+        return None
+    return dpop_proofs.DPoPKey(jwk)
 
 
 def expired(token: dict[str, Any]) -> bool:
@@ -70,7 +84,7 @@ async def obtain(
         if not step_up and not force:
             access = token.get("access_token")
             if isinstance(access, str) and access != sent and not expired(token):
-                return Binding(found.issuer, found.resource, access)
+                return Binding(found.issuer, found.resource, access, dpop=_key_of(record))
             renewed = await _refreshed(oauth, found, record)
             if renewed is not None:
                 return renewed
@@ -86,9 +100,11 @@ async def _refreshed(oauth: OAuth, found: Discovered, record: dict[str, Any]) ->
     token, client = record.get("token") or {}, record.get("client")
     if not isinstance(token.get("refresh_token"), str) or not isinstance(client, dict):
         return None
+    # A public client's refresh token is bound to the DPoP key too (RFC 9449 §5).
+    key = dpop_proofs.DPoPKey(record["dpop_key"]) if isinstance(record.get("dpop_key"), dict) else None
     try:
         renewed = await grants.refresh(
-            client, found.issuer, found.metadata, found.resource, token["refresh_token"], oauth.grant_options()
+            client, found.issuer, found.metadata, found.resource, token["refresh_token"], oauth.grant_options(), key
         )
     except AuthorizationError as error:
         logger.info("refreshing the token of %s failed (%s); authorizing again", found.issuer, error.reason)
@@ -96,7 +112,8 @@ async def _refreshed(oauth: OAuth, found: Discovered, record: dict[str, Any]) ->
     record = {**record, "token": renewed, "saved_at": int(time.time())}
     await oauth.store.save(found.issuer, found.resource, record)
     logger.info("refreshed the token of %s for %s", found.issuer, found.resource)
-    return Binding(found.issuer, found.resource, renewed["access_token"])
+    bound = key if renewed.get("token_type") == "DPoP" else None
+    return Binding(found.issuer, found.resource, renewed["access_token"], dpop=bound)
 
 
 async def _authorize(
@@ -111,20 +128,23 @@ async def _authorize(
     previous: list[str] = record["scopes"] if step_up and isinstance(record.get("scopes"), list) else []
     scopes = choose_scopes(oauth, challenge, found, previous)
     options = oauth.grant_options()
+    key = dpop_proofs.DPoPKey() if wants_dpop(oauth, challenge, found) else None
     if oauth.grant == "client_credentials":
         client = await _client(oauth, http, found, record, scopes, headers)
-        token = await grants.client_credentials(client, found.issuer, found.metadata, found.resource, scopes, options)
+        token = await grants.client_credentials(
+            client, found.issuer, found.metadata, found.resource, scopes, options, key
+        )
     elif oauth.grant == "jwt_bearer":
         client = await _client(oauth, http, found, record, scopes, headers)
         assertion = await oauth.workload_assertion()
         token = await grants.jwt_bearer(
-            client, found.issuer, found.metadata, found.resource, scopes, assertion, options
+            client, found.issuer, found.metadata, found.resource, scopes, assertion, options, key
         )
     else:
         grants.require_pkce(found.issuer, found.metadata, found.metadata_found)
         client = await _client(oauth, http, found, record, scopes, headers)
         token = await grants.authorize_with_code(
-            oauth.authorizer, client, found.issuer, found.metadata, found.resource, scopes, options
+            oauth.authorizer, client, found.issuer, found.metadata, found.resource, scopes, options, key
         )
     saved = {
         "version": RECORD_VERSION,
@@ -133,9 +153,20 @@ async def _authorize(
         "scopes": scopes,
         "saved_at": int(time.time()),
     }
+    bound = key if token.get("token_type") == "DPoP" else None
+    if bound is not None:
+        saved["dpop_key"] = bound.private_jwk()
     await oauth.store.save(found.issuer, found.resource, saved)
-    logger.info("authorized with %s for %s", found.issuer, found.resource)
-    return Binding(found.issuer, found.resource, token["access_token"], fresh=True)
+    logger.info("authorized with %s for %s%s", found.issuer, found.resource, " (DPoP)" if bound else "")
+    return Binding(found.issuer, found.resource, token["access_token"], fresh=True, dpop=bound)
+
+
+def wants_dpop(oauth: OAuth, challenge: Challenge, found: Discovered) -> bool:
+    """Whether to ask for a DPoP-bound token (see ``oauth.dpop``)."""
+    if oauth.dpop is False or not dpop_proofs.server_supports(found.metadata):
+        return False
+    required = found.resource_metadata.get("dpop_bound_access_tokens_required") is True
+    return oauth.dpop is True or required or "dpop" in challenge.schemes
 
 
 def choose_scopes(oauth: OAuth, challenge: Challenge, found: Discovered, previous: list[str]) -> list[str]:

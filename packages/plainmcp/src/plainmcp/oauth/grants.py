@@ -15,6 +15,7 @@ from typing import Any
 
 from .authorizer import Authorizer
 from .callback import authorization_code
+from .dpop import USE_DPOP_NONCE, DPoPKey
 from .errors import AuthorizationError, missing_authlib
 
 logger = logging.getLogger(__name__)
@@ -58,6 +59,7 @@ async def authorize_with_code(
     resource: str,
     scopes: list[str],
     options: dict[str, Any],
+    dpop: DPoPKey | None = None,
 ) -> dict[str, Any]:
     """Send the user to the authorization endpoint, check the response, redeem the code."""
     endpoint = _endpoint(metadata, "authorization_endpoint", issuer)
@@ -79,6 +81,7 @@ async def authorize_with_code(
             oauth,
             token_endpoint,
             issuer,
+            dpop,
             grant_type="authorization_code",
             code=code,
             code_verifier=verifier,
@@ -93,12 +96,19 @@ async def refresh(
     resource: str,
     refresh_token: str,
     options: dict[str, Any],
+    dpop: DPoPKey | None = None,
 ) -> dict[str, Any]:
     """A new token from a refresh token (the old refresh token is kept when none is returned)."""
     token_endpoint = _endpoint(metadata, "token_endpoint", issuer)
     async with _oauth_client(client, options) as oauth:
         token = await _token_request(
-            oauth, token_endpoint, issuer, grant_type="refresh_token", refresh_token=refresh_token, resource=resource
+            oauth,
+            token_endpoint,
+            issuer,
+            dpop,
+            grant_type="refresh_token",
+            refresh_token=refresh_token,
+            resource=resource,
         )
     token.setdefault("refresh_token", refresh_token)
     return token
@@ -111,6 +121,7 @@ async def client_credentials(
     resource: str,
     scopes: list[str],
     options: dict[str, Any],
+    dpop: DPoPKey | None = None,
 ) -> dict[str, Any]:
     """A token for the client itself (no user): ``grant_type=client_credentials``."""
     token_endpoint = _endpoint(metadata, "token_endpoint", issuer)
@@ -121,7 +132,9 @@ async def client_credentials(
     async with _oauth_client(client, options, scope=" ".join(scopes) or None, **extra) as oauth:
         if signer is not None:
             oauth.register_client_auth_method(signer)
-        return await _token_request(oauth, token_endpoint, issuer, grant_type="client_credentials", resource=resource)
+        return await _token_request(
+            oauth, token_endpoint, issuer, dpop, grant_type="client_credentials", resource=resource
+        )
 
 
 JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer"
@@ -135,6 +148,7 @@ async def jwt_bearer(
     scopes: list[str],
     assertion: str,
     options: dict[str, Any],
+    dpop: DPoPKey | None = None,
 ) -> dict[str, Any]:
     """A token for a workload identity: RFC 7523's JWT-bearer grant with the platform's JWT as
     the ``assertion`` (workload identity federation, SEP-1933). A refusal is final: no retry,
@@ -142,7 +156,7 @@ async def jwt_bearer(
     token_endpoint = _endpoint(metadata, "token_endpoint", issuer)
     async with _oauth_client(client, options, scope=" ".join(scopes) or None) as oauth:
         return await _token_request(
-            oauth, token_endpoint, issuer, grant_type=JWT_BEARER, assertion=assertion, resource=resource
+            oauth, token_endpoint, issuer, dpop, grant_type=JWT_BEARER, assertion=assertion, resource=resource
         )
 
 
@@ -176,35 +190,49 @@ def _default_alg(key: Any) -> str:
     return "EdDSA" if kind == "OKPKey" else "RS256"
 
 
-async def _token_request(oauth: Any, url: str, issuer: str, **params: Any) -> dict[str, Any]:
+async def _token_request(oauth: Any, url: str, issuer: str, dpop: DPoPKey | None, **params: Any) -> dict[str, Any]:
+    """One token request; with DPoP, a proof on it, and one retry when the server asks for its
+    nonce (RFC 9449 §8)."""
     from authlib.integrations.base_client import OAuthError  # type: ignore[import-untyped]  # authlib ships no type information
 
-    try:
-        token = await oauth.fetch_token(url, **params)
-    except OAuthError as error:
-        description = (error.description or "")[:200]
-        raise AuthorizationError(
-            f"The token endpoint of {issuer} refused the {params['grant_type']} request: {str(error.error)[:64]}"
-            + (f" ({description})" if description else ""),
-            "token_request",
-        ) from None
-    except Exception as failure:  # httpx errors, or an answer that is no token
-        raise AuthorizationError(
-            f"The token request to {issuer} failed: {type(failure).__name__}", "token_request"
-        ) from None
-    return _record_token(token, issuer)
+    if dpop is not None:
+        oauth.register_compliance_hook("access_token_response", lambda response: _noted(dpop, url, response))
+    for attempt in (1, 2):
+        headers = {"DPoP": dpop.proof("POST", url)} if dpop is not None else None
+        try:
+            token = await oauth.fetch_token(url, headers=headers, **params)
+        except OAuthError as error:
+            if dpop is not None and attempt == 1 and error.error == USE_DPOP_NONCE and dpop.nonces:
+                continue
+            description = (error.description or "")[:200]
+            raise AuthorizationError(
+                f"The token endpoint of {issuer} refused the {params['grant_type']} request: {str(error.error)[:64]}"
+                + (f" ({description})" if description else ""),
+                "token_request",
+            ) from None
+        except Exception as failure:  # httpx errors, or an answer that is no token
+            raise AuthorizationError(
+                f"The token request to {issuer} failed: {type(failure).__name__}", "token_request"
+            ) from None
+        return _record_token(token, issuer, dpop is not None)
+    raise AssertionError("unreachable")  # the loop returns or raises
 
 
-def _record_token(token: dict[str, Any], issuer: str) -> dict[str, Any]:
+def _noted(dpop: DPoPKey, url: str, response: Any) -> Any:
+    dpop.learn_nonce(url, response.headers)
+    return response
+
+
+def _record_token(token: dict[str, Any], issuer: str, dpop: bool) -> dict[str, Any]:
     access = token.get("access_token")
     if not isinstance(access, str) or not access:
         raise AuthorizationError(f"The token endpoint of {issuer} answered without an access token", "token_request")
-    kind = str(token.get("token_type", "Bearer"))
-    if kind.lower() != "bearer":
+    kind = str(token.get("token_type", "Bearer")).lower()
+    if kind not in (("bearer", "dpop") if dpop else ("bearer",)):
         raise AuthorizationError(
             f"The token endpoint of {issuer} issued a {kind[:32]!r} token, not a Bearer one", "token_request"
         )
-    record: dict[str, Any] = {"access_token": access, "token_type": "Bearer"}
+    record: dict[str, Any] = {"access_token": access, "token_type": "DPoP" if kind == "dpop" else "Bearer"}
     if isinstance(token.get("refresh_token"), str):
         record["refresh_token"] = token["refresh_token"]
     expires_at = token.get("expires_at")

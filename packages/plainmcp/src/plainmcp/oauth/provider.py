@@ -22,6 +22,7 @@ from .authorizer import Authorizer, HeadlessAuthorizer
 from .challenge import Challenge
 from .challenge import parse as parse_challenge
 from .discovery import resource_matches
+from .dpop import USE_DPOP_NONCE
 from .errors import AuthorizationError
 from .flow import Binding, expired, obtain
 from .store import MemoryTokenStore, TokenStore
@@ -56,6 +57,9 @@ class OAuth:
         private_key: a PEM private key for ``private_key_jwt`` (client credentials);
             ``signing_algorithm`` its JWS algorithm (from the key's type when omitted).
         max_step_ups: how many times one request may re-authorize for ``insufficient_scope``.
+        dpop: DPoP-bound tokens (RFC 9449): None asks for them when the resource does (a ``DPoP``
+            challenge, or ``dpop_bound_access_tokens_required``) and the authorization server
+            supports ES256; True whenever the server supports them; False never. See ``oauth.dpop``.
 
     Helpers for a command line, without an MCP session: :meth:`login`, :meth:`logout`,
     :meth:`status`.
@@ -77,6 +81,7 @@ class OAuth:
         signing_algorithm: str | None = None,
         max_step_ups: int = 2,
         assertion: Assertion | None = None,
+        dpop: bool | None = None,
         timeout: float = 30.0,
         verify: Any = True,
     ) -> None:
@@ -95,6 +100,7 @@ class OAuth:
         self.signing_algorithm = signing_algorithm
         self.max_step_ups = max_step_ups
         self.assertion = assertion
+        self.dpop = dpop
         if grant == "jwt_bearer" and assertion is None:
             raise ValueError("the jwt_bearer grant needs an assertion (the workload's JWT)")
         self.timeout = timeout
@@ -125,10 +131,9 @@ class OAuth:
         """The :class:`httpx.Auth` for a connection to ``server_url`` (what ``connect_http`` installs)."""
         return _ConnectionAuth(self, server_url)
 
-    def token_for(self, server_url: str) -> str | None:
-        """The access token requests to ``server_url`` carry now (None before the first 401)."""
-        binding = self._bindings.get(server_url)
-        return binding.access_token if binding else None
+    def binding_for(self, server_url: str) -> Binding | None:
+        """The token requests to ``server_url`` carry now (None before the first 401)."""
+        return self._bindings.get(server_url)
 
     async def renew(
         self,
@@ -146,7 +151,7 @@ class OAuth:
         async with lock:
             current = self._bindings.get(server_url)
             if current is not None and current.access_token != sent and not step_up:
-                return Binding(current.issuer, current.resource, current.access_token)
+                return Binding(current.issuer, current.resource, current.access_token, dpop=current.dpop)
             binding = await obtain(
                 self, server_url, challenge, sent, step_up=step_up, may_authorize=may_authorize, headers=headers
             )
@@ -214,12 +219,21 @@ class _ConnectionAuth(httpx.Auth):
         self.server_url = server_url
 
     async def async_auth_flow(self, request: httpx.Request) -> AsyncGenerator[httpx.Request, httpx.Response]:
-        token = self.oauth.token_for(self.server_url)
-        response = yield _signed(request, token)
-        unauthorized = step_ups = 0
+        binding = self.oauth.binding_for(self.server_url)
+        response = yield _signed(request, binding)
+        unauthorized = step_ups = nonces = 0
         fresh = False  # a new authorization was made for this request
         while response.status_code in (401, 403):
             challenge = parse_challenge(response.headers.get_list("www-authenticate"))
+            if (
+                binding is not None
+                and binding.dpop is not None
+                and binding.dpop.learn_nonce(str(request.url), response.headers)
+            ):
+                nonces += 1
+                if challenge.error == USE_DPOP_NONCE and nonces <= MAX_NONCES:
+                    response = yield _signed(request, binding)  # the same token, a proof with the nonce
+                    continue
             if response.status_code == 403:
                 if challenge.error != "insufficient_scope":
                     return
@@ -240,20 +254,29 @@ class _ConnectionAuth(httpx.Auth):
             binding = await self.oauth.renew(
                 self.server_url,
                 challenge,
-                token,
+                binding.access_token if binding is not None else None,
                 step_up=response.status_code == 403,
                 may_authorize=response.status_code == 403 or not fresh,
                 headers={"mcp-protocol-version": version} if version else {},
             )
-            token, fresh = binding.access_token, fresh or binding.fresh
-            response = yield _signed(request, token)
+            fresh = fresh or binding.fresh
+            response = yield _signed(request, binding)
+        if binding is not None and binding.dpop is not None:
+            binding.dpop.learn_nonce(str(request.url), response.headers)  # a server may rotate it any time
 
 
 #: 401s one request may answer: the stored token, a refresh, a new authorization.
 MAX_UNAUTHORIZED = 3
 
 
-def _signed(request: httpx.Request, token: str | None) -> httpx.Request:
-    if token is not None:
-        request.headers["authorization"] = f"Bearer {token}"
+#: ``use_dpop_nonce`` retries one request may make (a server rotating nonces on every answer
+#: would otherwise loop).
+MAX_NONCES = 2
+
+
+def _signed(request: httpx.Request, binding: Binding | None) -> httpx.Request:
+    if binding is not None:
+        request.headers["authorization"] = binding.authorization()
+        if binding.dpop is not None:  # a new proof for every request, retries included
+            request.headers["dpop"] = binding.dpop.proof(request.method, str(request.url), binding.access_token)
     return request

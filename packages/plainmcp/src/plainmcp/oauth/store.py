@@ -13,6 +13,8 @@ A *record* is a JSON-serialisable dict; every key is optional except ``version``
 ``token``
     ``access_token``, ``token_type``, ``refresh_token`` (when granted), ``expires_at`` (epoch
     seconds, absent when the server said nothing), ``scope`` (what the server granted, when it said).
+``dpop_key``
+    The private JWK a DPoP-bound token (``token_type`` ``DPoP``) is proved with (RFC 9449).
 ``scopes``
     The scopes last requested, a list of strings (the base a step-up adds to).
 ``saved_at``
