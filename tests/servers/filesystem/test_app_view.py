@@ -1,4 +1,4 @@
-"""edit_file's MCP Apps view (ui://filesystem/edit-diff), from the server's side, both eras: the tool
+"""edit_file's MCP Apps view (ui://plainmcp-filesystem/edit-diff.html), from the server's side, both eras: the tool
 names the view (only when writes are allowed, as edit_file itself), a client that took up the extension
 is told the file's line endings and BOM (the diff shows LF only), a client without it gets exactly
 today's result; the views' shared parts are the same in every server that has views."""

@@ -1,4 +1,4 @@
-"""query's MCP Apps view (ui://sqlite/result-grid), from the server's side, both eras: the tool names the
+"""query's MCP Apps view (ui://plainmcp-sqlite/result-grid.html), from the server's side, both eras: the tool names the
 view, the view is one self-contained document with a strict policy, a client that took up the extension
 gets each column's storage classes, and a client without it gets exactly the result it got before."""
 

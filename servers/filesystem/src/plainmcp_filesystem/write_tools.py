@@ -93,7 +93,7 @@ EDIT_FILE = ToolSpec(
 )
 
 #: The MCP Apps view of edit_file's results (views/diff.html): the diff, and "apply" after a dry run.
-DIFF_URI = "ui://filesystem/edit-diff"
+DIFF_URI = "ui://plainmcp-filesystem/edit-diff.html"
 
 EDIT_KEYS = frozenset(EDIT_FILE.input_schema["properties"]["edits"]["items"]["properties"])  # type: ignore[index]  # EDIT_FILE has a schema
 

@@ -68,7 +68,7 @@ _EXPLAIN_PREFIX = re.compile(r"^\s*explain(\s+query\s+plan)?\s+", re.IGNORECASE)
 _INT64 = range(-(2**63), 2**63)
 
 #: The MCP Apps view of ``query``'s results (views/result_grid.html): a grid to sort, page and chart.
-GRID_URI = "ui://sqlite/result-grid"
+GRID_URI = "ui://plainmcp-sqlite/result-grid.html"
 
 
 def _value(value: Any, where: str) -> Any:
