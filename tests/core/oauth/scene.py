@@ -48,6 +48,9 @@ class Settings:
     issue_refresh_tokens: bool = True
     reject_refresh: bool = False
     withheld_scopes: list[str] = field(default_factory=list)  # asked for, never granted
+    dpop: bool = False  # the AS binds tokens to a DPoP proof's key; the RS challenges with DPoP
+    as_nonce: str | None = None  # with dpop: the token endpoint wants this nonce in proofs
+    rs_nonce: str | None = None  # with dpop: the resource server wants this nonce in proofs
 
 
 @dataclass
@@ -70,6 +73,7 @@ class AuthorizationServer:
         self.codes: dict[str, list[str]] = {}
         self.base = ""
         self.clients: list[dict[str, Any]] = []
+        self.bound: dict[str, str] = {}  # DPoP-bound access token -> its key's JWK thumbprint
 
     @property
     def issuer(self) -> str:
@@ -86,6 +90,7 @@ class AuthorizationServer:
             "code_challenge_methods_supported": ["S256"],
             "authorization_response_iss_parameter_supported": True,
             "token_endpoint_auth_methods_supported": ["none", "client_secret_basic"],
+            **({"dpop_signing_alg_values_supported": ["ES256"]} if self.settings.dpop else {}),
             **self.settings.metadata,
         }
 
@@ -122,11 +127,17 @@ class AuthorizationServer:
                 target["iss"] = iss
             return await _redirect(send, f"{query['redirect_uri']}?{urlencode(target)}")
         if path == f"{prefix}/token" and scope["method"] == "POST":
-            return await self._token(send, form)
+            return await self._token(send, form, headers, f"{self.issuer}/token")
         await _json(send, 404, {"error": "not_found"})
 
-    async def _token(self, send: Any, form: dict[str, str]) -> None:
+    async def _token(self, send: Any, form: dict[str, str], headers: dict[str, str], url: str) -> None:
         grant = form.get("grant_type")
+        thumbprint = None
+        if self.settings.dpop and "dpop" in headers:
+            claims, thumbprint = check_proof(headers["dpop"], "POST", url, None)
+            if self.settings.as_nonce and claims.get("nonce") != self.settings.as_nonce:
+                extra = {"dpop-nonce": self.settings.as_nonce}
+                return await _json(send, 400, {"error": "use_dpop_nonce"}, extra)
         if grant == "authorization_code" and form.get("code") in self.codes:
             scopes = self.codes.pop(form["code"])
         elif (
@@ -141,7 +152,10 @@ class AuthorizationServer:
             return await _json(send, 400, {"error": "invalid_grant"})
         access = "at-" + secrets.token_urlsafe(12)
         self.tokens[access] = scopes
-        answer: dict[str, Any] = {"access_token": access, "token_type": "Bearer", "expires_in": 3600}
+        kind = "DPoP" if thumbprint else "Bearer"
+        if thumbprint:
+            self.bound[access] = thumbprint
+        answer: dict[str, Any] = {"access_token": access, "token_type": kind, "expires_in": 3600}
         if scopes:
             answer["scope"] = " ".join(scopes)
         if self.settings.issue_refresh_tokens and grant == "authorization_code":
@@ -161,6 +175,8 @@ class ResourceServer:
         self.issuer = issuer  # a callable: the current AS issuer (tests may swap the AS)
         self.base = ""
         self.legacy_auth: Any = None
+        self.bound_keys: Any = lambda token: None  # the AS's thumbprint of a bound token
+        self.proofs: list[dict[str, Any]] = []  # the DPoP proofs' claims it accepted
         self.app = MCPApp(_mcp_server(), legacy_sse=False, gateway=False, metrics=False)
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
@@ -178,7 +194,16 @@ class ResourceServer:
         body = await _body(receive)
         method = _method(body)
         self.recorder.requests.append(("rs", path, {"headers": headers, "method": method}))
-        token = headers.get("authorization", "").removeprefix("Bearer ")
+        scheme, _, token = headers.get("authorization", "").partition(" ")
+        if self.settings.dpop and token in self.tokens:
+            if scheme != "DPoP":
+                return await _json(send, 401, {"error": "invalid_token"}, {"www-authenticate": self._challenge(None)})
+            claims, thumbprint = check_proof(headers.get("dpop", ""), "POST", f"{self.base}/mcp", token)
+            assert thumbprint == self.bound_keys(token), "the proof's key is not the token's"
+            if self.settings.rs_nonce and claims.get("nonce") != self.settings.rs_nonce:
+                extra = {"www-authenticate": 'DPoP error="use_dpop_nonce"', "dpop-nonce": self.settings.rs_nonce}
+                return await _json(send, 401, {"error": "use_dpop_nonce"}, extra)
+            self.proofs.append(claims)
         if token not in self.tokens:
             return await _json(send, 401, {"error": "invalid_token"}, {"www-authenticate": self._challenge(None)})
         needed = self.settings.required_scopes.get(method or "", [])
@@ -203,7 +228,30 @@ class ResourceServer:
             params.append(f'scope="{scope}"')
         if self.settings.prm_in_challenge and not self.settings.no_prm:
             params.append(f'resource_metadata="{self.base}{self.settings.prm_paths[0]}"')
-        return "Bearer " + ", ".join(params) if params else "Bearer"
+        scheme = "DPoP" if self.settings.dpop else "Bearer"
+        return f"{scheme} " + ", ".join(params) if params else scheme
+
+
+def check_proof(proof: str, method: str, url: str, access_token: str | None) -> tuple[dict[str, Any], str]:
+    """Verify a DPoP proof the way RFC 9449 §4.3 says, with PyJWT (not the code under test):
+    its claims and its key's JWK thumbprint (RFC 7638)."""
+    import base64
+    import hashlib
+
+    import jwt
+
+    header = jwt.get_unverified_header(proof)
+    assert header["typ"] == "dpop+jwt" and header["alg"] == "ES256" and "d" not in header["jwk"]
+    key = jwt.PyJWK(header["jwk"])
+    claims = jwt.decode(proof, key.key, algorithms=["ES256"])
+    assert claims["htm"] == method and claims["htu"] == url and abs(claims["iat"] - time.time()) < 60
+    assert isinstance(claims["jti"], str) and len(claims["jti"]) >= 16
+    if access_token is not None:
+        digest = base64.urlsafe_b64encode(hashlib.sha256(access_token.encode()).digest()).rstrip(b"=").decode()
+        assert claims["ath"] == digest
+    members = {name: header["jwk"][name] for name in ("crv", "kty", "x", "y")}
+    canonical = json.dumps(members, separators=(",", ":"), sort_keys=True).encode()
+    return claims, base64.urlsafe_b64encode(hashlib.sha256(canonical).digest()).rstrip(b"=").decode()
 
 
 def _mcp_server() -> Server:
@@ -308,6 +356,7 @@ def scene(settings: Settings | None = None) -> Iterator[Scene]:
     recorder, tokens = Recorder(), {}
     auth_server = AuthorizationServer(settings, recorder, tokens)
     resource_server = ResourceServer(settings, recorder, tokens, lambda: auth_server.issuer)
+    resource_server.bound_keys = auth_server.bound.get
     if settings.no_prm:
         resource_server.legacy_auth = auth_server
     with _serve(auth_server, "off") as as_base, _serve(resource_server, "on") as rs_base:

@@ -271,6 +271,24 @@ async def test_jwt_bearer_grant_presents_the_workload_assertion_once() -> None:
     assert raised.value.reason == "token_request" and "invalid_grant" in raised.value.message
 
 
+async def test_dpop_binds_the_token_and_proves_every_request_with_the_servers_nonces() -> None:
+    with scene(Settings(dpop=True, as_nonce="as-nonce-1", rs_nonce="rs-nonce-1")) as s:
+        async with connect_http(s.url, auth=OAuth(), protocol_version="2026-07-28") as client:
+            await client.list_all_tools()
+            assert (await client.call_tool("hello", {}))["content"][0]["text"] == "hello"
+        token_requests = s.recorder.of("as", "/token")
+        proofs = s.resource_server.proofs
+    assert [("dpop" in t["headers"]) for t in token_requests] == [True, True]  # challenged once for the nonce
+    assert len(proofs) >= 2 and all(p["nonce"] == "rs-nonce-1" for p in proofs)
+    assert len({p["jti"] for p in proofs}) == len(proofs)  # a fresh proof on every request
+
+
+async def test_dpop_is_not_used_when_the_resource_does_not_ask_for_it() -> None:
+    with scene(Settings(metadata={"dpop_signing_alg_values_supported": ["ES256"]})) as s:
+        await call_hello(s, OAuth())
+        assert "dpop" not in s.recorder.of("as", "/token")[0]["headers"]
+
+
 async def test_no_secret_reaches_the_logs(caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.DEBUG)
     with scene(Settings(metadata={"token_endpoint_auth_methods_supported": ["client_secret_basic"]})) as s:
