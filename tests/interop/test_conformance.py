@@ -22,16 +22,12 @@ The per-revision totals are printed (uncaptured) for the release notes.
 
 from __future__ import annotations
 
-import json
-import re
 import subprocess
 from collections import Counter
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
 
 import pytest
 
+from .conformance_results import describe_check, parse_summary, read_checks
 from .http_server import node_tools, running_server
 
 pytestmark = pytest.mark.interop
@@ -175,59 +171,6 @@ MUST_PASS_UNSCORED = {
 #: server-sse-polling (SEP-1699): the priming event, its retry field, and the resume after the server
 #: closes the stream mid-call (``test_reconnection``).
 SSE_POLLING_CHECKS = ["server-sse-priming-event", "server-sse-retry-field", "server-sse-disconnect-resume"]
-
-SCENARIO_LINE = re.compile(r"^(?P<mark>[✓✗]) (?P<name>[a-z0-9-]+): (?P<passed>\d+) passed, (?P<failed>\d+) failed$")
-TOTAL_LINE = re.compile(r"^Total: (?P<passed>\d+) passed, (?P<failed>\d+) failed$")
-UNSCORED_HEADER = re.compile(
-    r"^Not scored for (?P<revision>[\d-]+): (?P<run>\d+) scenario\(s\) run, (?P<failing>\d+) failing\."
-)
-UNSCORED_LINE = re.compile(r"^  (?P<mark>[✓✗]) (?P<name>[a-z0-9-]+) \((?P<reason>[a-z-]+)\)$")
-RESULT_DIR = re.compile(r"^server-(?P<name>[a-z0-9-]+)-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z$")
-
-
-@dataclass
-class Summary:
-    scenarios: dict[str, tuple[bool, int, int]] = field(default_factory=dict)  # name -> (ok mark, passed, failed)
-    total: tuple[int, int] | None = None
-    unscored: dict[str, tuple[bool, str]] = field(default_factory=dict)  # name -> (ok mark, reason)
-    unscored_header: tuple[str, int, int] | None = None  # (revision, run, failing)
-
-
-def parse_summary(stdout: str) -> Summary:
-    """The ``=== SUMMARY ===`` part of the suite's output."""
-    assert stdout.count("=== SUMMARY ===") == 1, stdout
-    summary = Summary()
-    in_unscored = False
-    for line in stdout.split("=== SUMMARY ===", 1)[1].splitlines():
-        if match := SCENARIO_LINE.match(line):
-            assert match["name"] not in summary.scenarios, f"scenario listed twice: {line}"
-            summary.scenarios[match["name"]] = (match["mark"] == "✓", int(match["passed"]), int(match["failed"]))
-        elif match := TOTAL_LINE.match(line):
-            summary.total = (int(match["passed"]), int(match["failed"]))
-        elif match := UNSCORED_HEADER.match(line):
-            summary.unscored_header = (match["revision"], int(match["run"]), int(match["failing"]))
-            in_unscored = True
-        elif in_unscored and (match := UNSCORED_LINE.match(line)):
-            summary.unscored[match["name"]] = (match["mark"] == "✓", match["reason"])
-        else:
-            assert not line.strip(), f"unexpected summary line {line!r}"
-    return summary
-
-
-def read_checks(output_dir: Path) -> dict[str, list[dict[str, Any]]]:
-    """scenario name -> its checks, from ``<output_dir>/server-<name>-<timestamp>/checks.json``."""
-    checks: dict[str, list[dict[str, Any]]] = {}
-    for directory in sorted(output_dir.iterdir()):
-        match = RESULT_DIR.match(directory.name)
-        assert match is not None and directory.is_dir(), f"unexpected entry in the output dir: {directory}"
-        assert match["name"] not in checks, f"two result directories for {match['name']}"
-        checks[match["name"]] = json.loads((directory / "checks.json").read_text())
-    return checks
-
-
-def describe_check(scenario: str, check: dict[str, Any]) -> str:
-    message = check.get("errorMessage") or json.dumps(check.get("details"))[:300]
-    return f"{scenario}: {check['id']} {check['status']}: {message}"
 
 
 @pytest.mark.parametrize("revision", ["2025-11-25", "2026-07-28"])

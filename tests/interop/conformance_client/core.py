@@ -23,7 +23,7 @@ logger = logging.getLogger(__name__)
 Scenario = Callable[[str, dict[str, Any]], Awaitable[None]]
 
 #: Seconds any one scenario may take in the client (the suite's own --timeout bounds the process).
-SCENARIO_TIMEOUT = 20.0
+SCENARIO_TIMEOUT = 50.0
 
 
 async def accept_without_content(params: dict[str, Any]) -> dict[str, Any]:
