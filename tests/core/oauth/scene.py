@@ -27,6 +27,8 @@ from tests.e2e.http_server import free_port
 STARTUP_SECONDS = 30
 JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer"
 WORKLOAD_JWT = "workload.jwt.from-the-platform"  # the scene's AS takes this one assertion
+ID_TOKEN = "the.persons.id-token"  # what the scene's IdP exchanges for an ID-JAG
+ID_JAG_TYPE = "urn:ietf:params:oauth:token-type:id-jag"
 
 
 @dataclass
@@ -73,6 +75,7 @@ class AuthorizationServer:
         self.codes: dict[str, list[str]] = {}
         self.base = ""
         self.clients: list[dict[str, Any]] = []
+        self.resources: list[str] = []  # the resources an ID-JAG may name (the scene's MCP URL)
         self.bound: dict[str, str] = {}  # DPoP-bound access token -> its key's JWK thumbprint
 
     @property
@@ -126,9 +129,19 @@ class AuthorizationServer:
             if iss is not None:
                 target["iss"] = iss
             return await _redirect(send, f"{query['redirect_uri']}?{urlencode(target)}")
+        if path == "/idp/token" and scope["method"] == "POST":  # an enterprise IdP (SEP-990)
+            if form.get("subject_token") != ID_TOKEN or form.get("requested_token_type") != ID_JAG_TYPE:
+                return await _json(send, 400, {"error": "invalid_request"})
+            grant = f"id-jag:{form['audience']}:{form['resource']}"
+            return await _json(
+                send, 200, {"access_token": grant, "issued_token_type": ID_JAG_TYPE, "token_type": "N_A"}
+            )
         if path == f"{prefix}/token" and scope["method"] == "POST":
             return await self._token(send, form, headers, f"{self.issuer}/token")
         await _json(send, 404, {"error": "not_found"})
+
+    def assertions(self) -> set[str]:
+        return {WORKLOAD_JWT, *(f"id-jag:{self.issuer}:{r}" for r in self.resources)}
 
     async def _token(self, send: Any, form: dict[str, str], headers: dict[str, str], url: str) -> None:
         grant = form.get("grant_type")
@@ -146,7 +159,7 @@ class AuthorizationServer:
             and form.get("refresh_token") in self.refresh_tokens
         ):
             scopes = self.refresh_tokens[form["refresh_token"]]
-        elif grant == "client_credentials" or (grant == JWT_BEARER and form.get("assertion") == WORKLOAD_JWT):
+        elif grant == "client_credentials" or (grant == JWT_BEARER and form.get("assertion") in self.assertions()):
             scopes = form.get("scope", "").split()
         else:
             return await _json(send, 400, {"error": "invalid_grant"})
@@ -362,4 +375,5 @@ def scene(settings: Settings | None = None) -> Iterator[Scene]:
     with _serve(auth_server, "off") as as_base, _serve(resource_server, "on") as rs_base:
         resource_server.base = rs_base
         auth_server.base = rs_base if settings.no_prm else as_base
+        auth_server.resources.append(f"{rs_base}/mcp")
         yield Scene(settings, recorder, auth_server, resource_server, tokens)

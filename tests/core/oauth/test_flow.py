@@ -10,9 +10,9 @@ from typing import Any
 import anyio
 import pytest
 from plainmcp.http_client import connect_http
-from plainmcp.oauth import AuthorizationError, MemoryTokenStore, OAuth
+from plainmcp.oauth import AssertionRequest, AuthorizationError, IdJagExchange, MemoryTokenStore, OAuth
 
-from .scene import JWT_BEARER, WORKLOAD_JWT, Scene, Settings, scene
+from .scene import ID_TOKEN, JWT_BEARER, WORKLOAD_JWT, Scene, Settings, scene
 
 pytestmark = pytest.mark.anyio
 
@@ -256,7 +256,8 @@ async def test_client_credentials_grant() -> None:
 async def test_jwt_bearer_grant_presents_the_workload_assertion_once() -> None:
     reads: list[int] = []
 
-    async def current_jwt() -> str:
+    async def current_jwt(request: AssertionRequest) -> str:
+        assert request.resource == s.url and request.issuer == s.auth_server.issuer
         reads.append(1)
         return WORKLOAD_JWT
 
@@ -287,6 +288,19 @@ async def test_dpop_is_not_used_when_the_resource_does_not_ask_for_it() -> None:
     with scene(Settings(metadata={"dpop_signing_alg_values_supported": ["ES256"]})) as s:
         await call_hello(s, OAuth())
         assert "dpop" not in s.recorder.of("as", "/token")[0]["headers"]
+
+
+async def test_enterprise_managed_authorization_exchanges_the_id_token_then_presents_the_grant() -> None:
+    with scene() as s:
+        exchange = IdJagExchange(f"{s.auth_server.base}/idp/token", ID_TOKEN, "idp-client")
+        oauth = OAuth(grant="jwt_bearer", assertion=exchange, client_id="xaa-client", client_secret="xaa-secret")
+        assert await call_hello(s, oauth) == "hello"
+        exchanged = s.recorder.of("as", "/idp/token")[0]["form"]
+        token = s.recorder.of("as", "/token")[0]
+    assert exchanged["audience"] == s.auth_server.issuer and exchanged["resource"] == s.url
+    assert exchanged["subject_token_type"] == "urn:ietf:params:oauth:token-type:id_token"
+    assert token["form"]["assertion"] == f"id-jag:{s.auth_server.issuer}:{s.url}"
+    assert token["headers"]["authorization"].startswith("Basic ")
 
 
 async def test_no_secret_reaches_the_logs(caplog: pytest.LogCaptureFixture) -> None:

@@ -6,7 +6,8 @@ the authorizer is :class:`~plainmcp.oauth.HeadlessAuthorizer`. What differs per 
 configuration an application would have: the Client ID Metadata Document URL the suite expects, the
 pre-registered credentials it passes in ``MCP_CONFORMANCE_CONTEXT``, the client-credentials
 grant for the machine-client scenarios, and the JWT-bearer grant with the workload JWT it hands
-over for ``auth/wif-jwt-bearer``. The scenarios where a correct client must refuse
+over for ``auth/wif-jwt-bearer``, and for ``auth/enterprise-managed-authorization`` the same grant
+with an ID-JAG exchanged at the suite's identity provider for the ID token it hands over. The scenarios where a correct client must refuse
 (``auth/resource-mismatch``, ``auth/iss-*`` rejections, ``auth/metadata-issuer-mismatch``,
 ``auth/scope-retry-limit``) end with :class:`~plainmcp.oauth.AuthorizationError`, raised here, so
 the process exits non-zero (the suite allows it there).
@@ -19,7 +20,7 @@ from typing import Any
 
 import anyio
 from plainmcp.http_client import connect_http
-from plainmcp.oauth import HeadlessAuthorizer, OAuth
+from plainmcp.oauth import HeadlessAuthorizer, IdJagExchange, OAuth
 
 from . import protocol_version
 
@@ -35,6 +36,14 @@ CLIENT_CREDENTIALS = {"auth/client-credentials-basic", "auth/client-credentials-
 
 def oauth_for(scenario: str, context: dict[str, Any]) -> OAuth:
     """The OAuth configuration an application would have for this scenario."""
+    if scenario == "auth/enterprise-managed-authorization":
+        exchange = IdJagExchange(context["idp_token_endpoint"], context["idp_id_token"], context["idp_client_id"])
+        return OAuth(
+            grant="jwt_bearer",
+            assertion=exchange,
+            client_id=context["client_id"],
+            client_secret=context.get("client_secret"),
+        )
     if scenario == "auth/wif-jwt-bearer":
         return OAuth(grant="jwt_bearer", client_id=context["client_id"], assertion=context["valid_jwt"])
     if scenario in CLIENT_CREDENTIALS:

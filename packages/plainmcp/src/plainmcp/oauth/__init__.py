@@ -6,7 +6,9 @@ Metadata (RFC 9728), the authorization server's metadata (RFC 8414 / OpenID Conn
 with the 2025-03-26 fallbacks), a client registration (pre-registered, Client ID Metadata
 Document, or RFC 7591 dynamic registration), the authorization code grant with PKCE (S256) and the
 ``resource`` indicator (RFC 8707), the ``iss`` check (RFC 9207), step-up on ``insufficient_scope``,
-refresh, and the client-credentials extension for machine clients.
+refresh, DPoP-bound tokens (RFC 9449), and for machine clients the client-credentials extension,
+the JWT-bearer grant of workload identity federation (SEP-1933) and enterprise-managed
+authorization (SEP-990, :class:`IdJagExchange`).
 
 Why authlib for the OAuth mechanics: its httpx-based ``AsyncOAuth2Client`` already does PKCE,
 the token endpoint's client authentication (``client_secret_basic``, ``client_secret_post``,
@@ -20,8 +22,18 @@ light; without it the flow raises :class:`AuthorizationError` saying how to inst
 from __future__ import annotations
 
 from .authorizer import Authorizer, HeadlessAuthorizer
+from .enterprise import AssertionRequest, IdJagExchange
 from .errors import AuthorizationError
 from .provider import OAuth
 from .store import MemoryTokenStore, TokenStore
 
-__all__ = ["AuthorizationError", "Authorizer", "HeadlessAuthorizer", "MemoryTokenStore", "OAuth", "TokenStore"]
+__all__ = [
+    "AssertionRequest",
+    "AuthorizationError",
+    "Authorizer",
+    "HeadlessAuthorizer",
+    "IdJagExchange",
+    "MemoryTokenStore",
+    "OAuth",
+    "TokenStore",
+]

@@ -16,6 +16,7 @@ from . import dpop as dpop_proofs
 from . import grants, registration
 from .challenge import Challenge
 from .discovery import Discovered, discover
+from .enterprise import AssertionRequest
 from .errors import AuthorizationError
 from .store import RECORD_VERSION
 
@@ -136,7 +137,7 @@ async def _authorize(
         )
     elif oauth.grant == "jwt_bearer":
         client = await _client(oauth, http, found, record, scopes, headers)
-        assertion = await oauth.workload_assertion()
+        assertion = await oauth.workload_assertion(AssertionRequest(found.issuer, found.resource, tuple(scopes)))
         token = await grants.jwt_bearer(
             client, found.issuer, found.metadata, found.resource, scopes, assertion, options, key
         )

@@ -23,6 +23,7 @@ from .challenge import Challenge
 from .challenge import parse as parse_challenge
 from .discovery import resource_matches
 from .dpop import USE_DPOP_NONCE
+from .enterprise import AssertionRequest
 from .errors import AuthorizationError
 from .flow import Binding, expired, obtain
 from .store import MemoryTokenStore, TokenStore
@@ -30,8 +31,10 @@ from .store import MemoryTokenStore, TokenStore
 logger = logging.getLogger(__name__)
 
 GRANTS = ("authorization_code", "client_credentials", "jwt_bearer")
-#: A workload's JWT (SEP-1933): the token itself, or a function that reads the current one.
-Assertion = str | Callable[[], str] | Callable[[], Awaitable[str]]
+#: A JWT-bearer assertion: a workload's JWT (SEP-1933), or a function (sync or async) given the
+#: :class:`AssertionRequest` (which authorization server, resource, scopes) that returns one; an
+#: :class:`~plainmcp.oauth.enterprise.IdJagExchange` is such a function (SEP-990).
+Assertion = str | Callable[[AssertionRequest], str] | Callable[[AssertionRequest], Awaitable[str]]
 
 
 class OAuth:
@@ -52,8 +55,9 @@ class OAuth:
         grant: ``"authorization_code"`` (a person or an auto-approving server),
             ``"client_credentials"`` (a machine client, the client-credentials extension) or
             ``"jwt_bearer"`` (a workload presenting its platform's JWT, SEP-1933).
-        assertion: for ``jwt_bearer``, the workload's JWT, or a function (sync or async) that
-            returns the current one (platform tokens rotate; it is called per token request).
+        assertion: for ``jwt_bearer``, the workload's JWT, or a function (sync or async) taking an
+            :class:`AssertionRequest` that returns the current one (platform tokens rotate; it is
+            called per token request), e.g. ``IdJagExchange`` for enterprise-managed authorization.
         private_key: a PEM private key for ``private_key_jwt`` (client credentials);
             ``signing_algorithm`` its JWS algorithm (from the key's type when omitted).
         max_step_ups: how many times one request may re-authorize for ``insufficient_scope``.
@@ -118,9 +122,9 @@ class OAuth:
             "signing_algorithm": self.signing_algorithm,
         }
 
-    async def workload_assertion(self) -> str:
-        """The workload's JWT for a ``jwt_bearer`` token request."""
-        value = self.assertion() if callable(self.assertion) else self.assertion
+    async def workload_assertion(self, request: AssertionRequest) -> str:
+        """The assertion for a ``jwt_bearer`` token request."""
+        value = self.assertion(request) if callable(self.assertion) else self.assertion
         if inspect.isawaitable(value):
             value = await value
         if not isinstance(value, str) or not value:
