@@ -142,15 +142,15 @@ class HostedView:
     def set_theme(self, theme: str) -> None:
         self.page.evaluate("(theme) => window.plainmcpHost.setTheme(theme)", theme)
 
-    def screenshot(self, name: str) -> Path:
-        """The page (host chrome and view) as ``tests/apps/artifacts/<name>.png``; also docs/images/<name>.png
-        when PLAINMCP_DOCS_IMAGES=1."""
+    def screenshot(self, name: str, *, docs: str | None = None) -> Path:
+        """The view's frame as the host shows it, kept as ``tests/apps/artifacts/<name>.png`` (git-ignored);
+        with ``docs`` and PLAINMCP_DOCS_IMAGES=1, also as ``docs/images/<docs>.png`` (the READMEs show those)."""
         ARTIFACTS.mkdir(exist_ok=True)
         path = ARTIFACTS / f"{name}.png"
         self.page.locator("#frame").screenshot(path=str(path))
-        if os.environ.get(DOCS_IMAGES_ENV) == "1":
+        if docs is not None and os.environ.get(DOCS_IMAGES_ENV) == "1":
             IMAGES.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(path, IMAGES / f"{name}.png")
+            shutil.copyfile(path, IMAGES / f"{docs}.png")
         return path
 
 

@@ -5,9 +5,13 @@ and a client without the extension sees today's server."""
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 from concurrent.futures import ThreadPoolExecutor
 from datetime import date
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -99,7 +103,7 @@ def test_weather_view_renders_the_forecast(app_host, standin, era: str) -> None:
     assert view.locator("#chart .alert-band").count() >= 1
     assert [c["name"] for c in hosted.record()["calls"]] == ["get_alerts"]
     assert hosted.errors == []
-    hosted.screenshot(f"weather-forecast-{era}")
+    hosted.screenshot(f"weather-forecast-{era}", docs="weather-forecast" if era == "modern" else None)
 
 
 def test_weather_view_units_follow_the_result(app_host, standin) -> None:
@@ -169,7 +173,7 @@ def test_weather_view_dark_theme(app_host, standin) -> None:
     assert view.locator("html").get_attribute("data-theme") == "dark"
     # The host's own variable (light-dark(#ffffff, #171717)) in the dark scheme.
     assert view.locator("body").evaluate("(body) => getComputedStyle(body).backgroundColor") == "rgb(23, 23, 23)"
-    hosted.screenshot("weather-forecast-dark")
+    hosted.screenshot("weather-forecast-dark", docs="weather-forecast-dark")
     hosted.set_theme("light")
     view.locator("html[data-theme='light']").wait_for()
     assert view.locator("body").evaluate("(body) => getComputedStyle(body).backgroundColor") == "rgb(255, 255, 255)"
@@ -188,7 +192,7 @@ def test_weather_view_compares_places(app_host, standin) -> None:
     assert [row[2:4] for row in shown] == [
         [f"{p['today']['temperature_min']:.1f}", f"{p['today']['temperature_max']:.1f}"] for p in expected["places"]
     ]
-    hosted.screenshot("weather-compare")
+    hosted.screenshot("weather-compare", docs="weather-compare")
 
 
 @pytest.mark.parametrize("era", ERAS)
@@ -240,3 +244,28 @@ def test_weather_view_document_is_self_contained() -> None:
     ):
         assert forbidden not in document, forbidden
     assert "connect-src 'none'" in document
+
+
+def test_readme_app_command_shows_the_forecast_view(chromium_browser, standin) -> None:
+    """The line docs/apps.md and the weather README give, as a user runs it (the upstreams from the environment)."""
+    bin_dir = Path(sys.executable).parent
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"}
+    env |= {f"PLAINMCP_WEATHER_{name}_URL": standin.url for name in ("GEOCODING", "FORECAST", "NWS")}
+    command = ["plainmcp", "app", "plainmcp-weather", "get_forecast", "--arg", "location=Miami"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        assert process.stdout is not None
+        url = process.stdout.readline().strip()
+        assert url.startswith("http://127.0.0.1:"), process.stderr.read() if process.stderr else ""
+        page = chromium_browser.new_page()
+        try:
+            page.goto(url)
+            page.locator("html[data-state='result']").wait_for(state="attached", timeout=30_000)
+            view = page.frame_locator("#sandbox").frame_locator("iframe")
+            assert view.locator("#place").text_content() == "Miami"
+            assert len(view.locator("#table tbody tr").all()) == 7
+        finally:
+            page.close()
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
