@@ -73,14 +73,14 @@ class IdJagExchange:
         }
         if request.scopes:
             form["scope"] = " ".join(request.scopes)
-        auth = None
+        extra: dict[str, Any] = {}  # the IdP's client authentication: Basic with a secret, else public
         if self.client_secret:
-            auth = httpx.BasicAuth(self.client_id, self.client_secret)
+            extra["auth"] = httpx.BasicAuth(self.client_id, self.client_secret)
         else:
             form["client_id"] = self.client_id
         try:
             async with httpx.AsyncClient(timeout=self.timeout, verify=self.verify) as http:
-                response = await http.post(self.token_endpoint, data=form, auth=auth)
+                response = await http.post(self.token_endpoint, data=form, **extra)
         except Exception as failure:  # httpx errors: the IdP is unreachable
             raise AuthorizationError(
                 f"The identity provider's token exchange failed: {failure}", "token_exchange"
