@@ -71,6 +71,9 @@ def build(out: Path, env: dict[str, str] | None = None, python: str = sys.execut
     """Build every package into ``out`` (emptied first) and check the files; returns them."""
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
+    import app_bridge  # the core's sdist and wheel ship the MCP Apps host bridge, bundled from npm first
+
+    app_bridge.build()
     build_env = {**(os.environ if env is None else env), "PLAINMCP_RELEASE": "1"}
     for project in projects():
         command = [python, "-m", "build", "--installer", "uv", "--outdir", str(out), str(project)]
