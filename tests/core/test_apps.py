@@ -194,3 +194,25 @@ def test_apps_view_without_options_has_no_ui_meta() -> None:
     resource = server.resources[VIEW]
     assert resource.to_dict() == {"uri": VIEW, "name": "v", "mimeType": APP_MIME, "size": len(HTML)}
     assert server.capabilities()["extensions"] == {UI_EXTENSION: {}}
+
+
+async def test_apps_gateway_serves_todays_tools() -> None:
+    # The plain JSON-RPC gateway's callers negotiate no extension: they see and call what they did before.
+    import httpx
+    from plainmcp.http.gateway import Gateway
+
+    def app(with_views: bool) -> httpx.ASGITransport:
+        return httpx.ASGITransport(app=Gateway(_server(with_views=with_views)))
+
+    async with (
+        httpx.AsyncClient(transport=app(False), base_url="http://127.0.0.1") as before,
+        httpx.AsyncClient(transport=app(True), base_url="http://127.0.0.1") as after,
+    ):
+        info_before = (await before.get("/mcp/server-info")).json()
+        info_after = (await after.get("/mcp/server-info")).json()
+        assert info_after["tools"] == info_before["tools"]
+        call = {"jsonrpc": "2.0", "id": 1, "method": "next_page", "params": {}}
+        refused = (await after.post("/mcp/call", json=call)).json()
+        assert refused["error"]["code"] == ErrorCode.METHOD_NOT_FOUND
+        chart = {"jsonrpc": "2.0", "id": 2, "method": "chart", "params": {}}
+        assert (await after.post("/mcp/call", json=chart)).json() == (await before.post("/mcp/call", json=chart)).json()

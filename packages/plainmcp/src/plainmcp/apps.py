@@ -153,8 +153,13 @@ def hidden_tool(ctx: Context, tool: Tool) -> bool:
 def listed_tool(ctx: Context, entry: dict[str, Any]) -> dict[str, Any]:
     """A ``tools/list`` entry as this client sees it: without the Apps keys of ``_meta`` unless it took
     up the extension (then unchanged; the host leaves app-only tools out of the agent's list)."""
+    return entry if takes_apps(ctx) else without_apps(entry)
+
+
+def without_apps(entry: dict[str, Any]) -> dict[str, Any]:
+    """A tool's listing entry without the Apps keys of its ``_meta`` (what a client without Apps sees)."""
     meta = entry.get("_meta")
-    if not isinstance(meta, dict) or ("ui" not in meta and FLAT_RESOURCE_URI not in meta) or takes_apps(ctx):
+    if not isinstance(meta, dict) or ("ui" not in meta and FLAT_RESOURCE_URI not in meta):
         return entry
     rest = {key: value for key, value in meta.items() if key not in ("ui", FLAT_RESOURCE_URI)}
     trimmed = {key: value for key, value in entry.items() if key != "_meta"}

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from .. import __version__, protocol
+from ..apps import app_only, without_apps
 from ..connection import ServerConnection
 from ..errors import ErrorCode, MCPError
 from ..jsonrpc import Batch, Decoded, ErrorResponse, Invalid, Message, Request, Response, decode
@@ -89,7 +90,8 @@ class Gateway:
     def server_info(self) -> dict[str, Any]:
         info = self.server.server_info()
         info.setdefault("description", None)
-        info["tools"] = [tool.to_dict() for tool in self.server.tools.values()]
+        # Its callers take up no extension: MCP Apps' app-only tools and view metadata are not theirs.
+        info["tools"] = [without_apps(tool.to_dict()) for tool in self.server.tools.values() if not app_only(tool)]
         return info
 
     async def _call(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -105,6 +107,8 @@ class Gateway:
             await respond_json(send, 400, error_payload(ErrorCode.INVALID_REQUEST, message, decoded.id))
             return
         tool = self.server.tools.get(decoded.method)
+        if tool is not None and app_only(tool):
+            tool = None  # as over MCP for a client without the Apps extension: no such tool
         arguments = decoded.params or {}
         error: dict[str, object] | None
         if tool is None:
