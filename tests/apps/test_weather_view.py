@@ -9,6 +9,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 from concurrent.futures import ThreadPoolExecutor
 from datetime import date
 from pathlib import Path
@@ -269,3 +270,29 @@ def test_readme_app_command_shows_the_forecast_view(chromium_browser, standin) -
     finally:
         process.terminate()
         process.wait(timeout=10)
+
+
+def test_weather_view_shows_a_stale_answer_as_stale(app_host, standin) -> None:
+    command = [*weather(standin), "--forecast-ttl", "0.2", "--stale-for", "600"]
+    hosted = app_host(command, "get_forecast", {"location": "Tokyo", "days": 3}, "legacy")
+    view = hosted.view
+    retrieved = view.locator("#retrieved").text_content()
+    assert view.locator(".stale").count() == 0
+    time.sleep(0.3)  # past the forecast's TTL
+    standin.fault("/v1/forecast", "status", times=-1, status=503)
+    result = hosted.call({"location": "Tokyo", "days": 3})
+    assert result["structuredContent"]["stale"] is True
+    view.locator("#freshness .stale").wait_for()
+    assert "older answer" in (view.locator("#freshness .stale").text_content() or "")
+    assert view.locator("#retrieved").text_content() == retrieved  # when the answer shown was fetched
+
+
+def test_weather_view_charts_the_nws_periods(app_host, standin) -> None:
+    arguments = {"location": "Miami", "source": "nws", "days": 2}
+    expected = call(weather(standin), "get_forecast", arguments, "modern")["structuredContent"]
+    hosted = app_host(weather(standin), "get_forecast", arguments, "modern")
+    view = hosted.view
+    assert [row[0] for row in rows(hosted)] == [period["name"] for period in expected["periods"]]
+    assert [row[2] for row in rows(hosted)] == [f"{period['temperature']:.1f}" for period in expected["periods"]]
+    assert "US National Weather Service" in (view.locator("#source").text_content() or "")
+    assert view.locator("#chart .temp-high").count() == 1  # one line: a temperature per period
