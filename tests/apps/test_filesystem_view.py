@@ -20,6 +20,7 @@ from plainmcp import APP_MIME, UI_EXTENSION, connect_stdio
 from plainmcp_filesystem.write_tools import DIFF_URI
 
 from .harness import ERAS
+from .test_sqlite_view import readme_command
 
 APPS = {UI_EXTENSION: {"mimeTypes": [APP_MIME]}}
 VERSIONS = {"legacy": "2025-11-25", "modern": "2026-07-28"}
@@ -116,7 +117,7 @@ def test_filesystem_view_shows_the_dry_run_diff_of_a_crlf_file(app_host, root, e
     assert hosted.page.evaluate("window.__pwned") is None
     assert view.locator("#apply").is_visible() and view.locator("#status").text_content() == "4 changed line(s)"
     assert (root / "win.ini").read_bytes() == CRLF_FILE  # a dry run writes nothing
-    hosted.screenshot(f"filesystem-edit-diff-{era}")
+    hosted.screenshot(f"filesystem-edit-diff-{era}", docs="filesystem-edit-diff" if era == "legacy" else None)
     assert hosted.errors == []
 
 
@@ -160,7 +161,7 @@ def test_filesystem_view_apply_writes_what_the_diff_said(app_host, root, era: st
     assert (root / "win.ini").read_bytes() == CRLF_FILE.replace(b"name = old", f"name = {HOSTILE}".encode()).replace(
         b"trail = x  ", "trail =\u00a0y\t".encode()
     )
-    hosted.screenshot(f"filesystem-edit-applied-{era}")
+    hosted.screenshot(f"filesystem-edit-applied-{era}", docs="filesystem-edit-applied" if era == "modern" else None)
     assert hosted.errors == []
 
 
@@ -219,3 +220,16 @@ def test_filesystem_without_the_extension_sees_unchanged_results(root, era: str)
     assert set(result["structuredContent"]) == {"path", "diff", "applied", "notes"}
     assert app_result["structuredContent"] == {**result["structuredContent"], "line_endings": "CRLF", "bom": None}
     assert result["content"] == app_result["content"]
+
+
+def test_readme_app_command_shows_the_diff(chromium_browser, tmp_path) -> None:
+    """The filesystem README's line, as written, in a directory holding notes.txt; apply writes it."""
+    (tmp_path / "notes.txt").write_text("A draft of the notes.\n")
+    edit = '{"path": "notes.txt", "edits": [{"oldText": "draft", "newText": "final"}], "dryRun": true}'
+    command = ["plainmcp", "app", "edit_file", "--args", edit, "--", "plainmcp-filesystem", "--allow-write", "."]
+    with readme_command(chromium_browser, command, cwd=tmp_path) as view:
+        view.locator("#mode", has_text="Dry run").wait_for()
+        assert view.locator("tr.add td.text").text_content() == "A·final·of·the·notes."
+        view.locator("#apply").click()
+        view.locator("#mode", has_text="Applied").wait_for()
+    assert (tmp_path / "notes.txt").read_text() == "A final of the notes.\n"

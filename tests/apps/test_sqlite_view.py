@@ -8,9 +8,13 @@ from __future__ import annotations
 
 import csv
 import io
+import os
 import sqlite3
+import subprocess
 import sys
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +23,7 @@ import pytest
 from plainmcp import APP_MIME, UI_EXTENSION, connect_stdio
 from plainmcp_sqlite.tools import GRID_URI
 
-from .harness import ERAS
+from .harness import ERAS, QUICK
 
 APPS = {UI_EXTENSION: {"mimeTypes": [APP_MIME]}}
 VERSIONS = {"legacy": "2025-11-25", "modern": "2026-07-28"}
@@ -111,7 +115,7 @@ def test_sqlite_view_renders_types_nulls_and_hostile_cells_as_text(app_host, dat
     assert view.locator("tbody img, tbody script").count() == 0
     assert hosted.page.evaluate("window.__pwned") is None
     assert "Rows 1–25, page 1; more rows exist" == view.locator("#status").text_content()
-    hosted.screenshot(f"sqlite-result-grid-{era}")
+    hosted.screenshot(f"sqlite-result-grid-{era}", docs="sqlite-result-grid" if era == "legacy" else None)
     assert hosted.errors == []
 
 
@@ -178,9 +182,9 @@ def test_sqlite_view_charts_a_numeric_column(app_host, database) -> None:
     tallest_bar = bars.nth(heights.index(max(heights)))
     assert tallest_bar.locator("title").text_content().endswith(f": {shown(tallest, real=True)}")
     assert view.locator("#chart .tick").all_text_contents() == [f"{tallest:g}", "0"]
+    hosted.screenshot("sqlite-result-grid-chart-dark", docs="sqlite-result-grid-dark")
     view.locator("#chart-column").select_option("0")
     assert view.locator("#chart rect.bar-rect").count() == PAGE
-    hosted.screenshot("sqlite-result-grid-chart-dark")
     assert hosted.errors == []
 
 
@@ -222,3 +226,38 @@ def test_sqlite_without_the_extension_sees_unchanged_results(database, era: str)
     structured = {key: value for key, value in app_result["structuredContent"].items() if key != "column_types"}
     assert "column_types" not in result["structuredContent"] and structured == result["structuredContent"]
     assert result["content"] == app_result["content"]
+
+
+@contextmanager
+def readme_command(chromium_browser: Any, command: list[str], cwd: Path | None = None) -> Iterator[Any]:
+    """A README's ``plainmcp app`` line run as a user runs it (the environment's scripts on PATH): the view
+    of the page it prints, in Chromium, once the host sent it the tool's result."""
+    bin_dir = Path(sys.executable).parent
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"}
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=cwd)
+    try:
+        assert process.stdout is not None
+        url = process.stdout.readline().strip()
+        assert url.startswith("http://127.0.0.1:"), process.stderr.read() if process.stderr else ""
+        page = chromium_browser.new_page()
+        try:
+            page.goto(url)
+            page.locator("html[data-state='result']").wait_for(state="attached", timeout=QUICK * 1000)
+            yield page.frame_locator("#sandbox").frame_locator("iframe")
+        finally:
+            page.close()
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def test_readme_app_command_shows_the_grid(chromium_browser) -> None:
+    """The sqlite README's line, on the bundled sample: 400 orders, the first 100 shown, and a next page."""
+    command = ["plainmcp", "app", "plainmcp-sqlite", "query", "--arg", "sql=SELECT * FROM orders ORDER BY id"]
+    with readme_command(chromium_browser, command) as view:
+        view.locator("#status", has_text="page 1").wait_for()
+        assert view.locator("#status").text_content() == "Rows 1–100, page 1; more rows exist"
+        assert view.locator("thead .name").first.text_content() == "id"
+        view.locator("#next").click()
+        view.locator("#status", has_text="page 2").wait_for()
+        assert view.locator("tbody tr").first.locator("td").nth(1).text_content() == "101"
