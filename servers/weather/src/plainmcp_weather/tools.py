@@ -408,7 +408,8 @@ def register(server: Server, tools: WeatherTools) -> None:
     _add(server, tools.get_current_weather, "Current weather", schemas.CURRENT_INPUT, schemas.CURRENT_OUTPUT)
     # A forecast waiting on upstream retries can run as a task the client polls or cancels.
     forecast_schemas = schemas.FORECAST_INPUT, schemas.FORECAST_OUTPUT
-    _add(server, tools.get_forecast, "Weather forecast", *forecast_schemas, task_support="optional", meta=views.tool_meta())
+    forecast = tools.get_forecast
+    _add(server, forecast, "Weather forecast", *forecast_schemas, task_support="optional", meta=views.tool_meta())
     _add(server, tools.get_alerts, "US weather alerts", schemas.ALERTS_INPUT, schemas.ALERTS_OUTPUT)
 
 
