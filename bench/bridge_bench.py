@@ -193,7 +193,9 @@ async def toolbox_for(specs: list[Any]) -> AsyncIterator[Any]:
         yield toolbox
 
 
-async def run(url: str, specs: list[Any], items: list[dict[str, Any]], configs: list[tuple[str, int]]) -> None:
+async def run(
+    url: str, specs: list[Any], items: list[dict[str, Any]], configs: list[tuple[str, int]], out: Path | None = None
+) -> None:
     from plainmcp_bridge.models import ModelSettings
 
     print(HEADER, flush=True)
@@ -215,7 +217,12 @@ async def run(url: str, specs: list[Any], items: list[dict[str, Any]], configs: 
                     turn_timeout=180,
                 )
                 for question in asked:
-                    score(tally, question, await ask_one(toolbox, settings, question, repairs))
+                    result = await ask_one(toolbox, settings, question, repairs)
+                    score(tally, question, result)
+                    if out is not None:  # one line per question: what it asked, what ran, how it ended
+                        line = {"config": f"{mode}/{repairs}", "question": question["question"], **result}
+                        with out.open("a", encoding="utf-8") as file:
+                            file.write(json.dumps(line, default=str) + "\n")
         print(tally.row(f"constrain={mode}, repairs={repairs}"), flush=True)
         print(f"  outcomes: {json.dumps(tally.statuses, sort_keys=True)}", flush=True)
         if tally.decisions:
@@ -230,6 +237,7 @@ def main() -> int:
         "--configs", default="off/0,off/2,format/0,format/2", help="MODE/REPAIRS,... (MODE: a --constrain mode)"
     )
     parser.add_argument("--threads", type=int, default=None, help="llama-server's threads (default: one per CPU)")
+    parser.add_argument("--out", type=Path, default=None, help="append each question's result to this JSONL file")
     args = parser.parse_args()
     if not llama_server.binary().exists():
         print(f"bridge_bench: llama-server is not built: {llama_server.build_command()}", file=sys.stderr)
@@ -241,7 +249,7 @@ def main() -> int:
     print(f"load before: {load()}", flush=True)
     with tempfile.TemporaryDirectory() as scratch, real_servers(Path(scratch)) as specs:
         with llama_server.serve(llama_server.model(args.model), threads=args.threads) as url:
-            anyio.run(run, url, specs, items, configs)
+            anyio.run(run, url, specs, items, configs, args.out)
     print(f"load after: {load()}", flush=True)
     return 0
 

@@ -23,6 +23,7 @@ import pytest
 from plainmcp_bridge.__main__ import EXIT
 from plainmcp_bridge.constrain import CHOICE, grammar_safe, shape_schema, union_schema
 from plainmcp_bridge.gbnf import to_gbnf
+from plainmcp_bridge.rendering import server_renders_tools
 from plainmcp_bridge.servers_config import ServerSpec
 from plainmcp_bridge.toolbox import open_toolbox
 
@@ -111,6 +112,11 @@ def test_real_model_a_lookahead_pattern_is_projected_away(llama: str) -> None:
     hostile = {"type": "object", "properties": {"to": {"type": "string", "pattern": "^(?!.*\\.\\.)[^@]+@[^@]+$"}}}
     assert compiles(llama, grammar_safe(hostile)) is None
     assert "pattern" not in json.dumps(grammar_safe(hostile))
+
+
+def test_real_model_llama_server_says_its_template_drops_the_tools(llama: str) -> None:
+    # SmolLM2's chat template has no tools: the bridge's words are the only description the model gets.
+    assert anyio.run(server_renders_tools, "openai", llama + "/v1", "local") is False
 
 
 def ask(llama: str, spec: ServerSpec, question: str, tmp_path: Path, *extra: str) -> tuple[int, dict[str, Any]]:

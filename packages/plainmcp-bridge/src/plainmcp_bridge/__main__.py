@@ -138,8 +138,9 @@ def _conversation_options(mode: argparse.ArgumentParser) -> None:
         choices=CONSTRAIN_MODES,
         default="auto",
         help="constrain the model's output to the tools' schemas: format (a JSON Schema the server enforces: "
-        "llama.cpp's response_format, Ollama's format), off, or auto (format for --api openai with a "
-        "local base URL, off otherwise); see docs/constrain.md",
+        "llama.cpp's response_format, Ollama's format), grammar (a compact GBNF grammar, llama.cpp), decide "
+        "(choose the tool first, then its arguments), tool-choice (decide, then vLLM's named tool_choice), "
+        "off, or auto (format for --api openai with a local base URL, off otherwise); see docs/constrain.md",
     )
     env_list_option(
         safety, "--allow", "PLAINMCP_BRIDGE_ALLOW", metavar="TOOL", help="a tool that runs without asking (repeatable)"

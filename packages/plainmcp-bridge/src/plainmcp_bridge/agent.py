@@ -27,8 +27,9 @@ from .chat_apis import ModelError, ModelTurn
 from .constrain import ANSWER, CALL, CALLING_RULE, CHOICE, CONSTRAINED, DECIDING, DECISION, IN_WORDS
 from .hostile import non_finite, too_deep
 from .interceptor import Interceptor, Review, ToolCatalog, ValidCall, answer_for_model, gave_up_message
-from .models import ChatModel
+from .models import DEFAULT_URLS, ChatModel
 from .prompt import TEXT_CALLS, build_system_prompt
+from .rendering import server_renders_tools
 from .shapes import mapping
 from .toolbox import Toolbox
 
@@ -123,6 +124,9 @@ class Bridge:
     log_sinks: list[Callable[[dict[str, Any]], None]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
+        #: Whether the model server renders the tools itself (asked before the first turn; None: cannot say).
+        self.renders_tools: bool | None = None
+        self._asked_rendering = False
         self.interceptor = Interceptor(ToolCatalog(self.toolbox.tools), max_repairs=self.options.max_repairs)
         self.messages: list[dict[str, Any]] = [{"role": "system", "content": self._system_prompt()}]
         self._tools_version = self.toolbox.version
@@ -153,7 +157,25 @@ class Bridge:
 
     def _system_prompt(self) -> str:
         calling = CALLING_RULE if self._constrained else TEXT_CALLS
-        return build_system_prompt(self.toolbox.tools, template=self.options.prompt_template, calling=calling)
+        # Unconstrained, the tools go as the API's tools: a server whose template renders them needs no
+        # second description in words (constrained, they are not sent as tools, so the words stay).
+        rendered = self.renders_tools is True and not self._constrained
+        return build_system_prompt(
+            self.toolbox.tools, template=self.options.prompt_template, calling=calling, rendered=rendered
+        )
+
+    async def _ask_rendering(self) -> None:
+        """Once per conversation, before the first turn: does the model server render the tools?"""
+        settings = getattr(self.model, "settings", None)
+        if self._asked_rendering or settings is None or self._constrained or self.options.prompt_template:
+            return
+        self._asked_rendering = True
+        headers = {"Authorization": f"Bearer {settings.api_key}"} if settings.api_key else None
+        base = settings.base_url or DEFAULT_URLS[settings.api]
+        self.renders_tools = await server_renders_tools(settings.api, base, settings.model, headers=headers)
+        if self.renders_tools:
+            self.messages[0] = {"role": "system", "content": self._system_prompt()}
+            self.record("tools_rendered")
 
     def record(self, kind: str, **fields: Any) -> dict[str, Any]:
         """Send one event (``{"type": kind, ...}``) to the hooks and every sink."""
@@ -185,6 +207,7 @@ class Bridge:
         """One user turn, to the end. Cancelling the caller's scope (Ctrl-C) stops the model request or
         the tool call under way (the server is sent ``notifications/cancelled``)."""
         self.interceptor.start_turn()
+        await self._ask_rendering()
         self.messages.append({"role": "user", "content": question})
         self.record("user", content=question)
         self.log_only("tools", tools=self.toolbox.tools)

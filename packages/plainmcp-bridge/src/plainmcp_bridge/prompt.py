@@ -40,6 +40,9 @@ TEXT_CALLS = (
     "and stop there: the result comes back in the next message. Write nothing after the call."
 )
 
+#: In place of the tool descriptions when the model server renders the tools itself.
+RENDERED = "The tools and how to call them are given to you with this conversation; use them as they are listed."
+
 #: In an operator's prompt file, this stands for the generated tool descriptions.
 TOOLS_PLACEHOLDER = "{tools}"
 #: Descriptions longer than this are cut (a server's description is not ours to let flood the context).
@@ -57,14 +60,22 @@ _TYPES = {
 
 
 def build_system_prompt(
-    tools: Iterable[Mapping[str, Any]], *, template: str | None = None, calling: str = TEXT_CALLS
+    tools: Iterable[Mapping[str, Any]],
+    *,
+    template: str | None = None,
+    calling: str = TEXT_CALLS,
+    rendered: bool = False,
 ) -> str:
     """The system prompt for ``tools`` (MCP tool listings). With ``template`` (an operator's text),
     ``{tools}`` in it is replaced by the tool descriptions and nothing else is added. ``calling`` says
-    how a call is written (:data:`TEXT_CALLS`, or the constrained JSON form)."""
+    how a call is written (:data:`TEXT_CALLS`, or the constrained JSON form). ``rendered``: the model
+    server's chat template shows the model the tools and its own way to call them, so the generated
+    prompt neither describes them again nor prescribes a call format."""
     described = describe_tools(tools)
     if template is not None:
         return template.replace(TOOLS_PLACEHOLDER, described)
+    if rendered:
+        return f"{ROLE}\n\n{RENDERED}\n\n{RULES}"
     return f"{ROLE}\n\nThe tools:\n\n{described}\n\n{RULES}\n\n{calling}"
 
 
