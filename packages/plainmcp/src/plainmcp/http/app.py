@@ -17,8 +17,8 @@ import gc
 import ipaddress
 import logging
 import socket
-from collections.abc import AsyncIterator, Callable, Iterable
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -386,6 +386,17 @@ def _serve(app: MCPApp, config: Any, listener: Any) -> None:
             # streams first, so they close with their final messages instead of being cut off.
             app.begin_shutdown()
             await super().shutdown(sockets)
+
+        @contextmanager
+        def capture_signals(self) -> Iterator[None]:
+            # uvicorn raises a SIGTERM it caught again once it has shut down, and the process ends
+            # there, without atexit: the log lines still buffered (logs.StderrLines) go out first.
+            with super().capture_signals():
+                try:
+                    yield
+                finally:
+                    for handler in logging.getLogger().handlers:
+                        handler.flush()
 
     _Server(config).run(sockets=[listener])
 
