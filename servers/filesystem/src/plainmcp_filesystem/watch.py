@@ -18,6 +18,7 @@ came or went. A burst of thousands of changes is one batch, so clients are never
 
 from __future__ import annotations
 
+import importlib
 import logging
 import os
 from collections.abc import Iterable
@@ -152,7 +153,9 @@ class Watcher:
         return found
 
     async def _watch(self, feed: ChangeFeed, done: anyio.Event) -> None:
-        import watchfiles
+        # Imported on a worker thread: a first request is answered meanwhile instead of after the
+        # milliseconds watchfiles (and multiprocessing, which it imports) take to load.
+        watchfiles = await anyio.to_thread.run_sync(importlib.import_module, "watchfiles")
 
         try:
             while not done.is_set():

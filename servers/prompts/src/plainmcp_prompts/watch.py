@@ -16,13 +16,13 @@ watches), that is logged once and the library is rescanned every :data:`POLL_SEC
 
 from __future__ import annotations
 
+import importlib
 import logging
 import os
 from collections.abc import Callable
 
 import anyio
 from plainmcp import Server
-from watchfiles import awatch
 
 from . import beneath
 from .catalog import Catalog
@@ -74,6 +74,9 @@ async def watch_library(catalog: Catalog, debounce_ms: int, caught_up: Callable[
 
 
 async def _watch(catalog: Catalog, dirs: list[str], debounce_ms: int, caught_up: Callable[[], None]) -> None:
+    # Imported on a worker thread, not at start: the first request is answered meanwhile instead of
+    # after the milliseconds watchfiles (and multiprocessing, which it imports) take to load.
+    awatch = (await anyio.to_thread.run_sync(importlib.import_module, "watchfiles")).awatch
     stop = anyio.Event()
     rescanned = False
     try:

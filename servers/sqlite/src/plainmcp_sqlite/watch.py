@@ -18,7 +18,6 @@ from collections.abc import Iterable
 from pathlib import Path
 
 import anyio
-import watchfiles
 from plainmcp import Server
 
 from .catalog import Catalog
@@ -104,6 +103,8 @@ async def _stop_when_unwatched(server: Server, stop: anyio.Event) -> None:
 
 
 async def _watch(server: Server, db: Database, stop: anyio.Event) -> None:
+    import watchfiles  # here, not at start: only a subscribed client needs it (tens of ms of cold start)
+
     files = watched_files(db.path)
     version = await data_version(db)
     logger.info("watching the database for subscribed clients")

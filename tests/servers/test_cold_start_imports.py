@@ -1,0 +1,78 @@
+"""What each shipped server has imported when it writes its first answer, at its default settings
+over stdio: nothing the first answer does not need.
+
+A real server process (its ``__main__``, as the console script runs it) answers one ``initialize``;
+a hook on the stdio transport's write takes the names in ``sys.modules`` at the first message it
+writes. Each name listed below costs milliseconds of every cold start and is imported where its
+feature runs (the HTTP stack by the HTTP transports, watchfiles by the watcher on a worker thread or
+at a client's first subscription, ``shutil`` by ``--help`` only).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "probe", "version": "1"}},
+}
+
+# Runs the server's __main__ with a hook that reports sys.modules (on stderr, one JSON line) when the
+# first message is written, before writing it.
+PROBE = """
+import json, runpy, sys
+from plainmcp import stdio
+
+real_send = stdio.StdoutStream.send
+def send(self, item):
+    if not getattr(stdio, "_probed", False):
+        stdio._probed = True
+        sys.stderr.write("MODULES " + json.dumps(sorted(sys.modules)) + "\\n")
+        sys.stderr.flush()
+    return real_send(self, item)
+stdio.StdoutStream.send = send
+sys.argv = [sys.argv[1], *sys.argv[2:]]
+runpy.run_module(sys.argv[0], run_name="__main__", alter_sys=True)
+"""
+
+#: Never needed to answer over stdio, by any server.
+EVERY_SERVER = {"uvicorn", "httpx", "h11", "httptools", "starlette", "multiprocessing", "watchfiles"}
+#: Each server's own, beyond that (its default settings). weather, filesystem and sqlite still load
+#: ``shutil`` (and ``lzma``, ``bz2``) before their first answer, through ``importlib.resources`` in
+#: their views modules.
+DEFERRED = {
+    "everything": {"shutil", "lzma", "bz2", "jsonschema"},
+    "weather": set(),
+    "filesystem": set(),
+    "sqlite": set(),
+    "prompts": {"shutil", "lzma", "bz2"},
+}
+
+
+def modules_at_first_answer(name: str, *arguments: str) -> set[str]:
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, f"plainmcp_{name}", *arguments],
+        input=json.dumps(INITIALIZE) + "\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert json.loads(done.stdout.splitlines()[0])["result"]["serverInfo"]["name"] == f"plainmcp-{name}", done.stderr
+    (line,) = [line for line in done.stderr.splitlines() if line.startswith("MODULES ")]
+    return set(json.loads(line.removeprefix("MODULES ")))
+
+
+@pytest.mark.parametrize("name", sorted(DEFERRED))
+def test_a_shipped_server_answers_first_without_what_the_answer_does_not_need(name: str, tmp_path: Path) -> None:
+    arguments = [str(tmp_path)] if name == "filesystem" else []
+    loaded = modules_at_first_answer(name, *arguments)
+    assert f"plainmcp_{name}.server" in loaded  # the probe saw a built server answer
+    unwanted = {module for module in loaded if module.split(".")[0] in EVERY_SERVER | DEFERRED[name]}
+    assert sorted(unwanted) == []
