@@ -188,6 +188,26 @@ def test_sqlite_view_charts_a_numeric_column(app_host, database) -> None:
     assert hosted.errors == []
 
 
+def test_sqlite_view_follows_the_host_theme_and_new_results(app_host, database) -> None:
+    hosted = app_host(server(database), "query", QUERY, "modern")
+    view = hosted.view
+    view.locator("#status", has_text="page 1").wait_for()
+    view.locator("#next").click()
+    view.locator("#status", has_text="page 2").wait_for()
+    light = view.locator("body").evaluate("body => getComputedStyle(body).backgroundColor")
+    hosted.set_theme("dark")
+    view.locator("html[data-theme='dark']").wait_for(state="attached")
+    assert view.locator("body").evaluate("body => getComputedStyle(body).backgroundColor") != light
+    # The host calls the tool again: the grid starts over with the new result and its arguments.
+    hosted.call({"sql": "SELECT count(*) AS n, sum(price) AS total FROM items"})
+    view.locator("#status", has_text="Rows 1–1, page 1").wait_for()
+    assert view.locator("thead .name").all_text_contents() == ["n", "total"]
+    assert view.locator("thead .type").all_text_contents() == ["INTEGER", "REAL"]
+    assert body(hosted) == [["1", str(ROWS), shown(sum(p for i in range(1, ROWS + 1) if (p := price(i))), real=True)]]
+    assert view.locator("#next").is_disabled()
+    assert hosted.errors == []
+
+
 def test_sqlite_view_copies_the_page_as_csv(app_host, database) -> None:
     hosted = app_host(server(database), "query", QUERY, "legacy")
     view = hosted.view
