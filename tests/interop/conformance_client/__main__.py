@@ -68,7 +68,11 @@ def main(argv: list[str]) -> int:
     url = argv[-1]  # the suite appends the scenario server's URL to the command
     run = load_runner(scenario)
     logger.info("scenario %s against %s", scenario, url)
-    anyio.run(run, scenario, url, read_context())
+    try:
+        anyio.run(run, scenario, url, read_context())
+    except Exception as error:  # the scenario's verdict; the suite only sees a non-zero exit
+        logger.exception("scenario %s: client failed: %s", scenario, error)
+        return 1
     logger.info("scenario %s: client done", scenario)
     return 0
 
