@@ -195,6 +195,22 @@ async def test_concurrent_refusals_share_one_authorization() -> None:
     assert len(refreshes) == 1
 
 
+async def test_concurrent_insufficient_scope_shares_one_step_up() -> None:
+    settings = Settings(challenge_scope="mcp:basic", required_scopes={"tools/call": ["mcp:write"]})
+    with scene(settings) as s:
+        async with connect_http(s.url, auth=OAuth(), protocol_version="2026-07-28") as client:
+            await client.list_all_tools()
+
+            async def call() -> None:
+                await client.call_tool("hello", {})
+
+            async with anyio.create_task_group() as group:
+                for _ in range(4):
+                    group.start_soon(call)
+        scopes = [q["query"].get("scope") for q in s.recorder.of("as", "/authorize")]
+    assert scopes == ["mcp:basic", "mcp:basic mcp:write"]
+
+
 async def test_migration_to_another_authorization_server_registers_again() -> None:
     store = MemoryTokenStore()
     with scene() as first, scene() as second:

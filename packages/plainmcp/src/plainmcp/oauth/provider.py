@@ -150,11 +150,12 @@ class OAuth:
         headers: dict[str, str] | None = None,
     ) -> Binding:
         """A better token than ``sent`` for ``server_url``, one flow at a time per server: a request
-        that waited while another renewed the token just takes the new one."""
+        that waited while another renewed the token (or stepped up its scopes) takes the new one."""
         lock = self._locks.setdefault(server_url, anyio.Lock())
         async with lock:
             current = self._bindings.get(server_url)
-            if current is not None and current.access_token != sent and not step_up:
+            if current is not None and current.access_token != sent:
+                # Renewed (or stepped up) while this request waited: try that token first.
                 return Binding(current.issuer, current.resource, current.access_token, dpop=current.dpop)
             binding = await obtain(
                 self, server_url, challenge, sent, step_up=step_up, may_authorize=may_authorize, headers=headers
