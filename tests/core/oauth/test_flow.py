@@ -243,6 +243,14 @@ async def test_2025_03_26_server_without_metadata_uses_the_default_endpoints() -
     ]
 
 
+async def test_a_server_without_any_oauth_gets_a_clear_error() -> None:
+    with scene(Settings(no_prm=True, metadata_paths=("/nowhere",))) as s:
+        s.resource_server.legacy_auth = None  # no /register, /authorize, /token either: 404s
+        with pytest.raises(AuthorizationError) as raised:
+            await call_hello(s, OAuth())
+    assert raised.value.reason == "discovery" and "publishes no OAuth metadata" in raised.value.message
+
+
 async def test_preregistered_client_with_basic_auth_skips_registration() -> None:
     with scene(Settings(metadata={"token_endpoint_auth_methods_supported": ["client_secret_basic"]})) as s:
         await call_hello(s, OAuth(client_id="pre", client_secret="pre-secret"))

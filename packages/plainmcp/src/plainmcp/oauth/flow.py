@@ -209,7 +209,17 @@ async def _client(
         scopes,
         oauth.token_endpoint_auth_method,
     )
-    return await registration.register(http, metadata, request, headers)
+    try:
+        return await registration.register(http, metadata, request, headers)
+    except AuthorizationError as error:
+        if found.metadata_found:
+            raise
+        raise AuthorizationError(
+            f"The server at {found.resource} asks for authorization but publishes no OAuth metadata, and the "
+            f"2025-03-26 default endpoints at {found.issuer} do not work ({error.message}); if it takes a fixed "
+            "token, pass it as a header instead",
+            "discovery",
+        ) from None
 
 
 def _still_valid(oauth: OAuth, client: dict[str, Any]) -> bool:
