@@ -226,48 +226,65 @@ class _ConnectionAuth(httpx.Auth):
     async def async_auth_flow(self, request: httpx.Request) -> AsyncGenerator[httpx.Request, httpx.Response]:
         binding = self.oauth.binding_for(self.server_url)
         response = yield _signed(request, binding)
-        unauthorized = step_ups = nonces = 0
-        fresh = False  # a new authorization was made for this request
+        budget = _Budget(self.server_url, self.oauth.max_step_ups)
         while response.status_code in (401, 403):
             challenge = parse_challenge(response.headers.get_list("www-authenticate"))
-            if (
-                binding is not None
-                and binding.dpop is not None
-                and binding.dpop.learn_nonce(str(request.url), response.headers)
-            ):
-                nonces += 1
-                if challenge.error == USE_DPOP_NONCE and nonces <= MAX_NONCES:
+            if binding is not None and binding.dpop is not None:
+                if binding.dpop.learn_nonce(str(request.url), response.headers) and budget.nonce(challenge):
                     response = yield _signed(request, binding)  # the same token, a proof with the nonce
                     continue
-            if response.status_code == 403:
-                if challenge.error != "insufficient_scope":
-                    return
-                step_ups += 1
-                if step_ups > self.oauth.max_step_ups:
-                    raise AuthorizationError(
-                        f"The server at {self.server_url} still needs more scope ({' '.join(challenge.scopes)}) "
-                        f"after {self.oauth.max_step_ups} re-authorizations; giving up",
-                        "insufficient_scope",
-                    )
-            else:
-                unauthorized += 1
-                if unauthorized > MAX_UNAUTHORIZED:
-                    raise AuthorizationError(
-                        f"The server at {self.server_url} keeps answering HTTP 401", "unauthorized"
-                    )
+            if not budget.charge(response.status_code, challenge):
+                return  # a 403 that is not about scope: the transport reports it
             version = request.headers.get("mcp-protocol-version")
             binding = await self.oauth.renew(
                 self.server_url,
                 challenge,
                 binding.access_token if binding is not None else None,
                 step_up=response.status_code == 403,
-                may_authorize=response.status_code == 403 or not fresh,
+                may_authorize=response.status_code == 403 or not budget.fresh,
                 headers={"mcp-protocol-version": version} if version else {},
             )
-            fresh = fresh or binding.fresh
+            budget.fresh = budget.fresh or binding.fresh
             response = yield _signed(request, binding)
         if binding is not None and binding.dpop is not None:
             binding.dpop.learn_nonce(str(request.url), response.headers)  # a server may rotate it any time
+
+
+class _Budget:
+    """How much more one request may try: 401 renewals, step-ups, DPoP nonce retries."""
+
+    def __init__(self, server_url: str, max_step_ups: int) -> None:
+        self.server_url = server_url
+        self.max_step_ups = max_step_ups
+        self.unauthorized = self.step_ups = self.nonces = 0
+        self.fresh = False  # a new authorization was made for this request
+
+    def nonce(self, challenge: Challenge) -> bool:
+        """Whether to retry at once with the nonce the server just gave."""
+        self.nonces += 1
+        return challenge.error == USE_DPOP_NONCE and self.nonces <= MAX_NONCES
+
+    def charge(self, status: int, challenge: Challenge) -> bool:
+        """Count a renewal; False for a 403 no renewal can help.
+
+        Raises:
+            AuthorizationError: the request has used up its renewals.
+        """
+        if status == 403:
+            if challenge.error != "insufficient_scope":
+                return False
+            self.step_ups += 1
+            if self.step_ups > self.max_step_ups:
+                raise AuthorizationError(
+                    f"The server at {self.server_url} still needs more scope ({' '.join(challenge.scopes)}) "
+                    f"after {self.max_step_ups} re-authorizations; giving up",
+                    "insufficient_scope",
+                )
+            return True
+        self.unauthorized += 1
+        if self.unauthorized > MAX_UNAUTHORIZED:
+            raise AuthorizationError(f"The server at {self.server_url} keeps answering HTTP 401", "unauthorized")
+        return True
 
 
 #: 401s one request may answer: the stored token, a refresh, a new authorization.
