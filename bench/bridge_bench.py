@@ -3,7 +3,8 @@
 
     .venv/bin/python bench/bridge_bench.py                      # SmolLM2-135M, every configuration
     .venv/bin/python bench/bridge_bench.py --model gemma3 --limit 20 --configs format/2,off/2
-    .venv/bin/python bench/bridge_bench.py --threads 1 --limit 24 --configs format/2,grammar/2,decide/2
+    .venv/bin/python bench/bridge_bench.py --threads 1 --limit 24 --configs format/2,decide/2 --out results.jsonl
+    .venv/bin/python bench/bridge_bench.py --summarize results.jsonl    # the table again, or of a stopped run
 
 Starts llama-server (tools/llama_server.py: build it first) with a model from the cache, the real sqlite
 (sample database copy), filesystem (a temporary tree) and weather (its stand-in upstream) servers, and asks
@@ -229,6 +230,24 @@ async def run(
             print(f"  decisions: {json.dumps(tally.decisions, sort_keys=True)}", flush=True)
 
 
+def summarize(path: Path) -> int:
+    """The table of an ``--out`` file (each configuration's questions as far as they went: a run stopped
+    part way still counts what it asked)."""
+    by_text = {question["question"]: question for question in questions()}
+    tallies: dict[str, Tally] = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        result = json.loads(line)
+        score(tallies.setdefault(result["config"], Tally()), by_text[result["question"]], result)
+    print(HEADER)
+    for config, tally in tallies.items():
+        mode, repairs = config.split("/")
+        print(tally.row(f"constrain={mode}, repairs={repairs}"))
+        print(f"  outcomes: {json.dumps(tally.statuses, sort_keys=True)}")
+        if tally.decisions:
+            print(f"  decisions: {json.dumps(tally.decisions, sort_keys=True)}")
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--model", choices=sorted(llama_server.MODELS), default="smollm2")
@@ -238,7 +257,10 @@ def main() -> int:
     )
     parser.add_argument("--threads", type=int, default=None, help="llama-server's threads (default: one per CPU)")
     parser.add_argument("--out", type=Path, default=None, help="append each question's result to this JSONL file")
+    parser.add_argument("--summarize", type=Path, default=None, help="print the table of an --out file and exit")
     args = parser.parse_args()
+    if args.summarize:
+        return summarize(args.summarize)
     if not llama_server.binary().exists():
         print(f"bridge_bench: llama-server is not built: {llama_server.build_command()}", file=sys.stderr)
         return 1
