@@ -268,22 +268,22 @@ class StreamableHTTPTransport:
     # ------------------------------------------------------------------------------- receiving
 
     async def _read_stream(self, response: Any, request_id: RequestId | None) -> None:
-        """Deliver a response stream's messages; resume it if it drops before the answer."""
+        """Deliver a response stream's messages; resume it if it drops before the answer (legacy
+        revisions, with or without a session: SEP-1699). A stream that ends before the answer with
+        nothing to resume from fails the request at once rather than at its timeout."""
         decoder = sse.Decoder()
         answered = await self._drain(response, decoder, request_id)
+        resumable = self.protocol_version not in MODERN_VERSIONS  # 2026-07-28 has no resumption
         attempt = 0
-        while not answered and request_id is not None and decoder.last_event_id and self.session_id:
+        while not answered and request_id is not None and decoder.last_event_id and resumable:
             attempt += 1
             if attempt > self.reconnect_attempts:
                 await self._push(error_response(request_id, ErrorCode.REQUEST_TIMEOUT, "Stream lost"))
                 return
             await anyio.sleep(_delay(decoder, attempt))
-            headers = {
-                **self.headers,
-                "accept": "text/event-stream",
-                "mcp-session-id": self.session_id,
-                "last-event-id": decoder.last_event_id,
-            }
+            headers = {**self.headers, "accept": "text/event-stream", "last-event-id": decoder.last_event_id}
+            if self.session_id:
+                headers["mcp-session-id"] = self.session_id
             if self.protocol_version:
                 headers["mcp-protocol-version"] = self.protocol_version
             try:
@@ -300,6 +300,10 @@ class StreamableHTTPTransport:
                 raise
             except Exception as failure:
                 logger.info("resuming a stream failed: %s", failure)
+        if not answered and request_id is not None:
+            await self._push(
+                error_response(request_id, ErrorCode.REQUEST_TIMEOUT, "The response stream ended before the answer")
+            )
 
     async def _drain(self, response: Any, decoder: sse.Decoder, request_id: RequestId | None) -> bool:
         """Read events until the answer to ``request_id`` (True) or the end of the stream (False)."""
