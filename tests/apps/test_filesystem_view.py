@@ -137,6 +137,8 @@ def test_filesystem_view_names_a_bom(app_host, root) -> None:
     ]
     assert view.locator("tr.del .mark").text_content() == "BOM"
     hosted.screenshot("filesystem-edit-diff-bom-dark")
+    hosted.set_theme("light")
+    view.locator("html[data-theme='light']").wait_for(state="attached")
     assert hosted.errors == []
 
 
