@@ -72,7 +72,7 @@ class PollingServer:
             await _reply(send, 202, "text/plain", b"")
         elif request["method"] == "tools/call":
             self.pending = request["id"]
-            priming = (f"id: e1\n" if self.event_ids else "") + f"retry: {RETRY_MS}\ndata: \n\n"
+            priming = ("id: e1\n" if self.event_ids else "") + f"retry: {RETRY_MS}\ndata: \n\n"
             await _reply(send, 200, "text/event-stream", priming.encode())  # and the stream ends here
             self.call_streamed_at = time.monotonic()
         else:
