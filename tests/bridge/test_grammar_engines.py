@@ -84,3 +84,32 @@ def test_xgrammar_gbnf_admits_compact_calls_of_listed_tools_only(
     answer = xgrammar_env.check({"sqlite": {"ebnf": grammar, "accept": list(texts)}})["sqlite"]
     assert isinstance(answer, dict), answer
     assert dict(zip(texts, answer["accepted"], strict=True)) == texts
+
+
+def test_xgrammar_gbnf_holds_edge_cases_of_the_projection(xgrammar: None) -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "mode": {"enum": ['a"b', "c\\d", "line\nbreak", 3, None]},
+            "tags": {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": 2},
+            "note": {"type": ["string", "null"]},
+        },
+        "required": ["ghost"],
+    }
+    # Required names first, then the optional ones in their declared order.
+    texts = {
+        '{"ghost":1,"mode":"a\\"b","tags":["x"],"note":null}': True,
+        '{"ghost":{"any":[true]},"mode":"c\\\\d"}': True,
+        '{"ghost":"g","mode":"line\\nbreak"}': True,
+        '{"ghost":null,"mode":3,"tags":["x","y"]}': True,
+        '{"ghost":0}': True,
+        '{"ghost":1,"mode":"a"}': False,  # not one of the enum
+        '{"ghost":1,"tags":[]}': False,  # minItems 1
+        '{"ghost":1,"tags":["x","y","z"]}': False,  # maxItems 2
+        '{"mode":3}': False,  # the required name without a schema of its own is still required
+        '{"ghost":1,"note":5}': False,
+        '{"mode":3,"ghost":1}': False,  # out of order: the grammar has one order
+    }
+    answer = xgrammar_env.check({"edge": {"ebnf": to_gbnf(grammar_safe(schema)), "accept": list(texts)}})["edge"]
+    assert isinstance(answer, dict), answer
+    assert dict(zip(texts, answer["accepted"], strict=True)) == texts

@@ -3,7 +3,8 @@
 Why a grammar of our own when llama.cpp converts ``response_format`` itself: its converter allows
 whitespace between every token, and a small model fills that room (runs of spaces and newlines until
 ``max_tokens``; the ``format`` mode biases them out by text). The grammar here admits compact JSON
-alone, properties in their declared order, so there is nothing to pad with and fewer tokens to write.
+alone, the required properties first and then the others, each in declared order (as the system prompt
+lists them), so there is nothing to pad with and fewer tokens to write.
 It covers exactly what :func:`plainmcp_bridge.constrain.grammar_safe` keeps: ``type`` (one or a list),
 ``enum``, ``const``, ``properties``/``required``, ``additionalProperties``, ``items`` with
 ``minItems``/``maxItems``, ``anyOf``; anything else is "any JSON value". Bounds (``minimum``...) are left
@@ -82,7 +83,10 @@ class _Builder:
                 return literal("{}")
             member = f'string ":" {self.schema(extra) if isinstance(extra, dict) else "value"}'
             return self.rule(f'"{{" ( {member} ( "," {member} )* )? "}}"')
-        required = [key for key in properties if key in set(schema.get("required") or ())]
+        listed = [key for key in schema.get("required") or () if isinstance(key, str)]
+        # A required name without a schema of its own may be any value, but it must be there.
+        properties = {**properties, **{key: {} for key in listed if key not in properties}}
+        required = [key for key in properties if key in set(listed)]
         optional = [key for key in properties if key not in required]
         pairs = {key: self.rule(f'{literal(json.dumps(key))} ":" {self.schema(properties[key])}') for key in properties}
         if required:
