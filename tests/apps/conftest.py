@@ -16,8 +16,11 @@ def app_bridge() -> Any:
     return harness.ensure_bridge()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def chromium_browser(app_bridge: Any) -> Iterator[Any]:
+    # Module-scoped, not session-scoped: Playwright's sync API keeps an asyncio loop running on this thread
+    # while it is open, and every async (anyio) test that runs meanwhile would find a loop already running.
+    # So a module of browser tests holds only sync tests, and its browser is closed before the next module.
     with harness.browser() as launched:
         yield launched
 
