@@ -210,18 +210,22 @@ def test_sqlite_view_follows_the_host_theme_and_new_results(app_host, database) 
 
 def test_sqlite_view_copies_the_page_as_csv(app_host, database) -> None:
     hosted = app_host(server(database), "query", QUERY, "legacy")
+    hosted.page.context.grant_permissions(["clipboard-read", "clipboard-write"])
     view = hosted.view
     view.locator("#status", has_text="page 1").wait_for()
     view.locator("#copy").click()
-    view.locator("#status", has_text="CSV").wait_for()
-    parsed = list(csv.reader(io.StringIO(view.locator("#csv").input_value())))
-    assert parsed[0] == ["id", "name", "price", "note"]
-    expected = [
-        [str(i), f"item {i}", "" if price(i) is None else str(price(i)).removesuffix(".0"), note(i) or ""]
-        for i in range(1, PAGE + 1)
-    ]
-    assert parsed[1:] == expected  # quotes, commas and the line break in row 9 survive; NULL is empty
-    assert parsed[2][3] == "NULL" and parsed[3][3] == "" and parsed[9][3] == 'say "hi", then\nleave'
+    view.locator("#status", has_text="Copied 25 row(s) as CSV").wait_for()
+    copied = hosted.page.evaluate("navigator.clipboard.readText()")
+    # RFC 4180 as Python's csv module writes it: CRLF line ends, quotes only where needed; NULL is empty.
+    expected = io.StringIO()
+    writer = csv.writer(expected, lineterminator="\r\n")
+    writer.writerow(["id", "name", "price", "note"])
+    for i in range(1, PAGE + 1):
+        writer.writerow([i, f"item {i}", "" if price(i) is None else f"{price(i):.1f}", note(i) or ""])
+    assert copied == expected.getvalue()
+    assert '9,item 9,13.5,"say ""hi"", then\nleave"\r\n' in copied and "\r\n2,item 2,3.0,NULL\r\n" in copied
+    # The same text is kept in the view (a textarea's value has LF line ends).
+    assert view.locator("#csv").input_value() == copied.replace("\r\n", "\n")
     assert hosted.errors == []
 
 
