@@ -183,6 +183,17 @@ def dry_run_diff(root: Path, arguments: dict[str, Any], era: str) -> str:
         copy.unlink()
 
 
+def test_filesystem_view_of_an_edit_made_without_dry_run_has_nothing_to_apply(app_host, root) -> None:
+    arguments = {"path": "bom.txt", "edits": [{"oldText": "second", "newText": "2nd"}]}
+    hosted = app_host(server(root), "edit_file", arguments, "modern")
+    view = hosted.view
+    view.locator("#mode", has_text="Applied").wait_for()
+    assert view.locator("#apply").is_hidden() and view.locator("#status").text_content() == "2 changed line(s)"
+    assert [row[:3] for row in diff_rows(hosted)] == [["", "", ""], ["1", "1", " "], ["2", "", "−"], ["", "2", "+"]]
+    assert (root / "bom.txt").read_bytes() == codecs.BOM_UTF8 + b"first line\n2nd\n"
+    assert hosted.record()["calls"] == []
+
+
 def test_filesystem_view_apply_that_fails_says_so_and_writes_nothing(app_host, root) -> None:
     arguments = {"path": "win.ini", "edits": CRLF_EDITS, "dryRun": True}
     hosted = app_host(server(root), "edit_file", arguments, "legacy")
