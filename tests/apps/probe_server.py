@@ -36,7 +36,9 @@ addEventListener("message", (event) => {
     m.error ? p.reject(new Error(m.error.message)) : p.resolve(m.result);
   } else if (m.id !== undefined) { post({id: m.id, result: {}}); }
   else if (m.method === "ui/notifications/tool-input") { $("input").textContent = JSON.stringify(m.params.arguments); }
-  else if (m.method === "ui/notifications/tool-result") { $("echo").textContent = (m.params.structuredContent || {}).said; }
+  else if (m.method === "ui/notifications/tool-result") {
+    $("echo").textContent = (m.params.structuredContent || {}).said; document.body.dataset.result = "yes";
+  }
   else if (m.method === "ui/notifications/host-context-changed") { document.body.dataset.theme = m.params.theme || ""; }
 });
 const show = (text) => { $("answer").textContent = text; };

@@ -48,6 +48,7 @@ def probe_url() -> Iterator[str]:
 def test_harness_view_gets_input_and_result_over_stdio(app_host, era: str) -> None:
     hosted = app_host(PROBE, "show", {"say": "<b>hello</b>"}, era)
     view = hosted.view
+    view.locator("body[data-result]").wait_for()
     assert view.locator("#echo").text_content() == "<b>hello</b>"
     assert view.locator("#input").text_content() == '{"say":"<b>hello</b>"}'
     assert view.locator("#echo b").count() == 0
@@ -70,6 +71,7 @@ def test_harness_view_tool_calls_follow_visibility(app_host, era: str) -> None:
 
 def test_harness_streamable_http_server(app_host, probe_url: str) -> None:
     hosted = app_host(probe_url, "show", {"say": "over http"}, "modern")
+    hosted.view.locator("body[data-result]").wait_for()
     assert hosted.view.locator("#echo").text_content() == "over http"
 
 

@@ -66,6 +66,12 @@ def call(command: list[str], tool: str, arguments: dict[str, Any], era: str, **o
     return dict(run_async(main))
 
 
+def rendered(hosted: Any) -> Any:
+    """``hosted`` once its view has rendered a result (the host sent it; the view counts its renders)."""
+    hosted.view.locator("html[data-rendered]").wait_for(state="attached")
+    return hosted
+
+
 def rows(hosted: Any) -> list[list[str]]:
     table = hosted.view.locator("#table tbody tr")
     return [[cell.strip() for cell in row.locator("th, td").all_text_contents()] for row in table.all()]
@@ -75,7 +81,7 @@ def rows(hosted: Any) -> list[list[str]]:
 def test_weather_view_renders_the_forecast(app_host, standin, era: str) -> None:
     arguments = {"location": "Miami", "days": 5}
     expected = call(weather(standin), "get_forecast", arguments, era)["structuredContent"]
-    hosted = app_host(weather(standin), "get_forecast", arguments, era)
+    hosted = rendered(app_host(weather(standin), "get_forecast", arguments, era))
     view = hosted.view
     assert view.locator("#place").text_content() == "Miami"
     assert "Florida, United States" in (view.locator("#where").text_content() or "")
@@ -108,7 +114,9 @@ def test_weather_view_renders_the_forecast(app_host, standin, era: str) -> None:
 
 
 def test_weather_view_units_follow_the_result(app_host, standin) -> None:
-    hosted = app_host(weather(standin), "get_forecast", {"location": "Tokyo", "days": 3, "units": "imperial"}, "modern")
+    hosted = rendered(
+        app_host(weather(standin), "get_forecast", {"location": "Tokyo", "days": 3, "units": "imperial"}, "modern")
+    )
     view = hosted.view
     assert view.locator("#table thead th").all_text_contents()[2:4] == ["Low (°F)", "High (°F)"]
     assert all(label.endswith("°F") for label in view.locator("#chart .axis-temp text").all_text_contents())
@@ -119,7 +127,7 @@ def test_weather_view_units_follow_the_result(app_host, standin) -> None:
 def test_weather_view_hours_by_keyboard(app_host, standin) -> None:
     arguments = {"location": "Paris, France", "days": 2, "hourly": True}
     expected = call(weather(standin), "get_forecast", arguments, "legacy")["structuredContent"]
-    hosted = app_host(weather(standin), "get_forecast", arguments, "legacy")
+    hosted = rendered(app_host(weather(standin), "get_forecast", arguments, "legacy"))
     view = hosted.view
     view.locator("#mode-hours").focus()
     hosted.page.keyboard.press("Enter")
@@ -141,7 +149,7 @@ def test_weather_view_hours_by_keyboard(app_host, standin) -> None:
 
 
 def test_weather_view_updates_with_a_new_result(app_host, standin) -> None:
-    hosted = app_host(weather(standin), "get_forecast", {"location": "Miami", "days": 3}, "modern")
+    hosted = rendered(app_host(weather(standin), "get_forecast", {"location": "Miami", "days": 3}, "modern"))
     view = hosted.view
     view.locator("#alerts .alert").first.wait_for()
     result = hosted.call({"location": "Tokyo", "days": 4})
@@ -156,7 +164,7 @@ def test_weather_view_shows_a_hostile_place_name_as_text(app_host, standin, monk
     miami = next(place for place in standin_data.PLACES if place["name"] == "Miami")
     hostile = {**miami, "id": 1, "name": HOSTILE, "admin1": "<script>parent.parent.__pwned=2</script>"}
     monkeypatch.setattr(standin_data, "PLACES", [hostile, *standin_data.PLACES])
-    hosted = app_host(weather(standin), "get_forecast", {"location": "<img", "days": 2}, "legacy")
+    hosted = rendered(app_host(weather(standin), "get_forecast", {"location": "<img", "days": 2}, "legacy"))
     view = hosted.view
     assert view.locator("#place").text_content() == HOSTILE
     assert "<script>parent.parent.__pwned=2</script>" in (view.locator("#where").text_content() or "")
@@ -168,7 +176,9 @@ def test_weather_view_shows_a_hostile_place_name_as_text(app_host, standin, monk
 
 
 def test_weather_view_dark_theme(app_host, standin) -> None:
-    hosted = app_host(weather(standin), "get_forecast", {"location": "Miami", "days": 7}, "modern", theme="dark")
+    hosted = rendered(
+        app_host(weather(standin), "get_forecast", {"location": "Miami", "days": 7}, "modern", theme="dark")
+    )
     view = hosted.view
     view.locator("#alerts .alert").first.wait_for()
     assert view.locator("html").get_attribute("data-theme") == "dark"
@@ -183,7 +193,7 @@ def test_weather_view_dark_theme(app_host, standin) -> None:
 def test_weather_view_compares_places(app_host, standin) -> None:
     arguments = {"locations": ["Miami", "Tokyo", "London"]}
     expected = call(weather(standin), "compare_weather", arguments, "modern")["structuredContent"]
-    hosted = app_host(weather(standin), "compare_weather", arguments, "modern")
+    hosted = rendered(app_host(weather(standin), "compare_weather", arguments, "modern"))
     view = hosted.view
     assert view.locator("#place").text_content() == "3 places compared"
     shown = rows(hosted)
@@ -263,6 +273,7 @@ def test_readme_app_command_shows_the_forecast_view(chromium_browser, standin) -
             page.goto(url)
             page.locator("html[data-state='result']").wait_for(state="attached", timeout=30_000)
             view = page.frame_locator("#sandbox").frame_locator("iframe")
+            view.locator("html[data-rendered]").wait_for(state="attached")
             assert view.locator("#place").text_content() == "Miami"
             assert len(view.locator("#table tbody tr").all()) == 7
         finally:
@@ -274,7 +285,7 @@ def test_readme_app_command_shows_the_forecast_view(chromium_browser, standin) -
 
 def test_weather_view_shows_a_stale_answer_as_stale(app_host, standin) -> None:
     command = [*weather(standin), "--forecast-ttl", "0.2", "--stale-for", "600"]
-    hosted = app_host(command, "get_forecast", {"location": "Tokyo", "days": 3}, "legacy")
+    hosted = rendered(app_host(command, "get_forecast", {"location": "Tokyo", "days": 3}, "legacy"))
     view = hosted.view
     retrieved = view.locator("#retrieved").text_content()
     assert view.locator(".stale").count() == 0
@@ -290,7 +301,7 @@ def test_weather_view_shows_a_stale_answer_as_stale(app_host, standin) -> None:
 def test_weather_view_charts_the_nws_periods(app_host, standin) -> None:
     arguments = {"location": "Miami", "source": "nws", "days": 2}
     expected = call(weather(standin), "get_forecast", arguments, "modern")["structuredContent"]
-    hosted = app_host(weather(standin), "get_forecast", arguments, "modern")
+    hosted = rendered(app_host(weather(standin), "get_forecast", arguments, "modern"))
     view = hosted.view
     assert [row[0] for row in rows(hosted)] == [period["name"] for period in expected["periods"]]
     assert [row[2] for row in rows(hosted)] == [f"{period['temperature']:.1f}" for period in expected["periods"]]
