@@ -150,3 +150,16 @@ def test_app_command_names_what_is_missing() -> None:
     )
     assert app_only.returncode == 2
     assert "only its view calls" in app_only.stderr
+
+
+def test_app_host_view_csp_follows_the_spec() -> None:
+    from plainmcp.cli.app_host import DEFAULT_CSP, view_csp
+
+    assert view_csp(None) == DEFAULT_CSP and "connect-src 'none'" in DEFAULT_CSP
+    declared = view_csp({"connectDomains": ["https://api.example.com"], "resourceDomains": ["https://*.cdn.example"]})
+    assert "connect-src https://api.example.com;" in declared
+    assert "img-src 'self' data: https://*.cdn.example;" in declared
+    assert "frame-src 'none'" in declared and "object-src 'none'" in declared and "base-uri 'self'" in declared
+    # Anything that is not a plain origin could add a directive or a keyword: dropped.
+    hostile = view_csp({"connectDomains": ["https://a.example; script-src *", "'unsafe-eval'", "*"]})
+    assert "connect-src 'none';" in hostile and "unsafe-eval" not in hostile and "script-src *" not in hostile
