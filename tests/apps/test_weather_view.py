@@ -121,6 +121,7 @@ def test_weather_view_units_follow_the_result(app_host, standin) -> None:
     assert view.locator("#table thead th").all_text_contents()[2:4] == ["Low (°F)", "High (°F)"]
     assert all(label.endswith("°F") for label in view.locator("#chart .axis-temp text").all_text_contents())
     assert view.locator("#alerts .alert").count() == 0  # outside the US: no alert lookup
+    assert view.locator("#modes").is_hidden()  # no hourly values asked for: nothing to switch to
     assert hosted.record()["calls"] == []
 
 
@@ -200,9 +201,15 @@ def test_weather_view_compares_places(app_host, standin) -> None:
     assert [row[0] for row in shown] == [
         f"{place['location']['name']} {local_date(place['today']['time'])}" for place in expected["places"]
     ]
-    assert [row[2:4] for row in shown] == [
-        [f"{p['today']['temperature_min']:.1f}", f"{p['today']['temperature_max']:.1f}"] for p in expected["places"]
+    assert [row[2:5] for row in shown] == [
+        [f"{p['today'][key]:.1f}" for key in ("temperature_min", "temperature_max")]
+        + [f"{p['current']['temperature']:.1f}"]
+        for p in expected["places"]
     ]
+    # Places are not a series: a low-to-high bar and a dot for now each, no line from one place to the next.
+    assert view.locator("#chart .range").count() == view.locator("#chart .dot-now").count() == 3
+    assert view.locator("#chart polyline").count() == 0
+    assert view.locator("#modes").is_hidden()
     hosted.screenshot("weather-compare", docs="weather-compare")
 
 
