@@ -208,7 +208,7 @@ class StreamableHTTPTransport:
         except AuthorizationError:
             raise  # no authorization for this server: the connection ends with it (see connect_http)
         except Exception as failure:  # httpx errors: the connection failed
-            logger.warning("POST %s failed: %s", getattr(message, "method", "response"), failure)
+            logger.warning("POST %s failed: %r", getattr(message, "method", "response"), failure)
             if request_id is not None:
                 await self._push(
                     error_response(request_id, ErrorCode.REQUEST_TIMEOUT, f"HTTP request failed: {failure}")

@@ -236,6 +236,10 @@ class _ConnectionAuth(httpx.Auth):
             if not budget.charge(response.status_code, challenge):
                 return  # a 403 that is not about scope: the transport reports it
             version = request.headers.get("mcp-protocol-version")
+            # Read the refused response before the exchange: left unread, its connection stays checked out
+            # for the whole authorization, and the retry meets it just as the server's keep-alive closes it.
+            # Read (not closed), the connection is back in the pool, where a dropped one is noticed.
+            await response.aread()
             binding = await self.oauth.renew(
                 self.server_url,
                 challenge,
