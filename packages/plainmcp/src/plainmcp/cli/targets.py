@@ -119,7 +119,7 @@ def add_target_options(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="show the server's stderr and log messages, and the client's own log",
     )
-    from .auth import add_oauth_options  # here: auth imports run, which imports this module
+    from .oauth_options import add_oauth_options
 
     add_oauth_options(parser)
 
@@ -213,7 +213,7 @@ async def connect(target: Target, **options: Any) -> AsyncIterator[Any]:
         from ..http_client import connect_http
 
         if target.oauth and not any(name.lower() == "authorization" for name in target.headers):
-            from .auth import person_oauth
+            from .oauth_options import person_oauth
 
             options.setdefault("auth", person_oauth(**target.oauth))
         try:

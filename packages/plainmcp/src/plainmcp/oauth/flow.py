@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from . import dpop as dpop_proofs
 from . import grants, registration
@@ -21,7 +21,32 @@ from .errors import AuthorizationError
 from .store import RECORD_VERSION
 
 if TYPE_CHECKING:
-    from .provider import OAuth
+    from .authorizer import Authorizer
+    from .store import TokenStore
+
+
+class OAuth(Protocol):
+    """What the flow reads of :class:`plainmcp.oauth.OAuth` (a protocol here: that class drives this
+    module, and the two must not import each other)."""
+
+    store: TokenStore
+    authorizer: Authorizer
+    client_id: str | None
+    client_secret: str | None
+    client_metadata_url: str | None
+    client_name: str
+    scopes: list[str] | None
+    token_endpoint_auth_method: str | None
+    grant: str
+    private_key: str | None
+    dpop: bool | None
+    timeout: float
+    verify: Any
+
+    def grant_options(self) -> dict[str, Any]: ...
+
+    async def workload_assertion(self, request: AssertionRequest) -> str: ...
+
 
 logger = logging.getLogger(__name__)
 
