@@ -86,6 +86,7 @@ class LineSink:
         self._size = 0
         self._dropped = 0
         self._urgent = False
+        self._signaled = False  # the wake event is set and the writer has not seen it yet
         self._accepted = 0  # lines taken into the buffer, ever
         self._written = 0  # of those, lines the writer has finished with (written or lost to a closed stream)
         self._thread: threading.Thread | None = None
@@ -105,7 +106,11 @@ class LineSink:
                 self._start()
             if urgent:
                 self._urgent = True
-            wake = first or urgent or self._size >= HIGH_WATER
+            # One wake per need, not one per line: setting an event the writer has not yet seen
+            # costs the caller a lock and a notify for nothing (and a busy writer the GIL).
+            wake = (first or urgent or self._size >= HIGH_WATER) and not self._signaled
+            if wake:
+                self._signaled = True
         if wake:
             self._wake.set()
 
@@ -116,7 +121,7 @@ class LineSink:
             if self._thread is None or self._written >= self._accepted:
                 return True
             goal = self._accepted
-            self._urgent = True
+            self._urgent = self._signaled = True
             self._wake.set()
             return self._done.wait_for(lambda: self._written >= goal, timeout)
 
@@ -129,12 +134,13 @@ class LineSink:
     def _run(self) -> None:
         while True:
             self._wake.wait()
-            self._wake.clear()
             with self._lock:
+                self._seen()
                 hurry = self._urgent or self._size >= HIGH_WATER
             if not hurry:
                 self._wake.wait(self.interval)  # let the batch grow; an urgent line cuts the wait short
-                self._wake.clear()
+                with self._lock:
+                    self._seen()
             with self._lock:
                 lines, self._lines, self._size = self._lines, [], 0
                 dropped, self._dropped = self._dropped, 0
@@ -146,6 +152,11 @@ class LineSink:
             with self._lock:
                 self._written += len(lines) - (1 if dropped else 0)
                 self._done.notify_all()
+
+    def _seen(self) -> None:
+        """The writer took note of the wake event (called with the lock held)."""
+        self._signaled = False
+        self._wake.clear()
 
     def _write(self, text: str) -> None:
         try:
@@ -175,6 +186,13 @@ class LineHandler(logging.Handler):
     def put_line(self, line: str, levelno: int) -> None:
         raise NotImplementedError
 
+    def put_fields(
+        self, created: float, levelno: int, name: str, msg: str, args: tuple[Any, ...], fields: dict[str, Any]
+    ) -> None:
+        """Write the line of a record of these values without the record (here: made at once)."""
+        formatter: FieldsFormatter = self.formatter  # type: ignore[assignment]  # checked by takes()
+        self.put_line(formatter.format_fields(created, levelno, name, msg % args, fields), levelno)
+
     def emit(self, record: logging.LogRecord) -> None:
         try:
             line = self.format(record)
@@ -186,7 +204,31 @@ class LineHandler(logging.Handler):
     def takes(self, name: str, levelno: int) -> bool | None:
         """Whether a record of logger ``name`` at ``levelno`` would be written here; None when only a
         real record will do (a filter without ``passes(name, levelno)``, a formatter without
-        ``format_fields``)."""
+        ``format_fields``). Remembered until the handler's level, filters or formatter change
+        through their setters."""
+        key = (name, levelno)
+        cache = self.__dict__.setdefault("_takes_cache", {})
+        if key not in cache:
+            cache[key] = self._takes(name, levelno)
+        return cache[key]
+
+    def setLevel(self, level: int | str) -> None:
+        self.__dict__.pop("_takes_cache", None)
+        super().setLevel(level)
+
+    def addFilter(self, filter: Any) -> None:
+        self.__dict__.pop("_takes_cache", None)
+        super().addFilter(filter)
+
+    def removeFilter(self, filter: Any) -> None:
+        self.__dict__.pop("_takes_cache", None)
+        super().removeFilter(filter)
+
+    def setFormatter(self, fmt: logging.Formatter | None) -> None:
+        self.__dict__.pop("_takes_cache", None)
+        super().setFormatter(fmt)
+
+    def _takes(self, name: str, levelno: int) -> bool | None:
         if not hasattr(self.formatter, "format_fields"):
             return None
         if levelno < self.level:
@@ -212,10 +254,8 @@ def log_fields(logger: logging.Logger, level: int, msg: str, args: tuple[Any, ..
         logger.log(level, msg, *args, extra=fields, stacklevel=2)
         return
     created = time.time()
-    message = msg % args
     for handler in takers:
-        formatter: FieldsFormatter = handler.formatter  # type: ignore[assignment]  # checked by takes()
-        handler.put_line(formatter.format_fields(created, level, logger.name, message, fields), level)
+        handler.put_fields(created, level, logger.name, msg, args, fields)
 
 
 def _line_takers(logger: logging.Logger, level: int) -> list[LineHandler] | None:

@@ -152,6 +152,12 @@ class JsonFormatter(logging.Formatter):
     def _line(
         self, created: float, msecs: int, levelname: str, name: str, message: str, fields: dict[str, Any], details: str
     ) -> str:
+        entry = self._entry(created, msecs, levelname, name, message, fields, details)
+        return self._finish(entry, _JSON_ENCODER.encode(entry))
+
+    def _entry(
+        self, created: float, msecs: int, levelname: str, name: str, message: str, fields: dict[str, Any], details: str
+    ) -> dict[str, Any]:
         entry: dict[str, Any] = {
             "time": f"{self._second(created)}.{msecs:03d}Z",
             "level": levelname.lower(),
@@ -162,7 +168,10 @@ class JsonFormatter(logging.Formatter):
             entry.setdefault(key, value)
         if details:
             entry["traceback"] = details
-        line = _JSON_ENCODER.encode(entry)
+        return entry
+
+    def _finish(self, entry: dict[str, Any], line: str) -> str:
+        """``line`` (``entry`` encoded) redacted, cut and with its raw controls escaped, as needed."""
         # Most lines hold no hint of a secret and a short message: they are done after one dump.
         secret = may_hold_secret(line)
         if secret or len(entry["message"]) > MAX_MESSAGE_CHARS:
