@@ -209,9 +209,14 @@ class TextFormatter(logging.Formatter):
 
     def _line(self, created: float, msecs: int, levelname: str, name: str, message: str, request_id: Any) -> str:
         # As logging.Formatter.formatTime with no datefmt: local time, comma, milliseconds.
+        rid = None if request_id is None else str(request_id)
+        if len(message) <= MAX_MESSAGE_CHARS and not may_hold_secret(message if rid is None else message + rid):
+            # The usual line: one scan says neither part holds a hint of a secret.
+            line = f"{self._second(created)},{msecs:03d} {levelname} {name}: {message}"
+            return escape_controls(line if rid is None else f"{line} request_id={rid}")
         line = f"{self._second(created)},{msecs:03d} {levelname} {name}: {_cut(redact(message))}"
-        if request_id is not None:
-            line += f" request_id={redact(str(request_id))}"
+        if rid is not None:
+            line += f" request_id={redact(rid)}"
         return escape_controls(line)
 
 
