@@ -160,7 +160,10 @@ def test_modern_results_carry_server_info_and_legacy_results_do_not(inspector, e
     ).result
     meta = result.get("_meta", {})
     if era == "modern":
-        assert meta[SERVER_INFO_KEY] == {"name": SERVER_INFO["name"], "version": SERVER_INFO["version"]}  # discover has the rest
+        assert meta[SERVER_INFO_KEY] == {
+            "name": SERVER_INFO["name"],
+            "version": SERVER_INFO["version"],
+        }  # discover has the rest
     else:
         assert SERVER_INFO_KEY not in meta, result
 

@@ -128,7 +128,9 @@ def way(request) -> Way:
 def assert_era(way: Way, result: dict[str, Any]) -> None:
     """Proof of the era that was served: 2026-07-28 results name the server in _meta, legacy ones do not."""
     if way.modern:
-        assert result["_meta"] == {SERVER_INFO_KEY: {"name": SERVER_INFO["name"], "version": SERVER_INFO["version"]}}, result
+        assert result["_meta"] == {SERVER_INFO_KEY: {"name": SERVER_INFO["name"], "version": SERVER_INFO["version"]}}, (
+            result
+        )
     else:
         assert "_meta" not in result, result
 
