@@ -167,3 +167,21 @@ def test_every_line_is_on_stderr_when_the_program_ends(log_format: str) -> None:
         assert ends == ["line 1999 1999", "record 1999 None"]
     else:
         assert [line.split(": ", 1)[1] for line in lines[-2:]] == ["line 1999 request_id=1999", "record 1999"]
+
+
+LAST_WORDS = """
+import logging, sys
+from plainmcp.logs import configure_logging
+configure_logging("info", "text")
+for number in range(500):
+    logging.getLogger("plainmcp.sinktest").info("line %d", number)
+raise SystemExit("the last words")
+"""
+
+
+def test_what_is_written_to_stderr_directly_comes_after_the_log_lines_before_it() -> None:
+    done = subprocess.run([sys.executable, "-c", LAST_WORDS], capture_output=True, text=True, timeout=60)
+    lines = done.stderr.splitlines()
+    assert done.returncode == 1
+    assert lines[-1] == "the last words"  # a SystemExit's line, printed before atexit flushes the log
+    assert len(lines) == 501 and lines[-2].endswith("line 499")

@@ -267,6 +267,27 @@ class StderrLines(LineHandler):
         return message
 
 
+class StderrAfterLog:
+    """``sys.stderr`` while log lines to it are buffered: what is written to it directly (the line of
+    a ``SystemExit``, argparse's usage error, a traceback Python prints) comes after every log line
+    logged before it, as when each log line was written at once."""
+
+    def __init__(self, stream: Any, sink: LineSink) -> None:
+        self.stream = stream
+        self.sink = sink
+
+    def write(self, text: str) -> int:
+        self.sink.flush()
+        return int(self.stream.write(text))
+
+    def writelines(self, lines: Iterable[str]) -> None:
+        self.sink.flush()
+        self.stream.writelines(lines)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.stream, name)
+
+
 def configure_logging(
     level: str = "info",
     fmt: str = "text",
@@ -279,12 +300,17 @@ def configure_logging(
 ) -> None:
     """Send every log record at ``level`` or above to stderr, as ``text`` or ``json`` lines; with
     ``file``, to that file (:func:`file_handler`), and stderr keeps warnings and errors only.
+    ``sys.stderr`` becomes a :class:`StderrAfterLog`, so direct writes keep their place after the
+    buffered log lines.
 
     Records of loggers outside plainmcp (and its servers' ``plainmcp_*`` packages, ``__main__`` and
     the names in ``own``) also need ``dependencies`` or above: pass ``dependencies=level`` to see
     a dependency's info and debug lines too.
     """
-    handlers: list[logging.Handler] = [StderrLines(sys.stderr)]
+    stream = sys.stderr.stream if isinstance(sys.stderr, StderrAfterLog) else sys.stderr
+    stderr = StderrLines(stream)
+    sys.stderr = StderrAfterLog(stream, stderr.sink)
+    handlers: list[logging.Handler] = [stderr]
     if file is not None:
         handlers[0].setLevel(logging.WARNING)  # the file has everything; the client's view of stderr the problems
         handlers.append(file_handler(file, max_bytes, backups))
