@@ -666,12 +666,12 @@ def print_information(samples: Samples) -> None:
     columns += [("floor / " + t.key.removeprefix("sdk_"), FLOOR, t) for t in SDK_TARGETS]
     columns += [("log on / log off", EVERYTHING, EVERYTHING_QUIET)]
     print("calls/s ratios for information (no target); floor / SDK is the ceiling no MCP code on this stack passes")
-    header = f"{'scenario':<30}" + "".join(f"{name:>22}" for name, _, _ in columns)
+    header = f"{'scenario':<30}" + "".join(f"{name:>25}" for name, _, _ in columns)
     print(header)
     print("-" * len(header))
     for scenario in SCENARIOS:
         cells = "".join(
-            f"{samples.value(ours, scenario, 'calls_per_s') / samples.value(theirs, scenario, 'calls_per_s'):>21.2f}x"
+            f"{samples.value(ours, scenario, 'calls_per_s') / samples.value(theirs, scenario, 'calls_per_s'):>24.2f}x"
             for _, ours, theirs in columns
         )
         print(f"{scenario.label:<30}{cells}")
