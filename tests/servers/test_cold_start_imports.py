@@ -44,14 +44,15 @@ runpy.run_module(sys.argv[0], run_name="__main__", alter_sys=True)
 
 #: Never needed to answer over stdio, by any server.
 EVERY_SERVER = {"uvicorn", "httpx", "h11", "httptools", "starlette", "multiprocessing", "watchfiles"}
-#: Each server's own, beyond that (its default settings). weather, filesystem and sqlite still load
-#: ``shutil`` (and ``lzma``, ``bz2``) before their first answer, through ``importlib.resources`` in
-#: their views modules.
+#: Each server's own, beyond that (its default settings). The views modules read their HTML with
+#: pathlib, so ``importlib.resources``'s zipfile, tempfile and shutil stay out (filesystem's writing
+#: needs shutil itself).
+VIEWS = {"shutil", "lzma", "bz2", "zipfile", "tempfile"}
 DEFERRED = {
     "everything": {"shutil", "lzma", "bz2", "jsonschema"},
-    "weather": set(),
-    "filesystem": set(),
-    "sqlite": set(),
+    "weather": VIEWS,
+    "filesystem": {"zipfile", "tempfile"},
+    "sqlite": VIEWS,
     "prompts": {"shutil", "lzma", "bz2"},
 }
 

@@ -13,7 +13,7 @@ import base64
 import functools
 import hashlib
 import re
-from importlib import resources
+from pathlib import Path
 
 _BLOCK = re.compile(r"<(script|style)>(.*?)</\1>", re.DOTALL)
 _POLICY = (
@@ -34,7 +34,9 @@ def document(name: str) -> str:
     Raises:
         ValueError: the file does not have exactly one ``<style>`` and one ``<script>`` block.
     """
-    folder = resources.files(__name__)
+    # Beside this file, read with pathlib: importlib.resources would add tempfile, shutil and zipfile to
+    # the server's start-up for files that are always on disk in an installed package.
+    folder = Path(__file__).parent
     html = (folder / name).read_text("utf-8").replace("//@bridge", (folder / "bridge.js").read_text("utf-8"), 1)
     blocks: dict[str, list[str]] = {"script": [], "style": []}
     for kind, body in _BLOCK.findall(html):

@@ -6,7 +6,7 @@ Hosts that took up the extension show it; the others get the tools' text and str
 
 from __future__ import annotations
 
-from importlib import resources
+from pathlib import Path
 from typing import Any
 
 from plainmcp import Server, add_app_view, app_tool_meta
@@ -16,7 +16,8 @@ FORECAST_VIEW = "ui://plainmcp-weather/forecast.html"
 
 
 def html() -> str:
-    return (resources.files(__package__) / "weather.html").read_text(encoding="utf-8")
+    # pathlib, not importlib.resources: the latter adds tempfile, shutil and zipfile to the start-up.
+    return Path(__file__).with_name("weather.html").read_text(encoding="utf-8")
 
 
 def tool_meta() -> dict[str, Any]:
