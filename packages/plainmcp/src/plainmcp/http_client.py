@@ -49,6 +49,9 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
+#: How long an idle HTTP connection is kept for reuse (httpx's default is 5 s, the same as many servers').
+IDLE_CONNECTION_SECONDS = 2.0
+
 NAME_SOURCE = {
     protocol.TOOLS_CALL: "name",
     protocol.PROMPTS_GET: "name",
@@ -486,7 +489,11 @@ async def _connected(
     import httpx
 
     flow = auth.httpx_auth(url) if auth is not None else None
-    async with httpx.AsyncClient(timeout=httpx.Timeout(timeout, read=None), verify=verify, auth=flow) as http:
+    # Idle connections expire before common servers close them (Node and uvicorn after 5 s): reusing one the
+    # server is closing at that moment fails the request (seen after an authorization exchange of ~5 s).
+    limits = httpx.Limits(max_connections=100, max_keepalive_connections=20, keepalive_expiry=IDLE_CONNECTION_SECONDS)
+    timeouts = httpx.Timeout(timeout, read=None)
+    async with httpx.AsyncClient(timeout=timeouts, verify=verify, auth=flow, limits=limits) as http:
         if not _use_sse(url, transport):
             async with _streamable(url, http, headers, initialize, options, transport == "auto") as client:
                 if client is not None:
