@@ -33,6 +33,7 @@ _EXPORTS: dict[str, str] = {
     "ServerCache": "state.cache",
     "ServerExited": "spawned",
     "SharedStateUnavailable": "state",
+    "SkillsClient": "skills_client",
     "StartupError": "command_line",
     "Tool": "tools",
     "ToolAnnotations": "tools",
@@ -47,6 +48,7 @@ _EXPORTS: dict[str, str] = {
     "inputs": "inputs",
     "json_codec": "json_codec",
     "open_client": "client",
+    "pagination": "pagination",
     "run_stdio": "stdio",
     "env_list_option": "command_line",
     "env_option": "command_line",
@@ -54,12 +56,13 @@ _EXPORTS: dict[str, str] = {
     "serve": "command_line",
     "server_arguments": "command_line",
     "server_cache": "state.cache",
+    "skills": "skills",
     "run_server_command": "command_line",
     "setup_logging": "command_line",
 }
 
 #: public names that are modules of their own
-_MODULES = frozenset({"content", "demo", "inputs", "json_codec"})
+_MODULES = frozenset({"content", "demo", "inputs", "json_codec", "pagination", "skills"})
 
 __all__ = [
     "ALL_VERSIONS",
@@ -81,6 +84,7 @@ __all__ = [
     "ServerCache",
     "ServerExited",
     "SharedStateUnavailable",
+    "SkillsClient",
     "StartupError",
     "Tool",
     "ToolAnnotations",
@@ -98,12 +102,14 @@ __all__ = [
     "inputs",
     "json_codec",
     "open_client",
+    "pagination",
     "run_server_command",
     "run_stdio",
     "serve",
     "server_arguments",
     "server_cache",
     "setup_logging",
+    "skills",
 ]
 
 
@@ -122,7 +128,7 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:
-    from . import content, demo, inputs, json_codec
+    from . import content, demo, inputs, json_codec, pagination, skills
     from .apps import APP_MIME, UI_EXTENSION, add_app_view, app_tool_meta
     from .client import Client, open_client
     from .command_line import (
@@ -140,6 +146,7 @@ if TYPE_CHECKING:
     from .prompts import Prompt, PromptArgument
     from .resources import Resource, ResourceTemplate
     from .server import Server
+    from .skills_client import SkillsClient
     from .spawned import ServerExited
     from .state import SharedStateUnavailable
     from .state.cache import Cached, ServerCache, server_cache
