@@ -509,6 +509,7 @@ def test_tokens_from_the_environment_and_never_in_the_logs():
         assert (
             http.get(f"{served.base_url}/metrics", headers={"Authorization": f"Basic {wrong_token}"}).status_code == 401
         )
+        served.stop()  # the log is written by a thread of its own, in batches: every line is out at exit
         lines = served.json_lines()
         text = served.stderr()
     assert [line["subject"] for line in lines if line.get("path") == "/mcp" and line.get("status") == 200][:6] == [
