@@ -18,7 +18,6 @@ came or went. A burst of thousands of changes is one batch, so clients are never
 
 from __future__ import annotations
 
-import importlib
 import logging
 import os
 from collections.abc import Iterable
@@ -153,9 +152,10 @@ class Watcher:
         return found
 
     async def _watch(self, feed: ChangeFeed, done: anyio.Event) -> None:
-        # Imported on a worker thread: a first request is answered meanwhile instead of after the
-        # milliseconds watchfiles (and multiprocessing, which it imports) take to load.
-        watchfiles = await anyio.to_thread.run_sync(importlib.import_module, "watchfiles")
+        # Imported here, at the first listener, and on the event loop: imported on a worker thread the
+        # watch was in place later than the listen's acknowledgement by that much more, and a change made
+        # right after subscribing went unseen (the demo's edit, regression: tests/e2e/test_demo.py).
+        import watchfiles
 
         try:
             while not done.is_set():
