@@ -10,19 +10,18 @@ used as ``OAuth(grant="jwt_bearer", assertion=IdJagExchange(...), client_id=...,
 
 from __future__ import annotations
 
-import json
 import logging
 from dataclasses import dataclass
 from typing import Any
 
 from .errors import AuthorizationError
+from .registration import response_object
 
 logger = logging.getLogger(__name__)
 
 TOKEN_EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange"
 ID_TOKEN = "urn:ietf:params:oauth:token-type:id_token"
 ID_JAG = "urn:ietf:params:oauth:token-type:id-jag"
-MAX_RESPONSE = 64 * 1024
 
 
 @dataclass(frozen=True)
@@ -85,7 +84,7 @@ class IdJagExchange:
             raise AuthorizationError(
                 f"The identity provider's token exchange failed: {failure}", "token_exchange"
             ) from None
-        answer = _object(response.content) if len(response.content) <= MAX_RESPONSE else None
+        answer = response_object(response.content)
         if response.status_code != 200 or answer is None or answer.get("issued_token_type") != ID_JAG:
             error = answer.get("error") if isinstance(answer, dict) else None
             raise AuthorizationError(
@@ -99,11 +98,3 @@ class IdJagExchange:
             raise AuthorizationError("The identity provider's token exchange returned no ID-JAG", "token_exchange")
         logger.info("got an identity assertion grant for %s from the identity provider", request.issuer)
         return grant
-
-
-def _object(body: bytes) -> dict[str, Any] | None:
-    try:
-        value = json.loads(body)
-    except ValueError:
-        return None
-    return value if isinstance(value, dict) else None

@@ -102,7 +102,7 @@ async def register(
         response = await http.post(endpoint, json=request, headers={"accept": "application/json", **headers})
     except Exception as failure:
         raise AuthorizationError(f"Client registration at {endpoint} failed: {failure}", "registration") from None
-    answer = _object(response.content) if len(response.content) <= MAX_RESPONSE else None
+    answer = response_object(response.content)
     if response.status_code not in (200, 201) or answer is None or not isinstance(answer.get("client_id"), str):
         detail = answer.get("error") if isinstance(answer, dict) else None
         raise AuthorizationError(
@@ -124,7 +124,11 @@ async def register(
     return client
 
 
-def _object(body: bytes) -> dict[str, Any] | None:
+def response_object(body: bytes) -> dict[str, Any] | None:
+    """An authorization or identity server's answer as a JSON object, or None when it is not one or
+    is larger than :data:`MAX_RESPONSE` (registration and token exchange answers alike)."""
+    if len(body) > MAX_RESPONSE:
+        return None
     try:
         value = json.loads(body)
     except ValueError:
