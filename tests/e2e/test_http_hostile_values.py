@@ -52,6 +52,7 @@ def hostile(obj: Any) -> bytes:
 def served() -> Iterator[Any]:
     with server_process() as server:
         yield server
+        server.stop()  # every log line is out at exit (the log is written in batches)
         assert "Traceback" not in server.log(), server.log()[-3000:]
 
 

@@ -62,6 +62,7 @@ def test_each_parser_and_loop_forced_by_name_serves_a_real_exchange(parser, loop
         loaded = loaded_extensions(served.process.pid)
         assert ("httptools" in loaded) == (parser == "httptools"), loaded
         assert ("uvloop" in loaded) == (loop == "uvloop"), loaded
+        served.stop()  # the log is written in batches by a thread of its own: every line is out at exit
         assert f"uvicorn with the {parser} parser on the {loop} event loop" in served.log()
 
 
