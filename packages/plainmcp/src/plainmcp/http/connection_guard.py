@@ -53,6 +53,7 @@ from typing import Any
 from ..errors import ErrorCode
 from .asgi import principal_subject
 from .body_rate import BodyRate
+from .coalesced_writes import CoalescedWrites
 from .head_limits import MAX_HEAD_BYTES, MAX_HEADER_FIELDS, TOO_LARGE_431, HeadMeter
 
 logger = logging.getLogger(__name__)
@@ -254,6 +255,8 @@ class _GuardedProtocol(asyncio.Protocol):
         self._head_done = False  # a head is complete and its request not yet started
 
     def connection_made(self, transport: Any) -> None:
+        # A response's head and body in one system call (coalesced_writes).
+        transport = CoalescedWrites(transport, self.loop)
         super().connection_made(transport)
         self.guard_peer = peer_key(self.client[0]) if self.client else ""
         self._place = self.guard.admit(self, self.guard_peer)
