@@ -158,6 +158,7 @@ LAYERS: dict[str, int] = {
     "plainmcp.http.auth": 4,
     "plainmcp.http.body_deadlines": 4,
     "plainmcp.http.body_rate": 4,
+    "plainmcp.http.coalesced_writes": 4,
     "plainmcp.http.connection_guard": 4,
     "plainmcp.http.event_buffer": 4,
     "plainmcp.http.exchange": 4,

@@ -72,6 +72,28 @@ async def test_capabilities_are_derived_from_registrations() -> None:
         }
 
 
+def _shapes() -> list[Server]:
+    """Servers of every registration shape that changes the capabilities."""
+    bare = Server("bare", "1")
+    quiet = Server("quiet", "1", logging=False)
+    declared = Server("declared", "1", declare=("tools", "prompts", "resources"))
+    templated = Server("templated", "1")
+
+    @templated.resource_template("note:///{name}")
+    async def note(ctx, uri, variables):
+        return "text"
+
+    extended = Server("extended", "1")
+    extended.declare_extension("io.example/thing", {"a": 1})
+    return [bare, quiet, declared, templated, extended, build_server()]
+
+
+@pytest.mark.parametrize("server", _shapes(), ids=lambda server: server.name)
+def test_offers_agrees_with_the_capabilities_object(server: Server) -> None:
+    names = ("logging", "completions", "prompts", "resources", "tools", "extensions", "sampling", "")
+    assert {name for name in names if server.offers(name)} == set(server.capabilities())
+
+
 async def test_methods_of_absent_capabilities_are_not_found() -> None:
     server = Server("s", "1")
 

@@ -70,7 +70,7 @@ class LegacyLifecycle:
                 ErrorCode.INVALID_REQUEST, "Invalid Request: the session is not initialized; send initialize first"
             )
         capability = METHOD_CAPABILITY.get(method)
-        if capability is not None and capability not in self.server.capabilities():
+        if capability is not None and not self.server.offers(capability):
             raise method_not_found(method)
         own = _LEGACY_ONLY.get(method)
         if own is not None:
@@ -161,8 +161,10 @@ class LegacyLifecycle:
     # ------------------------------------------------------------- the methods only this era has
 
     async def _subscribe(self, ctx: Context, params: dict[str, Any]) -> dict[str, Any]:
-        self.subscriptions.add(subscription_uri(ctx, params))
+        uri = subscription_uri(ctx, params)
+        self.subscriptions.add(uri)
         self.server.bus.changed()
+        await self.server.subscribed(frozenset({uri}))  # e.g. until a file watcher covers it
         return {}
 
     async def _unsubscribe(self, ctx: Context, params: dict[str, Any]) -> dict[str, Any]:

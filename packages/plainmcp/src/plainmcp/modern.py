@@ -66,7 +66,7 @@ class ModernDispatcher:
             return self._complete(await extension.handler(ctx, params), method)
         handler = FEATURE_METHODS.get(method)
         capability = METHOD_CAPABILITY.get(method)
-        if handler is None or (capability is not None and capability not in self.server.capabilities()):
+        if handler is None or (capability is not None and not self.server.offers(capability)):
             raise method_not_found(method)  # removed methods (initialize, ping, setLevel, ...) too
         if method not in protocol.MULTI_ROUND_METHODS:
             try:
@@ -230,6 +230,7 @@ class ModernDispatcher:
         # it can be missed; what comes before it is held and follows it.
         self.server.bus.attach(listener)
         try:
+            await self.server.subscribed(listener.uris)  # e.g. until a file watcher covers them
             await self.peer.notify(
                 protocol.SUBSCRIPTIONS_ACKNOWLEDGED,
                 {"_meta": {protocol.META_SUBSCRIPTION_ID: subscription_id}, "notifications": agreed},

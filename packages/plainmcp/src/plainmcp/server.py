@@ -132,6 +132,8 @@ class Server:
         #: ``async def list(ctx) -> Sequence[Resource]``: resources listed after the registered
         #: ones, computed per ``resources/list`` (see :meth:`resource_list`).
         self.resource_lister: Callable[[Any], Awaitable[Sequence[Resource]]] | None = None
+        #: Awaited before a subscription is acknowledged (see :meth:`subscription_ready`).
+        self._subscription_gates: list[Callable[[frozenset[str]], Awaitable[None]]] = []
         # Coroutine functions (async def), not any awaitable: anyio's start_soon takes those only.
         self._background: list[Callable[[Server], Coroutine[Any, Any, None]]] = []
         self._running = 0
@@ -171,23 +173,32 @@ class Server:
     def capabilities(self) -> dict[str, Any]:
         """The capabilities object, derived from what is registered."""
         capabilities: dict[str, Any] = {}
-        if self.logging:
-            capabilities["logging"] = {}
-        declared = self.declare
-        if self.prompts or self.templates or "prompts" in declared:
-            capabilities["completions"] = {}
-        if self.prompts or "prompts" in declared:
-            capabilities["prompts"] = {"listChanged": True}
-        if self.resources or self.templates or self.resource_lister is not None or "resources" in declared:
-            resources: dict[str, Any] = {"listChanged": True}
-            if self.resource_subscriptions:
-                resources["subscribe"] = True
-            capabilities["resources"] = resources
-        if self.tools or "tools" in declared:
-            capabilities["tools"] = {"listChanged": True}
+        for name in ("logging", "completions", "prompts", "resources", "tools"):
+            if self.offers(name):
+                capabilities[name] = {} if name in ("logging", "completions") else {"listChanged": True}
+        if "resources" in capabilities and self.resource_subscriptions:
+            capabilities["resources"]["subscribe"] = True
         if self.extensions:
             capabilities["extensions"] = {name: dict(settings) for name, settings in self.extensions.items()}
         return capabilities
+
+    def offers(self, capability: str) -> bool:
+        """Whether :meth:`capabilities` holds ``capability`` (a top-level key), without building it:
+        the check every request of a feature's method makes."""
+        declared = self.declare
+        if capability == "tools":
+            return bool(self.tools) or "tools" in declared
+        if capability == "resources":
+            return bool(self.resources or self.templates) or self.resource_lister is not None or "resources" in declared
+        if capability == "prompts":
+            return bool(self.prompts) or "prompts" in declared
+        if capability == "completions":
+            return bool(self.prompts or self.templates) or "prompts" in declared
+        if capability == "logging":
+            return bool(self.logging)
+        if capability == "extensions":
+            return bool(self.extensions)
+        return False
 
     def declare_extension(self, identifier: str, settings: dict[str, Any] | None = None) -> None:
         """Offer an extension (``io.modelcontextprotocol/ui``, ``.../skills``) in the capabilities of
@@ -425,6 +436,20 @@ class Server:
         """Every resource URI a connected client is subscribed to now (legacy ``resources/subscribe`` and
         2026-07-28 ``subscriptions/listen`` alike). A watcher uses it to watch only what someone wants."""
         return self.bus.subscribed_uris()
+
+    def subscription_ready(self, gate: F) -> F:
+        """Register ``async def gate(uris)``, awaited after a client subscribed and before the server
+        acknowledges it (``resources/subscribe``'s result, ``subscriptions/listen``'s acknowledgement);
+        ``uris`` are the resource URIs subscribed to (none for a listen to list changes only). A watcher
+        returns once a change made right after the acknowledgement would be reported. The client waits
+        for it: the gate bounds its own wait."""
+        self._subscription_gates.append(gate)
+        return gate
+
+    async def subscribed(self, uris: frozenset[str]) -> None:
+        """Await the :meth:`subscription_ready` gates; the dispatchers call it before acknowledging."""
+        for gate in self._subscription_gates:
+            await gate(uris)
 
     async def subscriptions_changed(self) -> None:
         """Return after the next change of :meth:`subscribed_uris`' answer (a client subscribed,
