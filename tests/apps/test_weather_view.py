@@ -5,6 +5,8 @@ and a client without the extension sees today's server."""
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import os
 import re
 import subprocess
@@ -261,7 +263,19 @@ def test_weather_view_document_is_self_contained() -> None:
         " href=",
     ):
         assert forbidden not in document, forbidden
-    assert "connect-src 'none'" in document
+    # One script (plainmcp's view-side helper, then the view's code) and one style, each allowed by its
+    # hash and nothing else inline (it was 'unsafe-inline' before the helper moved into the core).
+    policy = re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', document)[1]
+    directives = dict(part.strip().split(" ", 1) for part in policy.split(";"))
+    (script,) = re.findall(r"<script>(.*?)</script>", document, re.DOTALL)
+    (style,) = re.findall(r"<style>(.*?)</style>", document, re.DOTALL)
+    assert directives["script-src"] == sha256_source(script) and directives["style-src"] == sha256_source(style)
+    assert directives["default-src"] == directives["connect-src"] == directives["frame-src"] == "'none'"
+    assert "unsafe" not in policy and document.count("<script") == 1 and " style=" not in document
+
+
+def sha256_source(text: str) -> str:
+    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii") + "'"
 
 
 def test_readme_app_command_shows_the_forecast_view(chromium_browser, standin) -> None:

@@ -1,12 +1,30 @@
 """MCP Apps in the core: views as ``ui://`` resources, tools' ``_meta.ui``, and clients without the extension
-seeing exactly what they saw before (both eras, through the in-memory pair)."""
+seeing exactly what they saw before (both eras, through the in-memory pair); the view-side helper a view
+inlines (``app_view_script``, ``app_view_document``: its policy, its refusals, and the wheel that ships it)."""
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import re
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
 from typing import Any
 
 import pytest
-from plainmcp import APP_MIME, UI_EXTENSION, ErrorCode, MCPError, Server, add_app_view, app_tool_meta
+from plainmcp import (
+    APP_MIME,
+    UI_EXTENSION,
+    ErrorCode,
+    MCPError,
+    Server,
+    add_app_view,
+    app_tool_meta,
+    app_view_document,
+    app_view_script,
+)
 from plainmcp.testing import connect_in_memory
 
 pytestmark = pytest.mark.anyio
@@ -216,3 +234,116 @@ async def test_apps_gateway_serves_todays_tools() -> None:
         assert refused["error"]["code"] == ErrorCode.METHOD_NOT_FOUND
         chart = {"jsonrpc": "2.0", "id": 2, "method": "chart", "params": {}}
         assert (await after.post("/mcp/call", json=chart)).json() == (await before.post("/mcp/call", json=chart)).json()
+
+
+CORE = Path(__file__).resolve().parents[2] / "packages" / "plainmcp"
+TEMPLATE = """<!doctype html>
+<html><head>
+<meta http-equiv="Content-Security-Policy" content="{{csp}}">
+<style>
+p { margin: 0; }
+</style>
+</head><body><p id="roll"></p>
+<script>
+//@app-view
+host.on("ui/notifications/tool-result", (result) => { document.getElementById("roll").textContent = "4"; });
+host.start("dice", "1");
+</script>
+</body></html>
+"""
+
+
+def _sha256(text: str) -> str:
+    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii") + "'"
+
+
+def _policy(html: str) -> dict[str, str]:
+    found = re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', html)
+    assert found is not None
+    return dict(part.strip().split(" ", 1) for part in found[1].split(";"))
+
+
+def test_apps_view_document_inlines_the_helper_and_allows_exactly_its_blocks() -> None:
+    html = app_view_document(TEMPLATE)
+    (script,) = re.findall(r"<script>(.*?)</script>", html, re.DOTALL)
+    (style,) = re.findall(r"<style>(.*?)</style>", html, re.DOTALL)
+    assert script.startswith("\n" + app_view_script().rstrip("\n") + "\nhost.on(")
+    assert "//@app-view" not in html and "{{csp}}" not in html
+    policy = _policy(html)
+    # The hashes are those of the final text, the helper included.
+    assert policy["script-src"] == _sha256(script) and policy["style-src"] == _sha256(style)
+    assert policy["default-src"] == policy["connect-src"] == policy["frame-src"] == policy["object-src"] == "'none'"
+    assert policy["base-uri"] == policy["form-action"] == policy["font-src"] == "'none'"
+    assert policy["img-src"] == "data:" and "unsafe" not in html
+
+
+def test_apps_view_document_without_a_style_allows_no_style() -> None:
+    html = app_view_document(re.sub(r"<style>.*?</style>\n", "", TEMPLATE, flags=re.DOTALL))
+    assert _policy(html)["style-src"] == "'none'"
+
+
+def test_apps_view_document_hashes_what_the_browser_sees_for_crlf() -> None:
+    # The HTML parser turns CRLF into LF before the script's hash is checked: so must the document.
+    html = app_view_document(TEMPLATE.replace("\n", "\r\n"))
+    assert "\r" not in html and html == app_view_document(TEMPLATE)
+
+
+@pytest.mark.parametrize(
+    ("change", "why"),
+    [
+        (("//@app-view\n", ""), "no marker"),
+        (("//@app-view\n", "//@app-view\n//@app-view\n"), "two markers"),
+        (("<script>\n//@app-view\n", "<script>\n"), "no marker in the script"),
+        (('content="{{csp}}"', 'content="default-src *"'), "no policy placeholder"),
+        (("</script>\n", "</script>\n<script>alert(1)</script>\n"), "a second script"),
+        (("<script>\n", '<script src="data:,x"></script>\n<script>\n'), "a script with a source"),
+        (("<script>\n", '<script type="module">\n'), "a script with attributes"),
+        (("</style>\n", "</style>\n<style>b {}</style>\n"), "two styles"),
+        (('<p id="roll">', '<p id="roll" style="color:red">'), "an inline style attribute"),
+        (('<p id="roll">', '<p id="roll" onclick="go()">'), "an inline event handler"),
+        (("<head>\n", "<head>\n//@app-view\n"), "the marker outside the script"),
+    ],
+    ids=lambda value: value if isinstance(value, str) else "",
+)
+def test_apps_view_document_refuses_what_its_policy_would_break(change: tuple[str, str], why: str) -> None:
+    old, new = change
+    assert old in TEMPLATE
+    with pytest.raises(ValueError):
+        app_view_document(TEMPLATE.replace(old, new, 1))
+
+
+def test_apps_view_script_is_plain_self_contained_javascript() -> None:
+    script = app_view_script()
+    assert script.startswith("// ") and "const host = (() => {" in script
+    # Nothing that would end the inline block or reach the network; no markup built from text.
+    for forbidden in ("<script", "</script", "<style", "http://", "https://", "innerHTML", "eval(", "{{csp}}"):
+        assert forbidden not in script, forbidden
+    for method in ("ui/initialize", "ui/notifications/initialized", "ui/notifications/size-changed", "tools/call"):
+        assert f'"{method}"' in script
+    assert 'PROTOCOL = "2026-01-26"' in script
+
+
+def test_apps_view_script_ships_in_the_core_wheel(tmp_path: Path) -> None:
+    """A server outside this repository gets the helper from the installed core: the wheel holds it and,
+    unpacked on its own, serves it through the public API."""
+    subprocess.run(
+        [sys.executable, "-m", "hatchling", "build", "--target", "wheel", "--directory", str(tmp_path)],
+        cwd=CORE,
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
+    (wheel,) = tmp_path.glob("plainmcp-*.whl")
+    unpacked = tmp_path / "site"
+    with zipfile.ZipFile(wheel) as archive:
+        assert "plainmcp/apps_view.js" in archive.namelist()
+        archive.extractall(unpacked)
+    code = (
+        "import sys; sys.path.insert(0, sys.argv[1]); import plainmcp; "
+        "assert plainmcp.__file__.startswith(sys.argv[1]), plainmcp.__file__; "
+        "print(plainmcp.app_view_script(), end='')"
+    )
+    shown = subprocess.run(
+        [sys.executable, "-c", code, str(unpacked)], check=True, capture_output=True, text=True, timeout=60
+    )
+    assert shown.stdout == app_view_script()

@@ -1,19 +1,18 @@
 """edit_file's MCP Apps view (ui://plainmcp-filesystem/edit-diff.html), from the server's side, both eras: the tool
-names the view (only when writes are allowed, as edit_file itself), a client that took up the extension
-is told the file's line endings and BOM (the diff shows LF only), a client without it gets exactly
-today's result; the views' shared parts are the same in every server that has views."""
+names the view (only when writes are allowed, as edit_file itself) and serves it under a policy that allows
+only its own blocks, a client that took up the extension is told the file's line endings and BOM (the diff
+shows LF only), a client without it gets exactly today's result."""
 
 from __future__ import annotations
 
+import base64
 import codecs
+import hashlib
 import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from pathlib import Path
 from typing import Any
 
-import plainmcp_filesystem.views
-import plainmcp_sqlite.views
 import pytest
 from plainmcp import APP_MIME, UI_EXTENSION, Client
 from plainmcp.testing import connect_in_memory
@@ -47,6 +46,17 @@ async def test_edit_file_names_the_diff_view_for_an_apps_client(make_server, era
     assert [r["mimeType"] for r in resources if r["uri"] == DIFF_URI] == [APP_MIME]
     policy = re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', html)[1]
     assert "default-src 'none'" in policy and "unsafe" not in policy and "innerHTML" not in html
+    # One script (plainmcp's view-side helper, then the view's code) and one style, each allowed by its hash.
+    (script,) = re.findall(r"<script>(.*?)</script>", html, re.DOTALL)
+    (style,) = re.findall(r"<style>(.*?)</style>", html, re.DOTALL)
+    directives = dict(part.strip().split(" ", 1) for part in policy.split(";"))
+    assert directives["script-src"] == _hash(script) and directives["style-src"] == _hash(style)
+    assert directives["connect-src"] == directives["frame-src"] == "'none'" and html.count("<script") == 1
+    assert "const host = (() => {" in script and "//@app-view" not in script
+
+
+def _hash(text: str) -> str:
+    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii") + "'"
 
 
 async def test_read_only_server_has_no_diff_view(make_server):
@@ -94,12 +104,3 @@ async def test_edit_file_without_the_extension_is_unchanged(tree, make_server, e
     assert set(before["structuredContent"]) == {"path", "diff", "applied", "notes"}
     trimmed = {k: v for k, v in after["structuredContent"].items() if k not in ("line_endings", "bom")}
     assert trimmed == before["structuredContent"] and text_of(after) == text_of(before)
-
-
-@pytest.mark.parametrize("name", ["bridge.js", "__init__.py"])
-def test_views_shared_parts_are_identical_in_every_server(name):
-    copies = {
-        Path(module.__file__).with_name(name).read_bytes()
-        for module in (plainmcp_filesystem.views, plainmcp_sqlite.views)
-    }
-    assert len(copies) == 1

@@ -118,4 +118,4 @@ async def test_grid_view_is_self_contained_with_a_strict_policy(tmp_path):
     assert html.count("<script") == 1 and not re.search(r"\ssrc=", html)
     assert not re.search(r"https?://(?!www\.w3\.org/2000/svg)", html)
     assert "innerHTML" not in html and "insertAdjacentHTML" not in html and "document.write" not in html
-    assert "ui/initialize" in script and "//@bridge" not in script
+    assert "ui/initialize" in script and "//@app-view" not in script

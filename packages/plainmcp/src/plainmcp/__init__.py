@@ -42,6 +42,8 @@ _EXPORTS: dict[str, str] = {
     "UI_EXTENSION": "apps",
     "add_app_view": "apps",
     "app_tool_meta": "apps",
+    "app_view_document": "apps",
+    "app_view_script": "apps",
     "connect_stdio": "stdio",
     "content": "content",
     "demo": "demo",
@@ -93,6 +95,8 @@ __all__ = [
     "UI_EXTENSION",
     "add_app_view",
     "app_tool_meta",
+    "app_view_document",
+    "app_view_script",
     "connect_stdio",
     "content",
     "demo",
@@ -129,7 +133,7 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:
     from . import content, demo, inputs, json_codec, pagination, skills
-    from .apps import APP_MIME, UI_EXTENSION, add_app_view, app_tool_meta
+    from .apps import APP_MIME, UI_EXTENSION, add_app_view, app_tool_meta, app_view_document, app_view_script
     from .client import Client, open_client
     from .command_line import (
         StartupError,

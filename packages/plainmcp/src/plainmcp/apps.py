@@ -13,11 +13,18 @@ Clients that did not take up the extension see exactly what they saw before: the
 ``ui`` metadata, no ``ui://`` resource in ``resources/list`` (and "not found" when they read one), and no
 app-only tool (``visibility: ["app"]``) at all. The list handlers ask :func:`listed_tool` and
 :func:`hidden_tool`; resources carry the generic ``Resource.extension`` marker.
+
+The view's own side of the protocol (``ui/initialize``, the tool's input and result, ``tools/call``
+through the host) is :func:`app_view_script`, plain JavaScript shipped with this package;
+:func:`app_view_document` inlines it into a view's HTML and writes the view's Content-Security-Policy.
 """
 
 from __future__ import annotations
 
+import functools
+import re
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .resources import Resource
@@ -39,6 +46,20 @@ VISIBILITIES = ("model", "app")
 #: ``_meta.ui.csp`` keys (each a list of origins) and ``_meta.ui.permissions`` keys.
 CSP_KEYS = ("connectDomains", "resourceDomains", "frameDomains", "baseUriDomains")
 PERMISSION_KEYS = ("camera", "microphone", "geolocation", "clipboardWrite")
+#: The line of a view's ``<script>`` that :func:`app_view_document` replaces with :func:`app_view_script`,
+#: and the Content-Security-Policy placeholder it fills in.
+VIEW_SCRIPT_MARKER = "//@app-view"
+VIEW_CSP_PLACEHOLDER = "{{csp}}"
+#: The policy of a view: its one inline script and its style by hash, images only as data: URLs, and
+#: nothing else (no network, no other script, no frames, plugins, base URL or form targets).
+VIEW_POLICY = (
+    "default-src 'none'; script-src {script}; style-src {style}; img-src data:; font-src 'none'; "
+    "connect-src 'none'; frame-src 'none'; object-src 'none'; base-uri 'none'; form-action 'none'"
+)
+_VIEW_BLOCK = re.compile(r"<(script|style)>(.*?)</\1>", re.DOTALL)
+_OPENING = re.compile(r"<(script|style)\b", re.IGNORECASE)
+# An attribute the policy refuses in markup: an inline style or event handler (e.g. style="margin:0").
+_INLINE_ATTRIBUTE = re.compile(r"<[a-zA-Z][^>]*?\s(style|on[a-z]+)\s*=", re.IGNORECASE)
 
 
 def add_app_view(
@@ -87,6 +108,81 @@ def add_app_view(
     )
     if UI_EXTENSION not in server.extensions:
         server.declare_extension(UI_EXTENSION, {})
+
+
+@functools.cache
+def app_view_script() -> str:
+    """The view side of MCP Apps, as JavaScript for a view's inline ``<script>`` (plainmcp's own code).
+
+    It defines one constant, ``host``:
+
+    - ``host.on(method, listener)``: a listener for a host notification, e.g.
+      ``ui/notifications/tool-input`` (params ``{arguments}``), ``ui/notifications/tool-result`` (params:
+      the tool's result), ``ui/notifications/tool-cancelled``, ``ui/notifications/host-context-changed``;
+    - ``host.start(name, version, capabilities)``: the ``ui/initialize`` handshake (``capabilities`` is
+      the view's ``appCapabilities``, ``{}`` if omitted), then ``ui/notifications/initialized``; a
+      promise of the host's answer. Register the listeners first;
+    - ``host.callTool(name, args)``: ``tools/call`` through the host (a promise of the result; the tool's
+      visibility must include ``"app"``); ``host.request(method, params)`` and
+      ``host.notify(method, params)`` for the other messages (``notifications/message`` to log);
+    - ``host.context()``: the host context so far.
+
+    It answers the host's ``ping`` and ``ui/resource-teardown`` (other requests: -32601), puts the host's
+    theme on the root element's ``data-theme`` (``light``/``dark``) and its style variables (the
+    specification's ``--*`` names) on the root's style, and reports the document's size
+    (``ui/notifications/size-changed``) as it changes. Read once, from beside this module.
+    """
+    # pathlib, not importlib.resources (which would add zipfile, tempfile and shutil to a server's start-up):
+    # the package is always installed as files.
+    return Path(__file__).with_name("apps_view.js").read_text(encoding="utf-8")
+
+
+def app_view_document(template: str) -> str:
+    """``template`` (a view's HTML) as served: :func:`app_view_script` inlined, the policy written.
+
+    The template holds one ``<script>`` (no attributes) with a line ``//@app-view`` before the view's own
+    code (replaced by the script, which defines ``host``), at most one ``<style>``, and a
+    ``<meta http-equiv="Content-Security-Policy" content="{{csp}}">``: ``{{csp}}`` becomes
+    :data:`VIEW_POLICY` with the SHA-256 of the final script and style (``style-src 'none'`` without a
+    style). So served, a view stays one self-contained document that runs nothing else. Line breaks
+    become LF, as the browser has them when it hashes.
+
+    Raises:
+        ValueError: another number of ``<script>``/``<style>`` blocks, a block with attributes, the
+            marker not once in the script, no ``content="{{csp}}"``, or an inline ``style=``/``on*=``
+            attribute in the markup (the policy would refuse it, silently, in the browser).
+    """
+    html = template.replace("\r\n", "\n").replace("\r", "\n")
+    blocks: dict[str, list[str]] = {"script": [], "style": []}
+    for kind, body in _VIEW_BLOCK.findall(html):
+        blocks[kind].append(body)
+    scripts, styles = blocks["script"], blocks["style"]
+    openings = [kind.lower() for kind in _OPENING.findall(html)]
+    if len(scripts) != 1 or len(styles) > 1 or openings.count("script") != 1 or openings.count("style") != len(styles):
+        raise ValueError("a view holds one <script> and at most one <style>, without attributes")
+    if html.count(VIEW_SCRIPT_MARKER) != 1 or VIEW_SCRIPT_MARKER not in scripts[0]:
+        raise ValueError(f"a view's <script> holds the line {VIEW_SCRIPT_MARKER} (once) where the helper goes")
+    if html.count(VIEW_CSP_PLACEHOLDER) != 1 or f'content="{VIEW_CSP_PLACEHOLDER}"' not in html:
+        raise ValueError(f'a view has one Content-Security-Policy meta element with content="{VIEW_CSP_PLACEHOLDER}"')
+    inline = _INLINE_ATTRIBUTE.search(_VIEW_BLOCK.sub("", html))
+    if inline is not None:
+        raise ValueError(f"the view's policy refuses inline {inline[1]}= attributes; use its <style> and <script>")
+    helper = app_view_script().rstrip("\n")
+    script = scripts[0].replace(VIEW_SCRIPT_MARKER, helper, 1)
+    style = _hash_source(styles[0]) if styles else "'none'"
+    policy = VIEW_POLICY.format(script=_hash_source(script), style=style)
+    # The marker is only in the script, so the document's script is exactly the text hashed.
+    return html.replace(VIEW_SCRIPT_MARKER, helper, 1).replace(VIEW_CSP_PLACEHOLDER, policy, 1)
+
+
+def _hash_source(text: str) -> str:
+    """A CSP hash source (``'sha256-<base64>'``) for an inline block's text."""
+    # Imported here: only a server with a view pays for them, once, when it builds the view.
+    import base64
+    import hashlib
+
+    digest = hashlib.sha256(text.encode("utf-8")).digest()
+    return "'sha256-" + base64.b64encode(digest).decode("ascii") + "'"
 
 
 def view_meta(

@@ -1,6 +1,8 @@
-// The view's side of MCP Apps (io.modelcontextprotocol/ui, 2026-01-26): JSON-RPC 2.0 over postMessage
-// with the host window. Written for these views; the same file sits in each server that has views
-// (they install separately), and a test keeps the copies identical.
+// plainmcp's view side of MCP Apps (io.modelcontextprotocol/ui, 2026-01-26): JSON-RPC 2.0 over postMessage
+// with the host window. plainmcp.app_view_document inlines it at the top of a view's one script; it defines
+// `host`: start(name, version, capabilities), on(method, listener), callTool(name, args), request, notify,
+// context(). It answers the host's ping and ui/resource-teardown, applies the host's theme and style
+// variables to the document root, and reports the document's size.
 "use strict";
 const host = (() => {
   const PROTOCOL = "2026-01-26";
@@ -83,10 +85,13 @@ const host = (() => {
     new ResizeObserver(size).observe(document.documentElement);
   }
 
-  async function start(name, version) {
+  // The handshake: ui/initialize (the host's context comes back), then initialized; from then on the
+  // document's size follows its content. Register on() listeners first: the tool's input and result
+  // may follow at once.
+  async function start(name, version, capabilities) {
     const result = await request("ui/initialize", {
       appInfo: { name, version },
-      appCapabilities: {},
+      appCapabilities: capabilities || {},
       protocolVersion: PROTOCOL,
     });
     applyContext((result && result.hostContext) || {});
