@@ -24,7 +24,6 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterable, Mapping
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .resources import Resource
@@ -56,10 +55,11 @@ VIEW_POLICY = (
     "default-src 'none'; script-src {script}; style-src {style}; img-src data:; font-src 'none'; "
     "connect-src 'none'; frame-src 'none'; object-src 'none'; base-uri 'none'; form-action 'none'"
 )
-_VIEW_BLOCK = re.compile(r"<(script|style)>(.*?)</\1>", re.DOTALL)
-_OPENING = re.compile(r"<(script|style)\b", re.IGNORECASE)
+# Patterns, not compiled at import (half a millisecond of every server's start-up): re caches them at first use.
+_VIEW_BLOCK = r"<(script|style)>(.*?)</\1>"
+_OPENING = r"(?i)<(script|style)\b"
 # An attribute the policy refuses in markup: an inline style or event handler (e.g. style="margin:0").
-_INLINE_ATTRIBUTE = re.compile(r"<[a-zA-Z][^>]*?\s(style|on[a-z]+)\s*=", re.IGNORECASE)
+_INLINE_ATTRIBUTE = r"(?i)<[a-z][^>]*?\s(style|on[a-z]+)\s*="
 
 
 def add_app_view(
@@ -133,7 +133,10 @@ def app_view_script() -> str:
     (``ui/notifications/size-changed``) as it changes. Read once, from beside this module.
     """
     # pathlib, not importlib.resources (which would add zipfile, tempfile and shutil to a server's start-up):
-    # the package is always installed as files.
+    # the package is always installed as files. Imported here: pathlib brings urllib.parse, which a server
+    # without views or resource templates never needs (apps is imported by every server's list handlers).
+    from pathlib import Path
+
     return Path(__file__).with_name("apps_view.js").read_text(encoding="utf-8")
 
 
@@ -154,17 +157,17 @@ def app_view_document(template: str) -> str:
     """
     html = template.replace("\r\n", "\n").replace("\r", "\n")
     blocks: dict[str, list[str]] = {"script": [], "style": []}
-    for kind, body in _VIEW_BLOCK.findall(html):
+    for kind, body in re.findall(_VIEW_BLOCK, html, re.DOTALL):
         blocks[kind].append(body)
     scripts, styles = blocks["script"], blocks["style"]
-    openings = [kind.lower() for kind in _OPENING.findall(html)]
+    openings = [kind.lower() for kind in re.findall(_OPENING, html)]
     if len(scripts) != 1 or len(styles) > 1 or openings.count("script") != 1 or openings.count("style") != len(styles):
         raise ValueError("a view holds one <script> and at most one <style>, without attributes")
     if html.count(VIEW_SCRIPT_MARKER) != 1 or VIEW_SCRIPT_MARKER not in scripts[0]:
         raise ValueError(f"a view's <script> holds the line {VIEW_SCRIPT_MARKER} (once) where the helper goes")
     if html.count(VIEW_CSP_PLACEHOLDER) != 1 or f'content="{VIEW_CSP_PLACEHOLDER}"' not in html:
         raise ValueError(f'a view has one Content-Security-Policy meta element with content="{VIEW_CSP_PLACEHOLDER}"')
-    inline = _INLINE_ATTRIBUTE.search(_VIEW_BLOCK.sub("", html))
+    inline = re.search(_INLINE_ATTRIBUTE, re.sub(_VIEW_BLOCK, "", html, flags=re.DOTALL))
     if inline is not None:
         raise ValueError(f"the view's policy refuses inline {inline[1]}= attributes; use its <style> and <script>")
     helper = app_view_script().rstrip("\n")
