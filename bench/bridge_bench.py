@@ -132,14 +132,16 @@ HEADER = (
 )
 
 
-async def ask_one(toolbox: Any, settings: Any, question: dict[str, Any], repairs: int) -> dict[str, Any]:
+async def ask_one(
+    toolbox: Any, settings: Any, question: dict[str, Any], repairs: int, shortlist: int = 0
+) -> dict[str, Any]:
     """One question in a fresh conversation: outcome, the calls that ran, the counters, tokens."""
     from plainmcp_bridge.agent import Bridge, BridgeOptions
     from plainmcp_bridge.models import ChatModel
 
     events: list[dict[str, Any]] = []
     async with ChatModel(settings) as model:
-        bridge = Bridge(toolbox, model, BridgeOptions(max_repairs=repairs, max_rounds=3))
+        bridge = Bridge(toolbox, model, BridgeOptions(max_repairs=repairs, max_rounds=3, shortlist=shortlist))
         bridge.sinks.append(events.append)
         started = time.monotonic()
         outcome = await bridge.ask(question["question"])
@@ -195,12 +197,13 @@ async def toolbox_for(specs: list[Any]) -> AsyncIterator[Any]:
 
 
 async def run(
-    url: str, specs: list[Any], items: list[dict[str, Any]], configs: list[tuple[str, int]], out: Path | None = None
+    url: str, specs: list[Any], items: list[dict[str, Any]], configs: list[str], out: Path | None = None
 ) -> None:
     from plainmcp_bridge.models import ModelSettings
 
     print(HEADER, flush=True)
-    for mode, repairs in configs:
+    for config in configs:
+        mode, repairs, shortlist = parse_config(config)
         tally = Tally()
         # Each question meets its own server's tools (grouped, so llama-server reuses the cached prompt).
         for server in ("sqlite", "files", "weather"):
@@ -218,16 +221,29 @@ async def run(
                     turn_timeout=180,
                 )
                 for question in asked:
-                    result = await ask_one(toolbox, settings, question, repairs)
+                    result = await ask_one(toolbox, settings, question, repairs, shortlist)
                     score(tally, question, result)
                     if out is not None:  # one line per question: what it asked, what ran, how it ended
-                        line = {"config": f"{mode}/{repairs}", "question": question["question"], **result}
+                        line = {"config": config, "question": question["question"], **result}
                         with out.open("a", encoding="utf-8") as file:
                             file.write(json.dumps(line, default=str) + "\n")
-        print(tally.row(f"constrain={mode}, repairs={repairs}"), flush=True)
+        print(tally.row(describe(config)), flush=True)
         print(f"  outcomes: {json.dumps(tally.statuses, sort_keys=True)}", flush=True)
         if tally.decisions:
             print(f"  decisions: {json.dumps(tally.decisions, sort_keys=True)}", flush=True)
+
+
+def parse_config(config: str) -> tuple[str, int, int]:
+    """``MODE/REPAIRS[/SHORTLIST]`` as (mode, repairs, shortlist)."""
+    parts = config.split("/")
+    if len(parts) not in (2, 3) or not all(part.isdigit() for part in parts[1:]):
+        raise SystemExit(f"bridge_bench: a configuration is MODE/REPAIRS[/SHORTLIST], not {config!r}")
+    return parts[0], int(parts[1]), int(parts[2]) if len(parts) == 3 else 0
+
+
+def describe(config: str) -> str:
+    mode, repairs, shortlist = parse_config(config)
+    return f"constrain={mode}, repairs={repairs}" + (f", shortlist={shortlist}" if shortlist else "")
 
 
 def summarize(path: Path) -> int:
@@ -240,8 +256,7 @@ def summarize(path: Path) -> int:
         score(tallies.setdefault(result["config"], Tally()), by_text[result["question"]], result)
     print(HEADER)
     for config, tally in tallies.items():
-        mode, repairs = config.split("/")
-        print(tally.row(f"constrain={mode}, repairs={repairs}"))
+        print(tally.row(describe(config)))
         print(f"  outcomes: {json.dumps(tally.statuses, sort_keys=True)}")
         if tally.decisions:
             print(f"  decisions: {json.dumps(tally.decisions, sort_keys=True)}")
@@ -253,7 +268,9 @@ def main() -> int:
     parser.add_argument("--model", choices=sorted(llama_server.MODELS), default="smollm2")
     parser.add_argument("--limit", type=int, default=None, help="ask this many questions (spread over the set)")
     parser.add_argument(
-        "--configs", default="off/0,off/2,format/0,format/2", help="MODE/REPAIRS,... (MODE: a --constrain mode)"
+        "--configs",
+        default="off/0,off/2,format/0,format/2,format/2/3",
+        help="MODE/REPAIRS[/SHORTLIST],... (MODE: a --constrain mode; SHORTLIST: --shortlist's count, default 0)",
     )
     parser.add_argument("--threads", type=int, default=None, help="llama-server's threads (default: one per CPU)")
     parser.add_argument("--out", type=Path, default=None, help="append each question's result to this JSONL file")
@@ -264,7 +281,9 @@ def main() -> int:
     if not llama_server.binary().exists():
         print(f"bridge_bench: llama-server is not built: {llama_server.build_command()}", file=sys.stderr)
         return 1
-    configs = [(item.split("/")[0], int(item.split("/")[1])) for item in args.configs.split(",")]
+    configs = args.configs.split(",")
+    for config in configs:
+        parse_config(config)  # a bad one stops here, before llama-server starts
     items = questions(args.limit)
     threads = args.threads or os.cpu_count()
     print(f"model {args.model}, {len(items)} questions, llama-server {llama_server.VERSION}, {threads} thread(s)")

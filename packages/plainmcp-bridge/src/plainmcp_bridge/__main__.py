@@ -19,7 +19,7 @@ from plainmcp import MCPError, env_list_option, env_option, env_switch
 from . import __version__
 from .agent import ANSWERED, GAVE_UP, NO_TOOL, ROUND_LIMIT, TRUNCATED, Bridge, BridgeOptions, Hooks, transcript_line
 from .chat_apis import APIS
-from .constrain import CONSTRAIN_MODES
+from .constrain import CONSTRAIN_MODES, CONSTRAINED
 from .constrain import resolve as resolve_constrain
 from .models import ChatModel, ModelSettings
 from .prompt import load_template
@@ -142,6 +142,15 @@ def _conversation_options(mode: argparse.ArgumentParser) -> None:
         "(choose the tool first, then its arguments), tool-choice (decide, then vLLM's named tool_choice), "
         "off, or auto (format for --api openai with a local base URL, off otherwise); see docs/constrain.md",
     )
+    env_option(
+        model,
+        "--shortlist",
+        "PLAINMCP_BRIDGE_SHORTLIST",
+        default="auto",
+        metavar="N|auto|off",
+        help="constrained, let each question call only its N best-matching tools (a word ranking of names, "
+        f"descriptions and parameters); auto: {AUTO_SHORTLIST} when --constrain is in force, off otherwise",
+    )
     env_list_option(
         safety, "--allow", "PLAINMCP_BRIDGE_ALLOW", metavar="TOOL", help="a tool that runs without asking (repeatable)"
     )
@@ -173,6 +182,22 @@ def _options(pairs: list[str]) -> dict[str, Any]:
         except ValueError:
             options[key] = value
     return options
+
+
+#: The shortlist ``--shortlist auto`` gives a constrained turn.
+AUTO_SHORTLIST = 3
+
+
+def shortlist_size(value: str, constrain: str) -> int:
+    """``--shortlist``'s value as a count of tools (0: no shortlist)."""
+    text = value.strip().lower()
+    if text == "auto":
+        return AUTO_SHORTLIST if constrain in CONSTRAINED else 0
+    if text in ("off", "0"):
+        return 0
+    if not text.isdigit():
+        raise ValueError(f"--shortlist takes a number of tools, auto or off, not {value!r}")
+    return int(text)
 
 
 def _specs(args: argparse.Namespace) -> list[ServerSpec]:
@@ -218,6 +243,7 @@ def main(argv: list[str] | None = None) -> int:
             allow=frozenset(args.allow),
             prompt_template=template,
             require_tool=args.require_tool,
+            shortlist=shortlist_size(args.shortlist, settings.constrain),
         )
         log = open(args.log, "a", encoding="utf-8") if args.log else None  # closed below
     except (OSError, ValueError) as error:

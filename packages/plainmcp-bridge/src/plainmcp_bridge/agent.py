@@ -31,6 +31,7 @@ from .models import DEFAULT_URLS, ChatModel
 from .prompt import TEXT_CALLS, build_system_prompt
 from .rendering import server_renders_tools
 from .shapes import mapping
+from .shortlist import shortlist
 from .toolbox import Toolbox
 
 logger = logging.getLogger(__name__)
@@ -63,6 +64,9 @@ class BridgeOptions:
     prompt_template: str | None = None
     #: An answer without any successful tool result is not an answer (outcome ``no_tool``).
     require_tool: bool = False
+    #: Constrained, the turn may call only the question's best-matching tools, this many (0: any tool;
+    #: see :mod:`plainmcp_bridge.shortlist`).
+    shortlist: int = 0
 
 
 @dataclass(frozen=True)
@@ -134,6 +138,8 @@ class Bridge:
         self._ran: dict[str, int] = {}  # the calls run in this user turn (canonical JSON -> times asked)
         self._useful = 0  # the calls of this user turn that ran and did not fail
         self._answer_now = False  # constrained: the next turn must answer in words
+        self._question = ""  # the user turn under way (what the shortlist ranks the tools for)
+        self._offered: list[str] | None = None  # the shortlist last recorded for it
 
     async def _elicit(self, server: str, params: dict[str, Any]) -> dict[str, Any]:
         message = str(params.get("message") or "")
@@ -214,6 +220,8 @@ class Bridge:
         self._ran = {}
         self._useful = 0
         self._answer_now = False
+        self._question = question
+        self._offered = None
         rounds = 0
         repairing = False
         while True:
@@ -281,16 +289,29 @@ class Bridge:
             return await self.model.complete(
                 self.messages, self.toolbox.tools, on_text=self.hooks.text, answer_only=True
             )
-        if self._mode in DECIDING and self.toolbox.tools:
-            return await self._decide_then_complete()
-        return await self.model.complete(self.messages, self.toolbox.tools, on_text=self.hooks.text)
+        tools = self._offered_tools()
+        if self._mode in DECIDING and tools:
+            return await self._decide_then_complete(tools)
+        return await self.model.complete(self.messages, tools, on_text=self.hooks.text)
 
-    async def _decide_then_complete(self) -> ModelTurn:
-        """The decision step: a constrained choice between each tool and an answer in words (asked
-        with :data:`DECISION` after the conversation, a question never kept in the history), then the
-        turn itself held to the chosen tool's call, or to words. A choice that cannot be read (a server
-        that ignored the constraint) falls back to the undivided turn."""
+    def _offered_tools(self) -> list[dict[str, Any]]:
+        """The tools this turn may call: constrained with a shortlist, the question's best matches
+        (recorded when they change), else every tool."""
         tools = self.toolbox.tools
+        if not (self._constrained and self.options.shortlist > 0):
+            return tools
+        offered = shortlist(self._question, tools, self.options.shortlist)
+        names = [str(tool["name"]) for tool in offered]
+        if len(offered) < len(tools) and names != self._offered:
+            self.record("shortlist", tools=names)
+        self._offered = names
+        return offered
+
+    async def _decide_then_complete(self, tools: list[dict[str, Any]]) -> ModelTurn:
+        """The decision step: a constrained choice between each of ``tools`` and an answer in words
+        (asked with :data:`DECISION` after the conversation, a question never kept in the history),
+        then the turn itself held to the chosen tool's call, or to words. A choice that cannot be read
+        (a server that ignored the constraint) falls back to the undivided turn."""
         asked = [*self.messages, {"role": "user", "content": DECISION}]
         decision = await self.model.complete(asked, tools, shape=CHOICE)
         chosen = decided_tool(decision.text, [str(tool["name"]) for tool in tools])
