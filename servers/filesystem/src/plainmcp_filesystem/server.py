@@ -118,6 +118,7 @@ def build_server(config: Config, deps: Deps | None = None) -> Server:
         server.background(functools.partial(_sweep, deps.policy))
     if deps.watcher is not None:
         server.background(functools.partial(deps.watcher.run, feed=feed))
+        server.subscription_ready(deps.watcher.covering)
     return server
 
 

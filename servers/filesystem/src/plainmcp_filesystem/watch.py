@@ -32,6 +32,7 @@ from .walk import walk
 
 if TYPE_CHECKING:
     from plainmcp import Server
+    from watchfiles._rust_notify import RustNotify
 
     from .resources import FileIndex
 
@@ -40,6 +41,10 @@ logger = logging.getLogger(__name__)
 ADDED, MODIFIED, DELETED = 1, 2, 3
 MAX_WATCHED_DIRECTORIES = 20_000
 STEP_MS = 50
+#: How long one wait of the watch's thread lasts before it checks in (the stop event is checked every step).
+IDLE_MS = 5_000
+#: The longest a subscription waits for the watch to be in place before it is answered anyway.
+READY_SECONDS = 10.0
 
 
 def _ancestors(path: str, stop: set[str]) -> Iterable[str]:
@@ -97,10 +102,13 @@ class ChangeFeed:
 
 class Watcher:
     """Watches the directories of ``policy`` (the operator's) for one server, while someone listens:
-    ``server.background(functools.partial(watcher.run, feed=feed))``.
+    ``server.background(functools.partial(watcher.run, feed=feed))``, and
+    ``server.subscription_ready(watcher.covering)`` so that a subscription is acknowledged once its
+    changes would be seen.
 
-    ``watching`` is True while a watch is in place; ``ready`` is set each time one is (tests wait on
-    it before changing files); ``directories`` are the ones watched.
+    ``watching`` is True while a watch is registered with the kernel; ``ready`` is set each time one
+    is (tests wait on it before changing files); ``directories`` are the ones watched; ``failed`` is
+    True once the watch could not be set up (until nobody listens and it is tried again).
     """
 
     def __init__(self, policy: AccessPolicy, *, debounce_ms: int) -> None:
@@ -108,8 +116,10 @@ class Watcher:
         self.debounce_ms = debounce_ms
         self.directories: set[str] = set()
         self.watching = False
+        self.failed = False
         self.ready = anyio.Event()
-        self._stop: anyio.Event | None = None
+        self._moved = anyio.Event()  # set (and replaced) whenever watching, directories or failed change
+        self._slow_logged = False
 
     async def run(self, server: Server, *, feed: ChangeFeed) -> None:
         """Watch while ``server`` has listeners, publishing each batch of changes to ``feed``."""
@@ -117,17 +127,49 @@ class Watcher:
             while not server.listeners():
                 await server.subscriptions_changed()
             done = anyio.Event()
+            self.failed = False
             async with anyio.create_task_group() as task_group:
                 task_group.start_soon(self._watch, feed, done)
                 try:
                     while server.listeners():
                         await server.subscriptions_changed()
                 finally:
-                    # The watcher's thread sees these within STEP_MS (also when we are cancelled).
-                    done.set()
-                    if self._stop is not None:
-                        self._stop.set()
+                    done.set()  # the watch's thread sees it within STEP_MS (also when we are cancelled)
             logger.info("nobody listens: file watcher stopped")
+
+    async def covering(self, uris: frozenset[str]) -> None:
+        """Return once a change of ``uris`` made now would be reported: a watch is registered and
+        includes the directory of each (a new directory once the watch is rebuilt). Also returns
+        when the watch failed (its error was logged; subscriptions then get no updates, as before),
+        and after :data:`READY_SECONDS` at most (logged once): a subscription is always answered."""
+        with anyio.move_on_after(READY_SECONDS) as waiting:
+            while not (self.failed or (self.watching and all(self._covers(uri) for uri in uris))):
+                await self._moved.wait()
+        if waiting.cancelled_caught and not self._slow_logged:
+            self._slow_logged = True
+            logger.warning(
+                "the file watch was not in place after %g s; subscriptions are answered without waiting for it",
+                READY_SECONDS,
+            )
+
+    def _covers(self, uri: str) -> bool:
+        """True unless ``uri`` names a path whose directory exists but is not watched yet (a rebuild
+        will add it). What cannot be watched (outside, unreadable, past the limit) is not waited for."""
+        subscribed = file_uri_path(uri)
+        if subscribed is None or len(self.directories) >= MAX_WATCHED_DIRECTORIES:
+            return True
+        try:
+            real = self.policy.resolve(subscribed, must_exist=False).real
+        except AccessError:
+            return True
+        directory = real if real in self.directories else os.path.dirname(real)
+        if directory in self.directories:
+            return True
+        return not (os.path.isdir(directory) and os.access(directory, os.R_OK | os.X_OK))
+
+    def _moving(self) -> None:
+        self._moved.set()
+        self._moved = anyio.Event()
 
     def _scan(self) -> list[str]:
         """The directories to watch: the allowed ones and every directory below (links not followed)."""
@@ -152,42 +194,52 @@ class Watcher:
         return found
 
     async def _watch(self, feed: ChangeFeed, done: anyio.Event) -> None:
-        # Imported here, at the first listener, and on the event loop: imported on a worker thread the
-        # watch was in place later than the listen's acknowledgement by that much more, and a change made
-        # right after subscribing went unseen (the demo's edit, regression: tests/e2e/test_demo.py).
-        import watchfiles
+        # Imported here, at the first listener, never before the first answer (a cold start's cost).
+        # watchfiles' RustNotify registers its watches in its constructor: made on a worker thread
+        # (thousands of directories take a while), it says exactly when the watch is in place, which
+        # awatch (it makes one on the loop at its first step) does not.
+        import watchfiles._rust_notify  # noqa: F401
 
         try:
             while not done.is_set():
                 directories = await anyio.to_thread.run_sync(self._scan)
-                self.directories = set(directories)
-                stop = self._stop = anyio.Event()
-                self.watching = True
-                logger.info("watching %d directories", len(directories))
-                self.ready.set()
-                try:
-                    # Each directory on its own (recursive=False): watchfiles' recursive mode
-                    # follows links, and a link to / would watch the whole disk.
-                    async for changes in watchfiles.awatch(
-                        *directories,
-                        watch_filter=None,
-                        debounce=self.debounce_ms,
-                        step=STEP_MS,
-                        stop_event=stop,
-                        recursive=False,
-                        ignore_permission_denied=True,
-                    ):
-                        structural = any(kind != MODIFIED for kind, _ in changes)
-                        await feed.publish([path for _, path in changes], structural)
-                        if structural and self._directories_changed(changes):
-                            break  # rebuild the watch with the new set of directories
-                finally:
-                    self.ready = anyio.Event()
+                with anyio.CancelScope(shield=True):  # made, then closed below even if we are cancelled
+                    notify = await anyio.to_thread.run_sync(_open, directories)
+                with notify:
+                    self._in_place(directories)
+                    await self._follow(notify, feed, done)
         except Exception:
             # The watcher must never end the serving: without it, subscriptions just go quiet.
             logger.exception("the file watcher failed; subscriptions get no further updates")
+            self.failed = True
         finally:
             self.watching = False
+            self.ready = anyio.Event()
+            self._moving()
+
+    def _in_place(self, directories: list[str]) -> None:
+        self.directories = set(directories)
+        self.watching = True
+        logger.info("watching %d directories", len(directories))
+        self.ready.set()
+        self._moving()
+
+    async def _follow(self, notify: RustNotify, feed: ChangeFeed, done: anyio.Event) -> None:
+        """Publish what ``notify`` reports until ``done``, or until directories came or went (the
+        caller then rebuilds the watch)."""
+        while True:
+            changes = await anyio.to_thread.run_sync(notify.watch, self.debounce_ms, STEP_MS, IDLE_MS, done)
+            if changes == "stop":
+                return
+            if isinstance(changes, str):  # "timeout" (an idle period), or "signal" (not on a worker thread)
+                continue
+            structural = any(kind != MODIFIED for kind, _ in changes)
+            await feed.publish([path for _, path in changes], structural)
+            if structural and self._directories_changed(changes):
+                self.watching = False
+                self.ready = anyio.Event()
+                self._moving()
+                return
 
     def _directories_changed(self, changes: Iterable[tuple[int, str]]) -> bool:
         for kind, path in changes:
@@ -196,3 +248,11 @@ class Watcher:
             if kind == ADDED and os.path.isdir(path) and not os.path.islink(path):
                 return True
         return False
+
+
+def _open(directories: list[str]) -> RustNotify:
+    """A RustNotify on ``directories``, each on its own (watchfiles' recursive mode follows links, and a
+    link to / would watch the whole disk); unreadable ones are skipped. Runs on a worker thread."""
+    from watchfiles._rust_notify import RustNotify  # imported by the watcher already
+
+    return RustNotify(directories, False, False, 300, False, True)

@@ -1,0 +1,117 @@
+"""A subscription is acknowledged only once the watch that reports its changes is in place.
+
+Real server processes over stdio, real files, the real watcher (watchfiles). The client subscribes and
+changes the file as soon as the acknowledgement arrives, the way a demo, a test or an editor does: every
+change must be reported. Each wait is bounded (:data:`WAIT`); nothing asserts how fast it comes.
+
+Regression: ``resources/subscribe`` (and ``subscriptions/listen``'s acknowledgement) used to go out before
+the watcher had registered its watch with the kernel, and a change made at once went unseen.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from plainmcp import Client, connect_stdio
+
+pytestmark = [pytest.mark.anyio, pytest.mark.filterwarnings("ignore:resources/subscribe is removed")]
+
+MODERN = "2026-07-28"
+#: The longest a test waits for one notification (it normally comes within the debounce).
+WAIT = 5.0
+ROUNDS = 20
+UPDATED = "notifications/resources/updated"
+
+
+def command(root: Path) -> list[str]:
+    return [sys.executable, "-m", "plainmcp_filesystem", str(root), "--debounce-ms", "100", "--log-level", "warning"]
+
+
+class Inbox:
+    """Notifications a legacy client received, with a bounded wait for an update of one URI."""
+
+    def __init__(self) -> None:
+        self.items: list[tuple[str, dict[str, Any]]] = []
+
+    def __call__(self, notification: Any) -> None:
+        self.items.append((notification.method, notification.params or {}))
+
+    async def updated(self, uri: str) -> bool:
+        with anyio.move_on_after(WAIT):
+            while not any(m == UPDATED and p.get("uri") == uri for m, p in self.items):
+                await anyio.sleep(0.02)
+        return any(m == UPDATED and p.get("uri") == uri for m, p in self.items)
+
+
+async def subscribe_then_change_legacy(root: Path, path: Path) -> bool:
+    """A fresh server: ``resources/subscribe`` right after ``initialize``, the change right after its result."""
+    inbox = Inbox()
+    async with connect_stdio(command(root), on_notification=inbox) as client:
+        await client.subscribe(path.as_uri())
+        with path.open("a", encoding="utf-8") as file:
+            file.write("changed right after subscribing\n")
+        return await inbox.updated(path.as_uri())
+
+
+async def subscribe_then_change_modern(root: Path, path: Path) -> bool:
+    """A fresh server: ``subscriptions/listen`` at once, the change right after its acknowledgement."""
+    async with connect_stdio(command(root), protocol_version=MODERN) as client:
+        async with client.listen(uris=[path.as_uri()]) as subscription:
+            with path.open("a", encoding="utf-8") as file:
+                file.write("changed right after listening\n")
+            with anyio.move_on_after(WAIT):
+                while (await subscription.next()).method != UPDATED:
+                    pass
+                return True
+    return False
+
+
+async def test_subscribe_ready_a_change_right_after_the_acknowledgement_is_reported(tmp_path: Path) -> None:
+    missed: list[str] = []
+    with anyio.fail_after(ROUNDS * (WAIT + 15)):
+        for round_ in range(ROUNDS):
+            root = tmp_path / f"round{round_}"
+            root.mkdir()
+            path = root / f"fresh{round_}.txt"
+            path.write_text("start\n", encoding="utf-8")
+            era = "modern" if round_ % 2 else "legacy"
+            subscribe_then_change = subscribe_then_change_modern if round_ % 2 else subscribe_then_change_legacy
+            if not await subscribe_then_change(root, path):
+                missed.append(f"{era} round {round_}")
+    assert missed == [], f"{len(missed)} of {ROUNDS} changes made right after subscribing went unreported: {missed}"
+
+
+async def test_subscribe_ready_a_file_in_a_new_directory_is_watched_before_the_acknowledgement(
+    tmp_path: Path,
+) -> None:
+    # One server; each round makes a directory and a file in it, subscribes at once and changes the file:
+    # the subscription is answered once the watch includes the new directory (the watcher rebuilds it).
+    (tmp_path / "start.txt").write_text("start\n", encoding="utf-8")
+    inbox = Inbox()
+    missed: list[int] = []
+    with anyio.fail_after(ROUNDS * (WAIT + 15)):
+        async with connect_stdio(command(tmp_path), on_notification=inbox) as client:
+            await settle(client, inbox, tmp_path / "start.txt")
+            for round_ in range(ROUNDS):
+                path = tmp_path / f"new{round_}" / "fresh.txt"
+                path.parent.mkdir()
+                path.write_text("start\n", encoding="utf-8")
+                await client.subscribe(path.as_uri())
+                path.write_text("changed right after subscribing\n", encoding="utf-8")
+                if not await inbox.updated(path.as_uri()):
+                    missed.append(round_)
+    assert missed == [], f"{len(missed)} of {ROUNDS} changes in new directories went unreported: rounds {missed}"
+
+
+async def settle(client: Client, inbox: Inbox, path: Path) -> None:
+    """Wait until the server watches (a change of ``path`` is reported), so the rounds test the rebuilds."""
+    await client.subscribe(path.as_uri())
+    for attempt in range(20):
+        path.write_text(f"revision {attempt}\n", encoding="utf-8")
+        if await inbox.updated(path.as_uri()):
+            return
+    raise AssertionError("the server never reported a change")
