@@ -10,6 +10,9 @@ the watcher had registered its watch with the kernel, and a change made at once 
 
 from __future__ import annotations
 
+import logging
+import os
+import resource
 import sys
 from pathlib import Path
 from typing import Any
@@ -17,6 +20,9 @@ from typing import Any
 import anyio
 import pytest
 from plainmcp import Client, connect_stdio
+from plainmcp.testing import connect_in_memory
+from plainmcp_filesystem.config import Config
+from plainmcp_filesystem.server import build_server, default_deps
 
 pytestmark = [pytest.mark.anyio, pytest.mark.filterwarnings("ignore:resources/subscribe is removed")]
 
@@ -115,3 +121,56 @@ async def settle(client: Client, inbox: Inbox, path: Path) -> None:
         if await inbox.updated(path.as_uri()):
             return
     raise AssertionError("the server never reported a change")
+
+
+def watch_threads() -> int:
+    """The watchfiles (notify) threads of this process, by their kernel names."""
+    names = [Path(f"/proc/self/task/{task}/comm").read_text().strip() for task in os.listdir("/proc/self/task")]
+    return sum(1 for name in names if name.startswith("notify-rs"))
+
+
+async def test_subscribe_ready_rebuilds_and_the_session_end_leave_no_watch_thread(tmp_path: Path) -> None:
+    # In process, to count this process's threads; the watcher and watchfiles are the real ones.
+    config = Config(roots=(str(tmp_path),), debounce_ms=50)
+    deps = default_deps(config)
+    server = build_server(config, deps)
+    before = watch_threads()
+    inbox = Inbox()
+    with anyio.fail_after(60):
+        async with connect_in_memory(server, on_notification=inbox) as client:
+            for round_ in range(5):  # each new directory rebuilds the watch, the old one then closes
+                path = tmp_path / f"new{round_}" / "fresh.txt"
+                path.parent.mkdir()
+                path.write_text("start\n", encoding="utf-8")
+                await client.subscribe(path.as_uri())
+                path.write_text("changed\n", encoding="utf-8")
+                assert await inbox.updated(path.as_uri()), round_
+            while watch_threads() > before + 1:  # each old watch's thread ends soon after it is closed
+                await anyio.sleep(0.02)
+            assert watch_threads() == before + 1
+        while watch_threads() > before:  # closed within a step of the session's end
+            await anyio.sleep(0.02)
+    assert deps.watcher is not None and deps.watcher.watching is False
+
+
+async def test_subscribe_ready_a_watch_that_cannot_be_set_up_is_logged_once_and_subscriptions_answered(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # The process is at its open-file limit while the watcher starts: watchfiles cannot make its watch.
+    config = Config(roots=(str(tmp_path),), debounce_ms=50)
+    server = build_server(config, default_deps(config))
+    caplog.set_level(logging.INFO, logger="plainmcp_filesystem.watch")
+    used = {int(fd) for fd in os.listdir("/proc/self/fd")}
+    limits = resource.getrlimit(resource.RLIMIT_NOFILE)
+    with anyio.fail_after(60):
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(set(range(len(used) + 1)) - used), limits[1]))
+        try:
+            async with connect_in_memory(server) as client:
+                for name in ("a.txt", "b.txt", "c.txt"):
+                    await client.subscribe((tmp_path / name).as_uri())
+        finally:
+            resource.setrlimit(resource.RLIMIT_NOFILE, limits)
+    messages = [record.getMessage() for record in caplog.records if record.name == "plainmcp_filesystem.watch"]
+    assert sum("the file watcher failed" in message for message in messages) == 1, messages
+    # Answered because the watch failed, not because the wait for it ran out.
+    assert not any("was not in place" in message for message in messages), messages

@@ -201,13 +201,20 @@ class Watcher:
         import watchfiles._rust_notify  # noqa: F401
 
         try:
-            while not done.is_set():
-                directories = await anyio.to_thread.run_sync(self._scan)
-                with anyio.CancelScope(shield=True):  # made, then closed below even if we are cancelled
-                    notify = await anyio.to_thread.run_sync(_open, directories)
-                with notify:
-                    self._in_place(directories)
-                    await self._follow(notify, feed, done)
+            notify = await self._open()
+            try:
+                rebuild = await self._follow(notify, feed, done)
+                while rebuild:
+                    # The new watch is in place before the old one closes, and what the old one saw
+                    # meanwhile is published: a rebuild loses no change (some may be told twice).
+                    older, notify = notify, await self._open()
+                    try:
+                        leftover = await anyio.to_thread.run_sync(older.watch, self.debounce_ms, STEP_MS, 1, done)
+                    finally:
+                        older.close()
+                    rebuild = await self._publish(leftover, feed) or await self._follow(notify, feed, done)
+            finally:
+                notify.close()
         except Exception:
             # The watcher must never end the serving: without it, subscriptions just go quiet.
             logger.exception("the file watcher failed; subscriptions get no further updates")
@@ -217,35 +224,42 @@ class Watcher:
             self.ready = anyio.Event()
             self._moving()
 
-    def _in_place(self, directories: list[str]) -> None:
+    async def _open(self) -> RustNotify:
+        """A watch on the directories a new scan finds, registered (then :attr:`watching`)."""
+        directories = await anyio.to_thread.run_sync(self._scan)
+        with anyio.CancelScope(shield=True):  # once made it is returned, for the caller to close
+            notify = await anyio.to_thread.run_sync(_open, directories)
         self.directories = set(directories)
         self.watching = True
         logger.info("watching %d directories", len(directories))
         self.ready.set()
         self._moving()
+        return notify
 
-    async def _follow(self, notify: RustNotify, feed: ChangeFeed, done: anyio.Event) -> None:
-        """Publish what ``notify`` reports until ``done``, or until directories came or went (the
-        caller then rebuilds the watch)."""
+    async def _follow(self, notify: RustNotify, feed: ChangeFeed, done: anyio.Event) -> bool:
+        """Publish what ``notify`` reports until ``done`` (False) or until directories came or went
+        (True: the caller rebuilds the watch)."""
         while True:
             changes = await anyio.to_thread.run_sync(notify.watch, self.debounce_ms, STEP_MS, IDLE_MS, done)
             if changes == "stop":
-                return
-            if isinstance(changes, str):  # "timeout" (an idle period), or "signal" (not on a worker thread)
-                continue
-            structural = any(kind != MODIFIED for kind, _ in changes)
-            await feed.publish([path for _, path in changes], structural)
-            if structural and self._directories_changed(changes):
-                self.watching = False
-                self.ready = anyio.Event()
-                self._moving()
-                return
+                return False
+            if await self._publish(changes, feed):
+                return True
+
+    async def _publish(self, changes: set[tuple[int, str]] | str, feed: ChangeFeed) -> bool:
+        """Publish one batch (a string is none: "timeout", "stop", or "signal", never on a worker
+        thread); True if it added a directory not watched or removed one watched."""
+        if isinstance(changes, str):
+            return False
+        structural = any(kind != MODIFIED for kind, _ in changes)
+        await feed.publish([path for _, path in changes], structural)
+        return structural and self._directories_changed(changes)
 
     def _directories_changed(self, changes: Iterable[tuple[int, str]]) -> bool:
         for kind, path in changes:
             if kind == DELETED and path in self.directories:
                 return True
-            if kind == ADDED and os.path.isdir(path) and not os.path.islink(path):
+            if kind == ADDED and path not in self.directories and os.path.isdir(path) and not os.path.islink(path):
                 return True
         return False
 
