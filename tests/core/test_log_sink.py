@@ -55,11 +55,14 @@ def record_line(formatter: logging.Formatter, created: float, args: tuple[Any, .
         "/ü" + "x" * 20000,  # a huge path: cut either way
     ],
 )
-def test_a_line_made_without_a_record_is_the_records_line(formatter_type: type[logging.Formatter], path: str) -> None:
+@pytest.mark.parametrize("request_id", [f"Bearer {TOKEN}", "7d569c7d-7efb-4b42-9383-24ee3a0a9b88", "r\x1b[2J"])
+def test_a_line_made_without_a_record_is_the_records_line(
+    formatter_type: type[logging.Formatter], path: str, request_id: str
+) -> None:
     formatter = formatter_type()
     created = 1764633600.4567
     args = ("POST", path, 200, 0.123)
-    fields = access_fields(path, request_id=f"Bearer {TOKEN}")
+    fields = access_fields(path, request_id=request_id)
     made = formatter.format_fields(created, logging.INFO, "plainmcp.http.exchange", ACCESS_FORMAT % args, fields)  # type: ignore[attr-defined]  # both formatters have it
     assert made == record_line(formatter, created, args, fields)
     assert TOKEN not in made and "\n" not in made and "\x1b" not in made

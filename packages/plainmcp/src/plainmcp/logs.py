@@ -34,7 +34,7 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from .log_sink import LineHandler, LineSink
+from .log_sink import FieldsFormatter, LineHandler, LineSink
 from .redaction import may_hold_secret, redact
 
 LEVELS = ("debug", "info", "warning", "error", "critical")
@@ -203,9 +203,16 @@ class TextFormatter(logging.Formatter):
 
     def format_fields(self, created: float, levelno: int, name: str, message: str, fields: dict[str, Any]) -> str:
         """The line :meth:`format` writes for a record of these (``fields`` its ``extra``), made without one."""
-        return self._line(
-            created, _milliseconds(created), logging.getLevelName(levelno), name, message, fields.get("request_id")
-        )
+        request_id = fields.get("request_id")
+        if type(request_id) is str and len(message) <= MAX_MESSAGE_CHARS:
+            # The access line's case, once per request, in one piece: _line's usual path, inlined.
+            line = (
+                f"{self._second(created)},{int((created - int(created)) * 1000):03d} "
+                f"{logging.getLevelName(levelno)} {name}: {message} request_id={request_id}"
+            )
+            if not may_hold_secret(line):
+                return line if line.isascii() and line.isprintable() else escape_controls(line)
+        return self._line(created, _milliseconds(created), logging.getLevelName(levelno), name, message, request_id)
 
     def _line(self, created: float, msecs: int, levelname: str, name: str, message: str, request_id: Any) -> str:
         # As logging.Formatter.formatTime with no datefmt: local time, comma, milliseconds.
@@ -251,6 +258,15 @@ class StderrLines(LineHandler):
 
     def put_line(self, line: str, levelno: int) -> None:
         self.sink.put(line, urgent=levelno >= logging.WARNING)
+
+    def put_fields(
+        self, created: float, levelno: int, name: str, msg: str, args: tuple[Any, ...], fields: dict[str, Any]
+    ) -> None:
+        # LineHandler's, one call shorter: this runs once per HTTP request.
+        formatter: FieldsFormatter = self.formatter  # type: ignore[assignment]  # checked by takes()
+        self.sink.put(
+            formatter.format_fields(created, levelno, name, msg % args, fields), urgent=levelno >= logging.WARNING
+        )
 
     def flush(self) -> None:
         self.sink.flush()

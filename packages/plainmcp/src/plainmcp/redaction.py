@@ -46,6 +46,7 @@ _KEY_VALUE = re.compile(rf"(?i)([\"'])({_SECRET_NAMES})\1(\s*:\s*)([\"'])(?!\[re
 # Substrings (lower case) of everything the patterns above match: a line without any of them, which
 # is most lines, is returned after a few substring scans instead of five regex passes.
 _HINTS = ("eyj", "bearer", "authoriz", "key", "token", "secret", "passw", "pwd", "sig")
+_HINT = re.compile("|".join(map(re.escape, _HINTS)))  # one scan of the lowered text, not one per hint
 
 
 def _header(match: re.Match[str]) -> str:
@@ -62,8 +63,7 @@ def _bearer(match: re.Match[str]) -> str:
 
 def may_hold_secret(text: str) -> bool:
     """False when :func:`redact` would certainly return ``text`` unchanged (a cheap test)."""
-    lowered = text.lower()
-    return any(hint in lowered for hint in _HINTS)
+    return _HINT.search(text.lower()) is not None
 
 
 def redact(text: str) -> str:
