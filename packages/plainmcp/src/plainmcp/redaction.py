@@ -21,6 +21,7 @@ leaks a credential into files that are kept and shared.
 
 from __future__ import annotations
 
+import functools
 import re
 
 REDACTED = "[redacted]"
@@ -31,16 +32,23 @@ _SECRET_NAMES = (
     r"|client[_-]?secret|secret|password|passwd|pwd|signature|sig"
 )
 
-_JWT = re.compile(r"\beyJ[A-Za-z0-9_-]+\.eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*")
-_HEADER = re.compile(
+# The patterns, compiled at the first line that may hold a secret (:func:`_patterns`): compiling all
+# five at import took milliseconds of every server's start-up, and most processes never need them.
+_JWT = r"\beyJ[A-Za-z0-9_-]+\.eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*"
+_HEADER = (
     r"(?i)\b((?:proxy-)?authorization|x-api-key)([\"']?\s*[:=]\s*[\"']?)"
     # The scheme is possessive (?+): once seen it is never taken for the credential, so redacting
     # twice gives the same line.
     r"(?:(basic|bearer|digest|token|negotiate|dpop)\s+)?+(?!\[redacted\])[^\s\"',;}]+"
 )
-_BEARER = re.compile(r"(?i)\b(bearer)\s+(?!\[redacted\])([A-Za-z0-9\-._~+/]{8,}=*)")
-_PARAMETER = re.compile(rf"(?i)(?<!\w)({_SECRET_NAMES})=(?!\[redacted\])[^&\s\"'#<>,;]+")
-_KEY_VALUE = re.compile(rf"(?i)([\"'])({_SECRET_NAMES})\1(\s*:\s*)([\"'])(?!\[redacted\])[^\"']*\4")
+_BEARER = r"(?i)\b(bearer)\s+(?!\[redacted\])([A-Za-z0-9\-._~+/]{8,}=*)"
+_PARAMETER = rf"(?i)(?<!\w)({_SECRET_NAMES})=(?!\[redacted\])[^&\s\"'#<>,;]+"
+_KEY_VALUE = rf"(?i)([\"'])({_SECRET_NAMES})\1(\s*:\s*)([\"'])(?!\[redacted\])[^\"']*\4"
+
+
+@functools.cache
+def _patterns() -> tuple[re.Pattern[str], ...]:
+    return tuple(re.compile(pattern) for pattern in (_JWT, _HEADER, _BEARER, _PARAMETER, _KEY_VALUE))
 
 
 # Substrings (lower case) of everything the patterns above match: a line without any of them, which
@@ -70,10 +78,11 @@ def redact(text: str) -> str:
     """``text`` with every credential-looking value replaced by ``[redacted]``."""
     if not may_hold_secret(text):
         return text
-    text = _JWT.sub(REDACTED, text)
-    text = _HEADER.sub(_header, text)
-    text = _BEARER.sub(_bearer, text)
-    text = _PARAMETER.sub(lambda m: f"{m.group(1)}={REDACTED}", text)
-    return _KEY_VALUE.sub(
+    jwt, header, bearer, parameter, key_value = _patterns()
+    text = jwt.sub(REDACTED, text)
+    text = header.sub(_header, text)
+    text = bearer.sub(_bearer, text)
+    text = parameter.sub(lambda m: f"{m.group(1)}={REDACTED}", text)
+    return key_value.sub(
         lambda m: f"{m.group(1)}{m.group(2)}{m.group(1)}{m.group(3)}{m.group(4)}{REDACTED}{m.group(4)}", text
     )
