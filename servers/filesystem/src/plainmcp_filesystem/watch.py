@@ -7,8 +7,15 @@ when the last one leaves it stops. Nothing is watched while nobody could be told
 What is watched: every directory below the allowed directories, *each one non-recursively*, as
 found by our own walk. The notify backend's recursive mode follows symbolic links (a link to ``/``
 would make it watch the whole disk and report changes outside the roots); watching the directories
-the walk found keeps it inside. When a burst adds or removes directories, the watch is rebuilt.
-At most :data:`MAX_WATCHED_DIRECTORIES` are watched (a warning says when more exist).
+the walk found keeps it inside. When a burst adds or removes directories, the watch is rebuilt:
+the new one is registered before the old one closes, and what the old one saw meanwhile is
+published (no change is lost; one may be told twice). At most :data:`MAX_WATCHED_DIRECTORIES` are
+watched (a warning says when more exist).
+
+When a subscription is acknowledged: once the watch that reports its changes is registered with
+the kernel (:meth:`Watcher.covering`, the server's ``subscription_ready`` gate), so a client may
+change the file as soon as it has the answer. The wait is bounded (:data:`READY_SECONDS`); a watch
+that cannot be set up is logged once and subscriptions are answered at once (without updates).
 
 What is sent, per burst (changes grouped until ``debounce_ms`` or a quiet 50 ms): one
 ``notifications/resources/updated`` per subscribed URI that the burst touched (a file, or
