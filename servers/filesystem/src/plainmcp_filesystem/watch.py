@@ -162,12 +162,12 @@ class Watcher:
     def _covers(self, uri: str) -> bool:
         """True unless ``uri`` names a path whose directory exists but is not watched yet (a rebuild
         will add it). What cannot be watched (outside, unreadable, past the limit) is not waited for."""
-        subscribed = file_uri_path(uri)
-        if subscribed is None or len(self.directories) >= MAX_WATCHED_DIRECTORIES:
-            return True
         try:
+            subscribed = file_uri_path(uri)
+            if subscribed is None or len(self.directories) >= MAX_WATCHED_DIRECTORIES:
+                return True
             real = self.policy.resolve(subscribed, must_exist=False).real
-        except AccessError:
+        except (AccessError, OSError, ValueError):  # not ours to watch; never fail the subscription
             return True
         directory = real if real in self.directories else os.path.dirname(real)
         if directory in self.directories:
