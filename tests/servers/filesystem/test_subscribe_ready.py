@@ -174,3 +174,31 @@ async def test_subscribe_ready_a_watch_that_cannot_be_set_up_is_logged_once_and_
     assert sum("the file watcher failed" in message for message in messages) == 1, messages
     # Answered because the watch failed, not because the wait for it ran out.
     assert not any("was not in place" in message for message in messages), messages
+
+
+def inotify_descriptors(pid: int) -> int:
+    """How many inotify instances process ``pid`` holds open (its descriptors' link names say)."""
+    links = [os.readlink(f"/proc/{pid}/fd/{fd}") for fd in os.listdir(f"/proc/{pid}/fd")]
+    return sum(1 for link in links if link == "anon_inode:inotify")
+
+
+@pytest.mark.parametrize("polling", [False, True])
+async def test_subscribe_ready_the_watch_follows_watchfiles_variables(tmp_path: Path, polling: bool) -> None:
+    # watchfiles' own switch to polling (WATCHFILES_FORCE_POLLING, and WSL) still applies, and the
+    # subscription waits for the polling watch as for inotify's.
+    env = {key: value for key, value in os.environ.items() if not key.startswith("WATCHFILES_")}
+    if polling:
+        env.update(WATCHFILES_FORCE_POLLING="1", WATCHFILES_POLL_DELAY_MS="50")
+    path = tmp_path / "fresh.txt"
+    path.write_text("start\n", encoding="utf-8")
+    inbox = Inbox()
+    with anyio.fail_after(60):
+        async with connect_stdio(command(tmp_path), env=env, on_notification=inbox) as client:
+            await client.subscribe(path.as_uri())
+            path.write_text("changed right after subscribing\n", encoding="utf-8")
+            # Polling compares modification times in whole seconds: this change is in another second.
+            later = path.stat().st_mtime + 5
+            os.utime(path, (later, later))
+            assert await inbox.updated(path.as_uri())
+            assert client.process is not None
+            assert inotify_descriptors(client.process.pid) == (0 if polling else 1)

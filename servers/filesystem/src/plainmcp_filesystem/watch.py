@@ -48,8 +48,9 @@ logger = logging.getLogger(__name__)
 ADDED, MODIFIED, DELETED = 1, 2, 3
 MAX_WATCHED_DIRECTORIES = 20_000
 STEP_MS = 50
-#: How long one wait of the watch's thread lasts before it checks in (the stop event is checked every step).
-IDLE_MS = 5_000
+#: How long one wait of the watch's thread lasts: 0, until changes come or it is stopped (checked every
+#: step). A wait that times out drops what arrives as it gives up, so it never times out.
+IDLE_MS = 0
 #: The longest a subscription waits for the watch to be in place before it is answered anyway.
 READY_SECONDS = 10.0
 
@@ -276,4 +277,20 @@ def _open(directories: list[str]) -> RustNotify:
     link to / would watch the whole disk); unreadable ones are skipped. Runs on a worker thread."""
     from watchfiles._rust_notify import RustNotify  # imported by the watcher already
 
-    return RustNotify(directories, False, False, 300, False, True)
+    force_polling, poll_delay_ms = _polling()
+    return RustNotify(directories, False, force_polling, poll_delay_ms, False, True)
+
+
+def _polling() -> tuple[bool, int]:
+    """Whether watchfiles polls instead of using inotify, and how often (ms): the rules its ``awatch``
+    applies, kept here since we make its RustNotify ourselves. ``WATCHFILES_FORCE_POLLING`` and
+    ``WATCHFILES_POLL_DELAY_MS`` decide; unset, it polls on WSL (inotify misses changes made from
+    Windows)."""
+    forced = os.environ.get("WATCHFILES_FORCE_POLLING")
+    if forced:
+        force_polling = forced.lower() not in {"false", "disable", "disabled"}
+    else:
+        system = os.uname()
+        force_polling = system.sysname == "Linux" and "microsoft-standard" in system.release.lower()
+    delay = os.environ.get("WATCHFILES_POLL_DELAY_MS", "")
+    return force_polling, int(delay) if delay.isdecimal() else 300
