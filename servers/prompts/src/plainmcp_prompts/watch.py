@@ -5,9 +5,11 @@
 
 Changes are debounced by watchfiles itself: after the first change it waits until the files have
 been quiet for ``debounce_ms`` (an editor's save is several writes), then the library is rescanned
-once; the catalog publishes only if what is served changed. Once the watcher is running (its first
-idle period), one rescan catches anything edited between the first scan and the watcher's start,
-and ``caught_up`` is called: from then on every change of a file is seen.
+once; the catalog publishes only if what is served changed. As soon as the watch is registered with
+the kernel (watchfiles' RustNotify, made here so that we know the moment), one rescan catches
+anything edited between the first scan and then, and ``caught_up`` is called: from then on every
+change of a file is seen. The watch's waits never time out (one that does drops a change arriving
+as it gives up).
 
 Watching never ends the server. A directory that cannot be read is not watched (the library's scan
 reports it); if watchfiles cannot watch the others (a folder inside them cannot be read, too many
@@ -20,6 +22,7 @@ import importlib
 import logging
 import os
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import anyio
 from plainmcp import Server
@@ -27,12 +30,13 @@ from plainmcp import Server
 from . import beneath
 from .catalog import Catalog
 
+if TYPE_CHECKING:
+    from watchfiles._rust_notify import RustNotify
+
 logger = logging.getLogger(__name__)
 
 #: Longest a burst of changes is held back before a rescan, however busy the files are.
 MAX_HOLD_MS = 2000
-#: How long one wait for changes lasts before it reports an idle period.
-IDLE_MS = 500
 #: Time between two rescans when watchfiles cannot watch the directories.
 POLL_SECONDS = 1.0
 
@@ -76,47 +80,66 @@ async def watch_library(catalog: Catalog, debounce_ms: int, caught_up: Callable[
 async def _watch(catalog: Catalog, dirs: list[str], debounce_ms: int, caught_up: Callable[[], None]) -> None:
     # Imported on a worker thread, not at start: the first request is answered meanwhile instead of
     # after the milliseconds watchfiles (and multiprocessing, which it imports) take to load.
-    awatch = (await anyio.to_thread.run_sync(importlib.import_module, "watchfiles")).awatch
+    rust_notify = (await anyio.to_thread.run_sync(importlib.import_module, "watchfiles._rust_notify")).RustNotify
+    # Made on a worker thread too: its constructor registers the watches (an OSError if it cannot). Made
+    # by us rather than by awatch, which makes it on the loop at its first step, so that we know when.
+    with anyio.CancelScope(shield=True):  # once made it is closed below, even if we are cancelled
+        notify = await anyio.to_thread.run_sync(_open, rust_notify, dirs)
     stop = anyio.Event()
-    rescanned = False
+    with notify:
+        logger.info("watching %s", ", ".join(dirs))
+        # Every change from now on is seen; this rescan catches those made since the first scan.
+        await _rescan(catalog)
+        caught_up()
+        try:
+            async with anyio.create_task_group() as task_group:
+                # watchfiles waits in a worker thread that a cancellation cannot interrupt; this task
+                # ends that wait (the thread checks the event every step) as soon as we are cancelled.
+                task_group.start_soon(_set_when_cancelled, stop)
+                # No timeout (0): a wait that times out drops a change arriving as it gives up.
+                hold = max(MAX_HOLD_MS, debounce_ms)
+                while await anyio.to_thread.run_sync(notify.watch, hold, debounce_ms, 0, stop) != "stop":
+                    await _rescan(catalog)
+                task_group.cancel_scope.cancel()
+        except BaseExceptionGroup as group:  # the task group wraps watchfiles' error
+            failures, others = group.split(OSError)
+            if failures is None or others is not None:
+                raise
+            raise _first(failures) from None
+
+
+def _open(rust_notify: type[RustNotify], dirs: list[str]) -> RustNotify:
+    """watchfiles' RustNotify on ``dirs`` (recursive), with the options its ``awatch`` reads from the
+    environment (``WATCHFILES_FORCE_POLLING``, polling on WSL, ``WATCHFILES_POLL_DELAY_MS``,
+    ``WATCHFILES_IGNORE_PERMISSION_DENIED``, ``WATCHFILES_DEBUG``)."""
+    forced = os.environ.get("WATCHFILES_FORCE_POLLING")
+    if forced:
+        force_polling = forced.lower() not in {"false", "disable", "disabled"}
+    else:
+        system = os.uname()
+        force_polling = system.sysname == "Linux" and "microsoft-standard" in system.release.lower()
+    delay = os.environ.get("WATCHFILES_POLL_DELAY_MS", "")
+    return rust_notify(
+        dirs,
+        bool(os.environ.get("WATCHFILES_DEBUG")),
+        force_polling,
+        int(delay) if delay.isdecimal() else 300,
+        True,
+        bool(os.environ.get("WATCHFILES_IGNORE_PERMISSION_DENIED")),
+    )
+
+
+async def _rescan(catalog: Catalog) -> None:
     try:
-        async with anyio.create_task_group() as task_group:
-            # watchfiles waits in a worker thread that a cancellation cannot interrupt; this task
-            # ends that wait (the thread checks the event every step) as soon as we are cancelled.
-            task_group.start_soon(_set_when_cancelled, stop)
-            logger.info("watching %s", ", ".join(dirs))
-            async for changes in awatch(
-                *dirs,
-                step=debounce_ms,
-                debounce=max(MAX_HOLD_MS, debounce_ms),
-                stop_event=stop,
-                rust_timeout=IDLE_MS,
-                yield_on_timeout=True,
-            ):
-                if not changes and rescanned:
-                    continue
-                try:
-                    await catalog.reload()
-                except Exception:  # a rescan must never end the watching; the traceback goes to stderr
-                    logger.exception("rescanning the prompt library failed")
-                if not rescanned:
-                    rescanned = True
-                    caught_up()
-            task_group.cancel_scope.cancel()
-    except BaseExceptionGroup as group:  # the task group wraps watchfiles' error
-        failures, others = group.split(OSError)
-        if failures is None or others is not None:
-            raise
-        raise _first(failures) from None
+        await catalog.reload()
+    except Exception:  # a rescan must never end the watching; the traceback goes to stderr
+        logger.exception("rescanning the prompt library failed")
 
 
 async def _poll(catalog: Catalog, caught_up: Callable[[], None]) -> None:
     rescanned = False
     while True:
-        try:
-            await catalog.reload()
-        except Exception:  # a rescan must never end the watching; the traceback goes to stderr
-            logger.exception("rescanning the prompt library failed")
+        await _rescan(catalog)
         if not rescanned:
             rescanned = True
             caught_up()
