@@ -202,3 +202,26 @@ async def test_subscribe_ready_the_watch_follows_watchfiles_variables(tmp_path: 
             assert await inbox.updated(path.as_uri())
             assert client.process is not None
             assert inotify_descriptors(client.process.pid) == (0 if polling else 1)
+
+
+async def test_subscribe_ready_a_directory_made_as_the_watch_starts_is_watched(tmp_path: Path) -> None:
+    # A directory made while the watcher starts (after its first scan, before its watch is registered) is
+    # in neither and makes no event: it must be watched all the same. In process, so that the directory
+    # is made right as the client connects; each round a fresh server on a fresh tree.
+    missed: list[int] = []
+    with anyio.fail_after(ROUNDS * (WAIT + 15)):
+        for round_ in range(ROUNDS):
+            root = tmp_path / f"round{round_}"
+            root.mkdir()
+            config = Config(roots=(str(root),), debounce_ms=50)
+            inbox = Inbox()
+            async with connect_in_memory(build_server(config, default_deps(config)), on_notification=inbox) as client:
+                await anyio.sleep(round_ * 0.00015)  # each round a little later in the watcher's start
+                path = root / "new" / "fresh.txt"
+                path.parent.mkdir()
+                path.write_text("start\n", encoding="utf-8")
+                await client.subscribe(path.as_uri())
+                path.write_text("changed right after subscribing\n", encoding="utf-8")
+                if not await inbox.updated(path.as_uri()):
+                    missed.append(round_)
+    assert missed == [], f"{len(missed)} of {ROUNDS} changes in a directory made as the watch started: {missed}"

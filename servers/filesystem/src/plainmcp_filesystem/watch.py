@@ -211,7 +211,7 @@ class Watcher:
         try:
             notify = await self._open()
             try:
-                rebuild = await self._follow(notify, feed, done)
+                rebuild = await self._missed() or await self._follow(notify, feed, done)
                 while rebuild:
                     # The new watch is in place before the old one closes, and what the old one saw
                     # meanwhile is published: a rebuild loses no change (some may be told twice).
@@ -243,6 +243,11 @@ class Watcher:
         self.ready.set()
         self._moving()
         return notify
+
+    async def _missed(self) -> bool:
+        """True if directories were made between the first scan and the first watch's registration:
+        they have no watch and made no event (later, the watch being replaced sees them come)."""
+        return not set(await anyio.to_thread.run_sync(self._scan)) <= self.directories
 
     async def _follow(self, notify: RustNotify, feed: ChangeFeed, done: anyio.Event) -> bool:
         """Publish what ``notify`` reports until ``done`` (False) or until directories came or went
