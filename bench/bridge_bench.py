@@ -233,6 +233,22 @@ async def run(
             print(f"  decisions: {json.dumps(tally.decisions, sort_keys=True)}", flush=True)
 
 
+async def rank(specs: list[Any], items: list[dict[str, Any]]) -> None:
+    """The shortlist alone (``--rank``): for how many questions the expected tool is among the first 1,
+    2 and 3 of the ranking of the question's server's tools."""
+    from plainmcp_bridge.shortlist import shortlist
+
+    found = {size: 0 for size in (1, 2, 3)}
+    for server in ("sqlite", "files", "weather"):
+        async with toolbox_for([spec for spec in specs if spec.name == server]) as toolbox:
+            for question in (item for item in items if item["server"] == server):
+                for size in found:
+                    offered = shortlist(question["question"], toolbox.tools, size)
+                    found[size] += question["tool"] in [tool["name"] for tool in offered]
+    print(f"{len(items)} questions; the expected tool in the shortlist of", end="")
+    print(",".join(f" {size}: {count}" for size, count in found.items()))
+
+
 def parse_config(config: str) -> tuple[str, int, int]:
     """``MODE/REPAIRS[/SHORTLIST]`` as (mode, repairs, shortlist)."""
     parts = config.split("/")
@@ -275,9 +291,16 @@ def main() -> int:
     parser.add_argument("--threads", type=int, default=None, help="llama-server's threads (default: one per CPU)")
     parser.add_argument("--out", type=Path, default=None, help="append each question's result to this JSONL file")
     parser.add_argument("--summarize", type=Path, default=None, help="print the table of an --out file and exit")
+    parser.add_argument(
+        "--rank", action="store_true", help="no model: how often the expected tool is in the shortlist of 1, 2, 3"
+    )
     args = parser.parse_args()
     if args.summarize:
         return summarize(args.summarize)
+    if args.rank:
+        with tempfile.TemporaryDirectory() as scratch, real_servers(Path(scratch)) as specs:
+            anyio.run(rank, specs, questions(args.limit))
+        return 0
     if not llama_server.binary().exists():
         print(f"bridge_bench: llama-server is not built: {llama_server.build_command()}", file=sys.stderr)
         return 1
