@@ -109,7 +109,10 @@ def build_server(config: Config, deps: Deps | None = None) -> Server:
     prompts.register(server, prompts.DatabasePrompts(catalogue))
     # The bundled sample never changes: it is not watched.
     watch = config.watch and not config.is_sample
-    server.background(DatabaseUpkeep(catalogue, deps.databases, watch=watch, others=others.values()))
+    upkeep = DatabaseUpkeep(catalogue, deps.databases, watch=watch, others=others.values())
+    server.background(upkeep)
+    # A subscription is acknowledged once the database's watch is in place (a commit right after is heard).
+    server.subscription_ready(upkeep.ready)
     return server
 
 

@@ -9,13 +9,23 @@ data. So each batch of events is checked against ``PRAGMA data_version``, which 
 exactly when another connection (another process, or this server's write connection) committed.
 Which table changed is not known cheaply, so every subscribed resource of this server is notified.
 When serving ends, the task closes the server's connections.
+
+When a subscription is acknowledged: once the watch is registered with the kernel
+(:meth:`DatabaseUpkeep.ready`, the server's ``subscription_ready`` gate), so a client may have the
+database changed as soon as it has the answer. The wait is bounded (:data:`READY_SECONDS`, logged
+once); a watch that cannot be set up is logged once and subscriptions are answered at once (without
+updates). watchfiles' ``RustNotify`` is made here, on a worker thread, to know when its watch is in
+place (``awatch`` makes it on the loop at its first step and does not say); the filesystem server
+does the same in its own ``watch.py`` (servers do not share code).
 """
 
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import anyio
 from plainmcp import Server
@@ -23,12 +33,22 @@ from plainmcp import Server
 from .catalog import Catalog
 from .engine import Database, DatabaseError
 
+if TYPE_CHECKING:
+    from watchfiles._rust_notify import RustNotify
+
 logger = logging.getLogger(__name__)
 
 #: Resource URIs of this server start with this.
 SCHEME = "sqlite://"
-#: Milliseconds watchfiles waits for more events before it reports a batch.
+#: Milliseconds between the watch thread's checks of its stop event.
 STEP_MS = 50
+#: Milliseconds watchfiles groups events for before it reports a batch (awatch's default).
+DEBOUNCE_MS = 1600
+#: How long one wait of the watch's thread lasts: 0, until changes come or it is stopped (checked every
+#: step). A wait that times out drops what arrives as it gives up, so it never times out.
+IDLE_MS = 0
+#: The longest a subscription waits for the watch to be in place before it is answered anyway.
+READY_SECONDS = 10.0
 
 
 class DatabaseUpkeep:
@@ -44,11 +64,18 @@ class DatabaseUpkeep:
         self.watch = watch
         #: The catalogues of the other databases (``--db NAME=PATH``): not watched, their probes closed.
         self.others = list(others)
+        #: True while a watch is registered with the kernel; ``failed`` once it could not be set up
+        #: (until nobody is subscribed and it is tried again).
+        self.watching = False
+        self.failed = False
+        self._moved = anyio.Event()  # set (and replaced) whenever watching or failed change
+        self._slow_logged = False
+        self._failure_logged = False
 
     async def __call__(self, server: Server) -> None:
         try:
             if self.watch:
-                await watch_database(server, self.catalogue.db)
+                await self._watch_database(server, self.catalogue.db)
             else:
                 await anyio.sleep_forever()
         finally:
@@ -58,6 +85,81 @@ class DatabaseUpkeep:
             with anyio.CancelScope(shield=True):
                 for db in self.databases:
                     await db.close()
+
+    async def ready(self, uris: frozenset[str]) -> None:
+        """The ``subscription_ready`` gate: return once a commit made now would be reported (the watch
+        is registered), at once for no URI of this server, without a watch, or when the watch failed
+        (logged), and after :data:`READY_SECONDS` at most (logged once): a subscription is always answered."""
+        if not self.watch or not ours(uris):
+            return
+        with anyio.move_on_after(READY_SECONDS) as waiting:
+            while not (self.watching or self.failed):
+                await self._moved.wait()
+        if waiting.cancelled_caught and not self._slow_logged:
+            self._slow_logged = True
+            logger.warning(
+                "the database watch was not in place after %g s; subscriptions are answered without waiting for it",
+                READY_SECONDS,
+            )
+
+    def _moving(self) -> None:
+        self._moved.set()
+        self._moved = anyio.Event()
+
+    async def _watch_database(self, server: Server, db: Database) -> None:
+        """Run for the server's lifetime: watch while clients are subscribed, publish
+        ``notifications/resources/updated`` for each subscribed URI of this server when data changed."""
+        while True:
+            if not ours(server.subscribed_uris()):
+                await server.subscriptions_changed()
+                continue
+            stop = anyio.Event()
+            self.failed = False
+            async with anyio.create_task_group() as task_group:
+                task_group.start_soon(_stop_when_unwatched, server, stop)
+                await self._watch(server, db, stop)
+                task_group.cancel_scope.cancel()
+
+    async def _watch(self, server: Server, db: Database, stop: anyio.Event) -> None:
+        # Imported here, at the first subscription, never before the first answer (a cold start's cost).
+        import watchfiles._rust_notify  # noqa: F401
+
+        files = watched_files(db.path)
+        # Read before the watch exists: a commit after its registration makes an event and a new version.
+        version = await data_version(db)
+        try:
+            with anyio.CancelScope(shield=True):  # once made it is closed below
+                notify = await anyio.to_thread.run_sync(_open, str(db.path.resolve().parent))
+        except Exception:
+            # The watcher must never end the serving: without it, subscriptions just go quiet.
+            if not self._failure_logged:
+                self._failure_logged = True
+                logger.exception("the database watch could not be set up; subscriptions get no updates")
+            self.failed = True
+            self._moving()
+            await stop.wait()
+            return
+        try:
+            self.watching = True
+            self._moving()
+            logger.info("watching the database for subscribed clients")
+            while True:
+                changes = await anyio.to_thread.run_sync(notify.watch, DEBOUNCE_MS, STEP_MS, IDLE_MS, stop)
+                if isinstance(changes, str):  # "stop" (nobody subscribed, or serving ends)
+                    break
+                if not any(changed in files for _, changed in changes):
+                    continue
+                current = await data_version(db)
+                if current is not None and current == version:
+                    continue
+                version = current
+                for uri in ours(server.subscribed_uris()):
+                    await server.notify_resource_updated(uri, observed=True)
+        finally:
+            self.watching = False
+            self._moving()
+            notify.close()
+        logger.info("stopped watching the database: no subscribed client")
 
 
 def ours(uris: Iterable[str]) -> list[str]:
@@ -78,20 +180,6 @@ async def data_version(db: Database) -> int | None:
         return None
 
 
-async def watch_database(server: Server, db: Database) -> None:
-    """Run for the server's lifetime: watch while clients are subscribed, publish
-    ``notifications/resources/updated`` for each subscribed URI of this server when data changed."""
-    while True:
-        if not ours(server.subscribed_uris()):
-            await server.subscriptions_changed()
-            continue
-        stop = anyio.Event()
-        async with anyio.create_task_group() as task_group:
-            task_group.start_soon(_stop_when_unwatched, server, stop)
-            await _watch(server, db, stop)
-            task_group.cancel_scope.cancel()
-
-
 async def _stop_when_unwatched(server: Server, stop: anyio.Event) -> None:
     try:
         while ours(server.subscribed_uris()):
@@ -102,23 +190,24 @@ async def _stop_when_unwatched(server: Server, stop: anyio.Event) -> None:
         stop.set()
 
 
-async def _watch(server: Server, db: Database, stop: anyio.Event) -> None:
-    import watchfiles  # here, not at start: only a subscribed client needs it (tens of ms of cold start)
+def _open(directory: str) -> RustNotify:
+    """A RustNotify on the database's directory, not recursive, registered when it returns. Runs on a
+    worker thread."""
+    from watchfiles._rust_notify import RustNotify  # imported by the watcher already
 
-    files = watched_files(db.path)
-    version = await data_version(db)
-    logger.info("watching the database for subscribed clients")
-    async for _changes in watchfiles.awatch(
-        db.path.resolve().parent,
-        watch_filter=lambda _change, name: name in files,
-        recursive=False,
-        step=STEP_MS,
-        stop_event=stop,
-    ):
-        current = await data_version(db)
-        if current is not None and current == version:
-            continue
-        version = current
-        for uri in ours(server.subscribed_uris()):
-            await server.notify_resource_updated(uri, observed=True)
-    logger.info("stopped watching the database: no subscribed client")
+    force_polling, poll_delay_ms = _polling()
+    return RustNotify([directory], False, force_polling, poll_delay_ms, False, True)
+
+
+def _polling() -> tuple[bool, int]:
+    """Whether watchfiles polls instead of using inotify, and how often (ms): the rules its ``awatch``
+    applies (``WATCHFILES_FORCE_POLLING``, ``WATCHFILES_POLL_DELAY_MS``; unset, it polls on WSL), kept
+    since the RustNotify is made here. The filesystem server has the same few lines."""
+    forced = os.environ.get("WATCHFILES_FORCE_POLLING")
+    if forced:
+        force_polling = forced.lower() not in {"false", "disable", "disabled"}
+    else:
+        system = os.uname()
+        force_polling = system.sysname == "Linux" and "microsoft-standard" in system.release.lower()
+    delay = os.environ.get("WATCHFILES_POLL_DELAY_MS", "")
+    return force_polling, int(delay) if delay.isdecimal() else 300
