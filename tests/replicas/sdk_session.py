@@ -15,6 +15,7 @@ Every wait is bounded.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Any, Literal
 
 import anyio
@@ -105,7 +106,9 @@ async def elicit(client: Client, session: Session, report: dict[str, Any]) -> No
     report["elicited"] = session.elicited
 
 
-async def legacy_session(url: str) -> dict[str, Any]:
+async def legacy_session(url: str, streams_open: Callable[[], Awaitable[int]] | None = None) -> dict[str, Any]:
+    """``streams_open``: the SSE streams the servers have open; the changes are made once it counts the
+    SDK's GET stream (else after a fixed 0.3 s, which a loaded machine can outlast: nothing heard)."""
     session = Session()
     report: dict[str, Any] = {}
     with anyio.fail_after(SESSION_TIMEOUT):
@@ -116,7 +119,13 @@ async def legacy_session(url: str) -> dict[str, Any]:
             await common_calls(client, report)
             with anyio.fail_after(QUICK):
                 report["subscribed"] = (await client.subscribe_resource(WATCHED)).model_dump(exclude_none=True)
-            await anyio.sleep(0.3)  # the SDK opens its GET stream after notifications/initialized
+            # The SDK opens its GET stream after notifications/initialized, in a task of its own.
+            if streams_open is None:
+                await anyio.sleep(0.3)
+            else:
+                with anyio.fail_after(QUICK):
+                    while await streams_open() < 1:
+                        await anyio.sleep(0.05)
             await triggers(client, report)
             await session.heard_all()
             await anyio.sleep(0.3)  # and nothing more after them

@@ -61,6 +61,17 @@ def served(running: Cluster) -> list[dict[str, int]]:
     return counts
 
 
+async def open_streams(running: Cluster) -> int:
+    """The SSE streams open on all replicas (``mcp_active_streams``, every transport)."""
+    pattern = re.compile(r"^mcp_active_streams\{[^}]*\} (\d+(?:\.\d+)?)$", re.MULTILINE)
+    total = 0
+    async with httpx.AsyncClient(timeout=5, trust_env=False) as client:
+        for replica in running.replicas:
+            text = (await client.get(f"{replica.base_url}/metrics")).text
+            total += sum(int(float(value)) for value in pattern.findall(text))
+    return total
+
+
 def spread(before: list[dict[str, int]], after: list[dict[str, int]], tool: str) -> list[int]:
     return [a.get(tool, 0) - b.get(tool, 0) for b, a in zip(before, after, strict=True)]
 
@@ -92,7 +103,7 @@ def assert_heard(report: dict[str, Any]) -> None:
 @pytest.mark.anyio
 async def test_python_sdk_legacy_session_across_replicas(proxied) -> None:
     before = served(proxied)
-    report = await sdk_session.legacy_session(proxied.url)
+    report = await sdk_session.legacy_session(proxied.url, streams_open=lambda: open_streams(proxied))
     assert_session(report, "2025-11-25", before, proxied)
     assert report["greeting"] == "Hello, SDK!"
     assert report["subscribed"] == {}
