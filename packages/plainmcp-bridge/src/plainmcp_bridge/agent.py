@@ -24,7 +24,18 @@ import anyio
 from plainmcp import MCPError
 
 from .chat_apis import ModelError, ModelTurn
-from .constrain import ANSWER, CALL, CALLING_RULE, CHOICE, CONSTRAINED, DECIDING, DECISION, IN_WORDS
+from .constrain import (
+    ANSWER,
+    CALL,
+    CALLING_RULE,
+    CHOICE,
+    CONSTRAINED,
+    DECIDING,
+    DECISION,
+    IN_WORDS,
+    PLACEHOLDER_CORRECTION,
+    is_placeholder,
+)
 from .hostile import non_finite, too_deep
 from .interceptor import Interceptor, Review, ToolCatalog, ValidCall, answer_for_model, gave_up_message
 from .models import DEFAULT_URLS, ChatModel
@@ -140,6 +151,7 @@ class Bridge:
         self._answer_now = False  # constrained: the next turn must answer in words
         self._question = ""  # the user turn under way (what the shortlist ranks the tools for)
         self._offered: list[str] | None = None  # the shortlist last recorded for it
+        self._told_placeholder = False  # constrained: the model was told its answer was the placeholder
 
     async def _elicit(self, server: str, params: dict[str, Any]) -> dict[str, Any]:
         message = str(params.get("message") or "")
@@ -222,6 +234,7 @@ class Bridge:
         self._answer_now = False
         self._question = question
         self._offered = None
+        self._told_placeholder = False
         rounds = 0
         repairing = False
         while True:
@@ -260,6 +273,17 @@ class Bridge:
             if review.dropped:
                 self.record("cut", message=f"{review.dropped} more call(s) written after the first were not run")
             if not review.has_calls:
+                if self._constrained and not repairing and is_placeholder(review.text):
+                    # The instructions' stand-in copied back is no answer: said once, then given up.
+                    if not self._told_placeholder:
+                        self._told_placeholder = True
+                        self.messages.append({"role": "user", "content": PLACEHOLDER_CORRECTION})
+                        self.record("placeholder", answer=review.text)
+                        continue
+                    self.interceptor.counters.gave_up += 1
+                    message = "The model gave no answer in words (it wrote back the instructions' placeholder)."
+                    self.record("gave_up", message=message)
+                    return Outcome(GAVE_UP, message, rounds, self._useful)
                 return self._final(review, rounds, repairing)
             rounds += 1
             repairing = bool(review.invalid)

@@ -198,12 +198,28 @@ def answer_text(text: str) -> str:
     return text
 
 
+#: The answer's stand-in in :data:`CALLING_RULE`. Gemma 3 270M wrote it back as its answer in 8 of 44
+#: answered questions (bench/bridge_bench.py, 2026-12-02): see :func:`is_placeholder`.
+ANSWER_PLACEHOLDER = "<your answer in plain words>"
 CALLING_RULE = (
     "Your whole reply is one JSON object. To call a tool, reply "
     '{"name": "<tool name>", "arguments": {<its arguments>}}; the result comes back in the next message. '
-    'To answer the user, reply {"answer": "<your answer in plain words>"}. '
+    f'To answer the user, reply {{"answer": "{ANSWER_PLACEHOLDER}"}}. '
     "Call a tool whenever the answer depends on data the tools provide."
 )
+#: Said to a model whose answer was the placeholder (once per question; a second time, the bridge gives up).
+PLACEHOLDER_CORRECTION = (
+    f'"{ANSWER_PLACEHOLDER}" only shows where the answer goes. Reply {{"answer": ...}} with the answer '
+    "itself, from the tool results above."
+)
+
+
+def is_placeholder(text: str) -> bool:
+    """Whether an answer says nothing: empty, an ellipsis, or :data:`ANSWER_PLACEHOLDER` copied back
+    (with or without its brackets)."""
+    bare = text.strip().strip("\"'`<>[]{}().").strip().lower()
+    return bare in ("", "...", "…", ANSWER_PLACEHOLDER.strip("<>").lower())
+
 
 DECISION = "Name the tool to call for the last question."
 """The decision step's question, added after the conversation for that one request (never kept). The
