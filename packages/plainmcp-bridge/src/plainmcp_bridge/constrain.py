@@ -215,10 +215,11 @@ PLACEHOLDER_CORRECTION = (
 
 
 def is_placeholder(text: str) -> bool:
-    """Whether an answer says nothing: empty, an ellipsis, or :data:`ANSWER_PLACEHOLDER` copied back
-    (with or without its brackets)."""
-    bare = text.strip().strip("\"'`<>[]{}().").strip().lower()
-    return bare in ("", "...", "…", ANSWER_PLACEHOLDER.strip("<>").lower())
+    """Whether an answer says nothing: empty, an ellipsis, or :data:`ANSWER_PLACEHOLDER` copied back,
+    whole or in part (with or without its brackets: told once, Gemma wrote "in plain words")."""
+    bare = " ".join(text.strip().strip("\"'`<>[]{}().").lower().split())
+    stand_in = ANSWER_PLACEHOLDER.strip("<>").lower()
+    return bare in ("", "...", "…") or (" " in bare and bare in stand_in)  # two words or more of it
 
 
 DECISION = "Name the tool to call for the last question."
