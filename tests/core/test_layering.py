@@ -114,6 +114,7 @@ LAYERS: dict[str, int] = {
     "plainmcp.uri_template": 1,
     "plainmcp.values": 1,
     "plainmcp.versions": 1,
+    "plainmcp.watch_rules": 1,
     # 2. Session: async, transport-agnostic, over a pair of object streams.
     "plainmcp.request_tasks": 2,
     "plainmcp.session": 2,

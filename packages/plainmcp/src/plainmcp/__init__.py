@@ -61,6 +61,7 @@ _EXPORTS: dict[str, str] = {
     "skills": "skills",
     "run_server_command": "command_line",
     "setup_logging": "command_line",
+    "watchfiles_polling": "watch_rules",
 }
 
 #: public names that are modules of their own
@@ -114,6 +115,7 @@ __all__ = [
     "server_cache",
     "setup_logging",
     "skills",
+    "watchfiles_polling",
 ]
 
 
@@ -157,3 +159,4 @@ if TYPE_CHECKING:
     from .stdio import connect_stdio, run_stdio
     from .tools import Tool, ToolAnnotations, ToolError, ToolResult
     from .versions import ALL_VERSIONS, LATEST, LATEST_LEGACY, LEGACY_VERSIONS, MODERN_VERSIONS
+    from .watch_rules import watchfiles_polling

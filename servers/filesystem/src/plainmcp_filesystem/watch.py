@@ -31,6 +31,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 import anyio
+from plainmcp import watchfiles_polling
 
 from .access import file_uri_path
 from .anchored import open_directory
@@ -282,20 +283,5 @@ def _open(directories: list[str]) -> RustNotify:
     link to / would watch the whole disk); unreadable ones are skipped. Runs on a worker thread."""
     from watchfiles._rust_notify import RustNotify  # imported by the watcher already
 
-    force_polling, poll_delay_ms = _polling()
+    force_polling, poll_delay_ms = watchfiles_polling()
     return RustNotify(directories, False, force_polling, poll_delay_ms, False, True)
-
-
-def _polling() -> tuple[bool, int]:
-    """Whether watchfiles polls instead of using inotify, and how often (ms): the rules its ``awatch``
-    applies, kept here since we make its RustNotify ourselves. ``WATCHFILES_FORCE_POLLING`` and
-    ``WATCHFILES_POLL_DELAY_MS`` decide; unset, it polls on WSL (inotify misses changes made from
-    Windows)."""
-    forced = os.environ.get("WATCHFILES_FORCE_POLLING")
-    if forced:
-        force_polling = forced.lower() not in {"false", "disable", "disabled"}
-    else:
-        system = os.uname()
-        force_polling = system.sysname == "Linux" and "microsoft-standard" in system.release.lower()
-    delay = os.environ.get("WATCHFILES_POLL_DELAY_MS", "")
-    return force_polling, int(delay) if delay.isdecimal() else 300

@@ -25,7 +25,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import anyio
-from plainmcp import Server
+from plainmcp import Server, watchfiles_polling
 
 from . import beneath
 from .catalog import Catalog
@@ -112,18 +112,12 @@ def _open(rust_notify: type[RustNotify], dirs: list[str]) -> RustNotify:
     """watchfiles' RustNotify on ``dirs`` (recursive), with the options its ``awatch`` reads from the
     environment (``WATCHFILES_FORCE_POLLING``, polling on WSL, ``WATCHFILES_POLL_DELAY_MS``,
     ``WATCHFILES_IGNORE_PERMISSION_DENIED``, ``WATCHFILES_DEBUG``)."""
-    forced = os.environ.get("WATCHFILES_FORCE_POLLING")
-    if forced:
-        force_polling = forced.lower() not in {"false", "disable", "disabled"}
-    else:
-        system = os.uname()
-        force_polling = system.sysname == "Linux" and "microsoft-standard" in system.release.lower()
-    delay = os.environ.get("WATCHFILES_POLL_DELAY_MS", "")
+    force_polling, poll_delay_ms = watchfiles_polling()
     return rust_notify(
         dirs,
         bool(os.environ.get("WATCHFILES_DEBUG")),
         force_polling,
-        int(delay) if delay.isdecimal() else 300,
+        poll_delay_ms,
         True,
         bool(os.environ.get("WATCHFILES_IGNORE_PERMISSION_DENIED")),
     )

@@ -22,13 +22,12 @@ does the same in its own ``watch.py`` (servers do not share code).
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import anyio
-from plainmcp import Server
+from plainmcp import Server, watchfiles_polling
 
 from .catalog import Catalog
 from .engine import Database, DatabaseError
@@ -195,19 +194,5 @@ def _open(directory: str) -> RustNotify:
     worker thread."""
     from watchfiles._rust_notify import RustNotify  # imported by the watcher already
 
-    force_polling, poll_delay_ms = _polling()
+    force_polling, poll_delay_ms = watchfiles_polling()
     return RustNotify([directory], False, force_polling, poll_delay_ms, False, True)
-
-
-def _polling() -> tuple[bool, int]:
-    """Whether watchfiles polls instead of using inotify, and how often (ms): the rules its ``awatch``
-    applies (``WATCHFILES_FORCE_POLLING``, ``WATCHFILES_POLL_DELAY_MS``; unset, it polls on WSL), kept
-    since the RustNotify is made here. The filesystem server has the same few lines."""
-    forced = os.environ.get("WATCHFILES_FORCE_POLLING")
-    if forced:
-        force_polling = forced.lower() not in {"false", "disable", "disabled"}
-    else:
-        system = os.uname()
-        force_polling = system.sysname == "Linux" and "microsoft-standard" in system.release.lower()
-    delay = os.environ.get("WATCHFILES_POLL_DELAY_MS", "")
-    return force_polling, int(delay) if delay.isdecimal() else 300
