@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import pytest
 from plainmcp.http.coalesced_writes import MAX_PENDING, CoalescedWrites
 
 
@@ -133,3 +134,22 @@ def test_coalesced_writes_write_eof_hands_over_pending_bytes_first():
         server.close()
 
     run(scenario())
+
+
+def test_coalesced_writes_to_a_transport_closed_within_the_step_are_dropped_without_an_error():
+    # uvloop (what run_http uses when installed) raises on a write to a closed transport; in the flush
+    # callback that would be an "Exception in callback" error line for every peer that reset.
+    uvloop = pytest.importorskip("uvloop")
+    errors: list[dict[str, Any]] = []
+
+    async def scenario() -> None:
+        asyncio.get_running_loop().set_exception_handler(lambda loop, context: errors.append(context))
+        writes, counted, _, server = await _connected()
+        writes.write(b"a response nobody will read")
+        writes.transport.transport.abort()  # the connection lost under the pending bytes
+        await asyncio.sleep(0.05)
+        assert counted.writes == []
+        server.close()
+
+    uvloop.run(asyncio.wait_for(scenario(), 10))
+    assert errors == []

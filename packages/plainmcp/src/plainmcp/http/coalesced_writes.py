@@ -16,6 +16,8 @@ Its promises, so that the protocol above sees the transport it expects:
   transport's own flow control (``pause_writing``, which uvicorn waits on) still holds a producer
   that never yields.
 - ``get_write_buffer_size`` counts the pending bytes too; everything else is the transport's.
+- Bytes still pending when the transport closed under them (the peer went away in the same step) are
+  dropped, as the transport drops what it could not send.
 """
 
 from __future__ import annotations
@@ -62,6 +64,10 @@ class CoalescedWrites:
             return
         self._pending = None
         self._size = 0
+        if self.transport.is_closing():
+            # The connection went away within the step (a peer reset): there is nowhere to write, and
+            # uvloop's transport would raise, in a loop callback, where it is only an error line.
+            return
         self.transport.write(pending[0] if len(pending) == 1 else b"".join(pending))
         # A later write in this step schedules a new callback; the one already queued finds
         # nothing pending or takes the new bytes, both in order.
