@@ -274,16 +274,10 @@ class Bridge:
                 self.record("cut", message=f"{review.dropped} more call(s) written after the first were not run")
             if not review.has_calls:
                 if self._constrained and not repairing and is_placeholder(review.text):
-                    # The instructions' stand-in copied back is no answer: said once, then given up.
-                    if not self._told_placeholder:
-                        self._told_placeholder = True
-                        self.messages.append({"role": "user", "content": PLACEHOLDER_CORRECTION})
-                        self.record("placeholder", answer=review.text)
-                        continue
-                    self.interceptor.counters.gave_up += 1
-                    message = "The model gave no answer in words (it wrote back the instructions' placeholder)."
-                    self.record("gave_up", message=message)
-                    return Outcome(GAVE_UP, message, rounds, self._useful)
+                    given_up = self._placeholder(review.text, rounds)
+                    if given_up is None:
+                        continue  # told once: asked again
+                    return given_up
                 return self._final(review, rounds, repairing)
             rounds += 1
             repairing = bool(review.invalid)
@@ -346,6 +340,19 @@ class Bridge:
         if chosen == IN_WORDS:
             return await self.model.complete(self.messages, tools, on_text=self.hooks.text, shape=ANSWER)
         return await self.model.complete(self.messages, [self.toolbox.listing(chosen)], shape=CALL)
+
+    def _placeholder(self, answer: str, rounds: int) -> Outcome | None:
+        """An answer that is the instructions' stand-in copied back is no answer: the first time the
+        model is told so (None: ask again), the second time the question is given up."""
+        if not self._told_placeholder:
+            self._told_placeholder = True
+            self.messages.append({"role": "user", "content": PLACEHOLDER_CORRECTION})
+            self.record("placeholder", answer=answer)
+            return None
+        self.interceptor.counters.gave_up += 1
+        message = "The model gave no answer in words (it wrote back the instructions' placeholder)."
+        self.record("gave_up", message=message)
+        return Outcome(GAVE_UP, message, rounds, self._useful)
 
     def _final(self, review: Review, rounds: int, repairing: bool) -> Outcome:
         """The outcome of a turn answered in words."""
