@@ -111,6 +111,7 @@ LAYERS: dict[str, int] = {
     "plainmcp.schema": 1,
     "plainmcp.schema_messages": 1,
     "plainmcp.sse": 1,
+    "plainmcp.startup": 1,
     "plainmcp.uri_template": 1,
     "plainmcp.values": 1,
     "plainmcp.versions": 1,

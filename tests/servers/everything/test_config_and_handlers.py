@@ -13,7 +13,6 @@ from typing import Any, cast
 import pytest
 from plainmcp import Context, server_arguments
 from plainmcp_everything import Config, build_server, changes, tools
-from plainmcp_everything.__main__ import main
 from plainmcp_everything.config import ENV_PREFIX
 from plainmcp_everything.server import NAME, Deps
 
@@ -64,6 +63,10 @@ def test_command_line_gives_the_default_config() -> None:
 
 
 def test_version_option_prints_the_distribution_version(capsys: pytest.CaptureFixture[str]) -> None:
+    # Imported here: the command's module defers the collector's passes (plainmcp.startup) until main()
+    # runs, and a module-level import would do that for the whole test session from collection on.
+    from plainmcp_everything.__main__ import main
+
     with pytest.raises(SystemExit) as exited:
         main(["--version"])
     assert exited.value.code == 0

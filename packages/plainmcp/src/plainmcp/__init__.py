@@ -46,6 +46,7 @@ _EXPORTS: dict[str, str] = {
     "app_view_script": "apps",
     "connect_stdio": "stdio",
     "content": "content",
+    "defer_collection": "startup",
     "demo": "demo",
     "inputs": "inputs",
     "json_codec": "json_codec",
@@ -100,6 +101,7 @@ __all__ = [
     "app_view_script",
     "connect_stdio",
     "content",
+    "defer_collection",
     "demo",
     "env_list_option",
     "env_option",
@@ -154,6 +156,7 @@ if TYPE_CHECKING:
     from .server import Server
     from .skills_client import SkillsClient
     from .spawned import ServerExited
+    from .startup import defer_collection
     from .state import SharedStateUnavailable
     from .state.cache import Cached, ServerCache, server_cache
     from .stdio import connect_stdio, run_stdio

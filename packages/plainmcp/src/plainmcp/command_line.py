@@ -28,6 +28,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn, Protocol, TypeVar
 
 from .logs import LEVELS, configure_logging
+from .startup import resume_collection
 
 if TYPE_CHECKING:
     from .server import Server
@@ -598,21 +599,24 @@ def run_server_command(
     error, one line and exit 2; a :class:`StartupError` one line and exit 1), then :func:`serve` with the package
     of ``build_server`` logging at ``--log-level``. A first word ``config`` prints the server's configuration
     snippet for a client instead (:mod:`plainmcp.cli.server_config`)."""
-    parser = server_arguments(name, env_prefix=env_prefix, description=description, version=version)
-    config_type.add_arguments(parser)
-    words = list(sys.argv[1:] if argv is None else argv)
-    if words[:1] == ["config"]:  # `plainmcp-<name> config --client ...`: the server prints its own snippet
-        from .cli.server_config import main as print_config
-
-        raise SystemExit(print_config(parser, words[1:]))
-    args = parser.parse_args(words)
     try:
-        config = config_type.from_args(args)
-    except StartupError as problem:  # valid options, but the world does not fit them
-        parser.exit(1, f"{parser.prog}: {problem}\n")
-    except ValueError as problem:  # a wrong option value
-        parser.error(str(problem))
-    serve(build_server(config), args, own_loggers=[build_server.__module__.partition(".")[0]])
+        parser = server_arguments(name, env_prefix=env_prefix, description=description, version=version)
+        config_type.add_arguments(parser)
+        words = list(sys.argv[1:] if argv is None else argv)
+        if words[:1] == ["config"]:  # `plainmcp-<name> config --client ...`: the server prints its own snippet
+            from .cli.server_config import main as print_config
+
+            raise SystemExit(print_config(parser, words[1:]))
+        args = parser.parse_args(words)
+        try:
+            config = config_type.from_args(args)
+        except StartupError as problem:  # valid options, but the world does not fit them
+            parser.exit(1, f"{parser.prog}: {problem}\n")
+        except ValueError as problem:  # a wrong option value
+            parser.error(str(problem))
+        serve(build_server(config), args, own_loggers=[build_server.__module__.partition(".")[0]])
+    finally:
+        resume_collection()  # if start-up ended early (--help, config, an error); serve() resumes it otherwise
 
 
 def serve(server: Server, args: argparse.Namespace, *, own_loggers: Iterable[str] = ()) -> None:
@@ -627,6 +631,7 @@ def serve(server: Server, args: argparse.Namespace, *, own_loggers: Iterable[str
     setup_logging(args, [*own_loggers, _package_of(sys._getframe(1).f_globals)])
     _share_state(server, args)
     logger.info("%s %s serving on %s", server.name, server.version, args.transport)
+    resume_collection()  # start-up is over: what it made lives as long as the process (plainmcp.startup)
     if args.transport == "stdio":
         from .stdio import StdioClosedError, run_stdio
 

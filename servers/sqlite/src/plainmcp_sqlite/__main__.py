@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-from plainmcp import run_server_command
+from plainmcp import defer_collection
 
-from . import __version__
-from .config import ENV_PREFIX, Config
-from .server import DESCRIPTION, NAME, build_server
+defer_collection()  # before the imports below: see plainmcp.startup
+
+from plainmcp import run_server_command  # noqa: E402
+
+from . import __version__  # noqa: E402
+from .config import ENV_PREFIX, Config  # noqa: E402
+from .server import DESCRIPTION, NAME, build_server  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> None:
