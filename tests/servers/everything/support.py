@@ -150,10 +150,11 @@ async def raw(client: Any, method: str, params: dict[str, Any], capabilities: di
 
 
 def png_size(data_b64: str) -> tuple[int, int]:
-    """(width, height) of a base64 PNG, after checking its signature and every chunk's CRC."""
+    """(width, height) of a base64 PNG, after checking its signature, every chunk's CRC and that the pixel
+    data inflates to one scanline per row (a filter byte, then three bytes per RGB pixel)."""
     data = base64.b64decode(data_b64, validate=True)
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
-    position, kinds = 8, []
+    position, kinds, pixels = 8, [], b""
     while position < len(data):
         (length,) = struct.unpack(">I", data[position : position + 4])
         kind, body = data[position + 4 : position + 8], data[position + 8 : position + 8 + length]
@@ -162,8 +163,12 @@ def png_size(data_b64: str) -> tuple[int, int]:
         kinds.append(kind)
         if kind == b"IHDR":
             size = struct.unpack(">II", body[:8])
+        elif kind == b"IDAT":
+            pixels += body
         position += 12 + length
     assert kinds[0] == b"IHDR" and b"IDAT" in kinds and kinds[-1] == b"IEND"
+    width, height = size
+    assert len(zlib.decompress(pixels)) == height * (1 + 3 * width)  # zlib checks its own Adler-32
     return size
 
 

@@ -139,7 +139,7 @@ async def test_resources_list(era):
             "title": "Static Binary Resource",
             "description": "A static binary resource (a 1x1 PNG image) for testing",
             "mimeType": "image/png",
-            "size": 69,
+            "size": 72,  # the 1x1 PNG of media.py, its pixels in a stored deflate block
         },
         {
             "uri": "test://watched-resource",

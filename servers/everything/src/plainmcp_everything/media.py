@@ -1,17 +1,36 @@
 """The fixture's binary payloads, built from their file formats rather than pasted in as base64.
 
 ``PNG``: a 1x1 red pixel (8-bit RGB). ``WAV``: 10 ms of silence (PCM, mono, 16-bit, 8 kHz).
-Both are valid files that any decoder opens; they are computed once, on import, without I/O.
+Both are valid files that any decoder opens; they are computed once, on import, without I/O, and
+without ``zlib`` (a shared library the fixture's cold start would load for these few bytes): the
+PNG's pixel data is a zlib stream of one stored, uncompressed, deflate block.
 """
 
 from __future__ import annotations
 
+import binascii
 import struct
-import zlib
 
 
 def _png_chunk(kind: bytes, data: bytes) -> bytes:
-    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", binascii.crc32(kind + data))
+
+
+def _adler32(data: bytes) -> int:
+    """RFC 1950's checksum, which ends a zlib stream."""
+    low, high = 1, 0
+    for byte in data:
+        low = (low + byte) % 65521
+        high = (high + low) % 65521
+    return high << 16 | low
+
+
+def _zlib_stored(data: bytes) -> bytes:
+    """``data`` as a zlib stream (RFC 1950) of one final stored deflate block (RFC 1951, 3.2.4)."""
+    assert len(data) <= 0xFFFF  # one stored block holds at most 64 KiB
+    header = b"\x78\x01"  # deflate, 32 KiB window, no preset dictionary, fastest (the check bits make it % 31)
+    block = b"\x01" + struct.pack("<HH", len(data), len(data) ^ 0xFFFF)  # BFINAL=1, BTYPE=00 (stored)
+    return header + block + data + struct.pack(">I", _adler32(data))
 
 
 def red_pixel_png() -> bytes:
@@ -20,7 +39,7 @@ def red_pixel_png() -> bytes:
     return (
         b"\x89PNG\r\n\x1a\n"
         + _png_chunk(b"IHDR", header)
-        + _png_chunk(b"IDAT", zlib.compress(scanline))
+        + _png_chunk(b"IDAT", _zlib_stored(scanline))
         + _png_chunk(b"IEND", b"")
     )
 

@@ -7,8 +7,6 @@ every protocol feature to the code that shows it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from plainmcp import Server
 
 from . import __version__, changes, input_required, prompts, resources, tasks, tools
@@ -26,7 +24,6 @@ INSTRUCTIONS = (
 )
 
 
-@dataclass(frozen=True, slots=True)
 class Deps:
     """What the fixture talks to outside its process: nothing (every fixture returns fixed content, and the
     state the trigger tools change lives in the server that :func:`build_server` returns).
@@ -34,6 +31,8 @@ class Deps:
     It is here so that the fixture is built like every other server, ``build_server(config, deps)``; as
     there is nothing to choose between a real part and a stand-in, there is no ``default_deps`` either.
     """
+
+    __slots__ = ()
 
 
 def build_server(config: Config, deps: Deps | None = None) -> Server:
