@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
 """What one HTTP access line costs the event loop's thread, in one process, microseconds per line.
 
-Three ways to write the same line (``POST /mcp 200 0.1 ms request_id=...`` with the access line's
+Four ways to write the same line (``POST /mcp 200 0.1 ms request_id=...`` with the access line's
 fields), interleaved in rounds, stderr sent where the shell sends it (``2>/dev/null`` or a file):
 
 * ``record``: ``logger.log(..., extra=fields)`` through a ``logging.StreamHandler`` with plainmcp's
   formatter, a write and a flush per line (the access log before issue 31);
 * ``record, buffered``: the same record through :class:`plainmcp.logs.StderrLines` (any other log
   line now: no system call, written by the log writer's thread);
-* ``no record``: :func:`plainmcp.log_sink.log_fields`, the access line's path now (no LogRecord).
+* ``later``: :func:`plainmcp.log_sink.log_later` on a running event loop, the access line's path now:
+  ``later, caller`` is what the request pays (its values kept), ``later, batch`` what making the
+  lines together costs afterwards, per line (:func:`plainmcp.log_sink.make_pending_lines`: no
+  LogRecord, one formatting pass, written at once when the stream has room).
 
     .venv/bin/python bench/access_log_cost.py [text|json] 2>/dev/null
 
@@ -18,6 +21,7 @@ not a test: exit 0.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import statistics
 import sys
@@ -59,11 +63,21 @@ def main(fmt: str) -> None:
     def record() -> None:
         logger.log(logging.INFO, FORMAT, *ARGS, extra=fields())
 
-    def no_record() -> None:
-        log_sink.log_fields(logger, logging.INFO, FORMAT, ARGS, fields())
+    def render(*values: Any, brief: bool) -> tuple[str, dict[str, Any]]:
+        return FORMAT % values, fields()
 
-    ways = (("record", record, stream), ("record, buffered", record, buffered), ("no record", no_record, buffered))
-    samples: dict[str, list[float]] = {name: [] for name, _, _ in ways}
+    async def later() -> tuple[float, float]:
+        started = time.perf_counter()
+        for _ in range(LINES):
+            log_sink.log_later(logger, logging.INFO, render, ARGS)
+        called = time.perf_counter()
+        log_sink.make_pending_lines()  # the batches the loop's callbacks would make
+        return called - started, time.perf_counter() - called
+
+    ways = (("record", record, stream), ("record, buffered", record, buffered))
+    samples: dict[str, list[float]] = {
+        name: [] for name in ("record", "record, buffered", "later, caller", "later, batch")
+    }
     for _ in range(ROUNDS):
         for name, way, handler in ways:
             root.handlers[:] = [handler]
@@ -72,6 +86,11 @@ def main(fmt: str) -> None:
                 way()
             samples[name].append((time.perf_counter() - started) / LINES * 1e6)
             buffered.flush()
+        root.handlers[:] = [buffered]
+        caller, batch = asyncio.run(later())
+        samples["later, caller"].append(caller / LINES * 1e6)
+        samples["later, batch"].append(batch / LINES * 1e6)
+        buffered.flush()
     for name, values in samples.items():
         print(f"{fmt:<5} {name:<17} min {min(values):6.2f} us  median {statistics.median(values):6.2f} us per line")
 

@@ -16,7 +16,7 @@ import time
 from typing import Any
 
 import pytest
-from plainmcp.log_sink import LineSink, log_fields
+from plainmcp.log_sink import LineSink, log_later
 from plainmcp.logs import DependencyCap, JsonFormatter, StderrLines, TextFormatter
 
 ACCESS_FORMAT = "%s %s %s %.1f ms"
@@ -70,17 +70,41 @@ def test_a_line_made_without_a_record_is_the_records_line(
         assert json.loads(made)["status"] == 200
 
 
-def test_log_fields_hands_foreign_handlers_a_real_record(caplog: pytest.LogCaptureFixture) -> None:
+@pytest.mark.parametrize("formatter_type", [TextFormatter, JsonFormatter])
+def test_a_batch_of_lines_is_each_records_line_clean_or_not(formatter_type: type[logging.Formatter]) -> None:
+    """format_batch makes the usual batch in one pass: a batch with one line that needs redaction, escaping
+    or cutting must still give every line exactly as its record would."""
+    formatter = formatter_type()
+    paths = ["/mcp", f"/mcp/token={TOKEN}", "/mcp\n2026-01-01 00:00:00,000 ERROR forged\x1b[31m", "/ü" + "x" * 20000]
+    for dirty in paths:
+        batch_paths = ["/mcp", "/mcp/a", dirty, "/mcp/b"]
+        created = [1764633600.4567 + 0.7 * number for number in range(len(batch_paths))]  # across a second
+        entries = []
+        expected = []
+        for when, path in zip(created, batch_paths, strict=True):
+            args = ("POST", path, 200, 0.123)
+            fields = access_fields(path, request_id=f"r-{len(entries)}")
+            entries.append((when, logging.INFO, "plainmcp.http.exchange", ACCESS_FORMAT % args, fields))
+            expected.append(record_line(formatter, when, args, fields))
+        assert formatter.format_batch(entries) == expected  # type: ignore[attr-defined]  # both formatters have it
+
+
+def rendered(message: str, fields: dict[str, Any]) -> Any:
+    """A ``render`` for log_later that gives this message and these fields."""
+    return lambda *, brief: (message, fields)
+
+
+def test_log_later_hands_foreign_handlers_a_real_record_at_once(caplog: pytest.LogCaptureFixture) -> None:
     logger = logging.getLogger("plainmcp.http.exchange")
     with caplog.at_level(logging.INFO, logger="plainmcp.http.exchange"):
-        log_fields(logger, logging.INFO, ACCESS_FORMAT, ("POST", "/mcp", 200, 0.5), access_fields("/mcp"))
+        log_later(logger, logging.INFO, rendered("POST /mcp 200 0.5 ms", access_fields("/mcp")), ())
     (record,) = caplog.records
     assert record.getMessage() == "POST /mcp 200 0.5 ms"
     assert record.request_id == "7d569c7d-7efb-4b42-9383-24ee3a0a9b88"  # type: ignore[attr-defined]  # an extra field
-    assert record.funcName == "test_log_fields_hands_foreign_handlers_a_real_record"  # the caller's place
+    assert record.funcName == "test_log_later_hands_foreign_handlers_a_real_record_at_once"  # the caller's place
 
 
-def test_log_fields_skips_what_the_level_or_the_dependency_cap_refuses() -> None:
+def test_log_later_skips_what_the_level_or_the_dependency_cap_refuses() -> None:
     read, write = os.pipe()
     stream = os.fdopen(write, "w", encoding="utf-8")
     handler = StderrLines(stream)
@@ -92,9 +116,9 @@ def test_log_fields_skips_what_the_level_or_the_dependency_cap_refuses() -> None
         logger.handlers[:] = [handler]
         logger.setLevel(logging.DEBUG)
     try:
-        log_fields(dependency, logging.INFO, "%s", ("a dependency's info line",), {})
-        log_fields(own, logging.INFO, "%s", ("our info line",), {"request_id": "r1"})
-        log_fields(dependency, logging.WARNING, "%s", ("a dependency's warning",), {})
+        log_later(dependency, logging.INFO, rendered("a dependency's info line", {}), ())
+        log_later(own, logging.INFO, rendered("our info line", {"request_id": "r1"}), ())
+        log_later(dependency, logging.WARNING, rendered("a dependency's warning", {}), ())
         assert handler.sink.flush(timeout=10)
         stream.close()
         with os.fdopen(read, encoding="utf-8") as reader:
@@ -149,11 +173,12 @@ def test_a_stream_nobody_reads_keeps_the_buffer_bounded_and_says_what_it_dropped
 PROGRAM = """
 import logging, sys
 from plainmcp.logs import configure_logging
-from plainmcp.log_sink import log_fields
+from plainmcp.log_sink import log_later
 configure_logging("info", sys.argv[1])
 logger = logging.getLogger("plainmcp.sinktest")
+line = lambda number, brief: (f"line {number}", {"request_id": str(number)})
 for number in range(2000):
-    log_fields(logger, logging.INFO, "line %d", (number,), {"request_id": str(number)})
+    log_later(logger, logging.INFO, line, (number,))
     logger.info("record %d", number)
 """
 

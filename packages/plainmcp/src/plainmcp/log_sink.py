@@ -1,5 +1,5 @@
 """Log lines to a stream that may stop being read, written by a thread of their own; and log lines
-made without a :class:`logging.LogRecord` (:func:`log_fields`).
+made later, without a :class:`logging.LogRecord` (:func:`log_later`).
 
 A server's stderr is a pipe read by whoever launched it: a client, a supervisor, a terminal. Writing
 each line where it is logged costs a system call per line on the event loop's thread, and a reader
@@ -27,10 +27,14 @@ from __future__ import annotations
 
 import logging
 import os
+import select
+import stat
+import sys
 import threading
 import time
 import weakref
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol, TextIO
 
 #: Seconds a line may wait in the buffer before the writer takes it.
@@ -72,8 +76,9 @@ class LineSink:
         self.encoding = getattr(stream, "encoding", None) or "utf-8"
         try:
             self.fd: int | None = stream.fileno()
+            self._regular_file = stat.S_ISREG(os.fstat(self.fd).st_mode)
         except (AttributeError, OSError, ValueError):
-            self.fd = None
+            self.fd, self._regular_file = None, False
         self._reset()
         _sinks.add(self)
 
@@ -90,18 +95,25 @@ class LineSink:
         self._accepted = 0  # lines taken into the buffer, ever
         self._written = 0  # of those, lines the writer has finished with (written or lost to a closed stream)
         self._thread: threading.Thread | None = None
+        self._writable: Any = None  # a poll object on the descriptor, made at the first put_batch
+        self._direct = 0  # lines put_batch wrote itself, ever
 
     def put(self, line: str, *, urgent: bool = False) -> None:
         """Queue ``line`` for writing; never blocks on the stream. A full buffer drops it (counted)."""
+        self.put_many((line,), urgent=urgent)
+
+    def put_many(self, lines: Sequence[str], *, urgent: bool = False) -> None:
+        """:meth:`put` for each of ``lines``, in order, under one lock."""
         with self._lock:
-            cost = len(line) + _PER_LINE
-            if self._size + cost > self.limit:
-                self._dropped += 1
-                return
             first = not self._lines
-            self._lines.append(line)
-            self._size += cost
-            self._accepted += 1
+            for line in lines:
+                cost = len(line) + _PER_LINE
+                if self._size + cost > self.limit:
+                    self._dropped += 1
+                    continue
+                self._lines.append(line)
+                self._size += cost
+                self._accepted += 1
             if self._thread is None:
                 self._start()
             if urgent:
@@ -113,6 +125,51 @@ class LineSink:
                 self._signaled = True
         if wake:
             self._wake.set()
+
+    def put_batch(self, lines: Sequence[str]) -> None:
+        """Write ``lines`` at once from the caller's thread as far as the stream takes them without
+        blocking, and :meth:`put_many` the rest. For a batch made on the event loop: a write on the loop
+        costs less than waking the writer thread, which then competes for the interpreter with the loop.
+
+        Only when no line is waiting or being written before them (the order holds). A regular file
+        takes them in one write; a pipe, a terminal or a socket in writes of at most ``PIPE_BUF`` bytes,
+        each after ``poll`` said the descriptor has room (such a write does not block)."""
+        with self._lock:
+            if self.fd is not None and not self._lines and self._written == self._accepted:
+                written = self._write_ready(lines)
+                self._direct += written
+                lines = lines[written:]
+        if lines:
+            self.put_many(lines)
+
+    def _write_ready(self, lines: Sequence[str]) -> int:
+        """Write the first lines that the descriptor takes without blocking; how many (lock held)."""
+        assert self.fd is not None
+        try:
+            if self._regular_file:
+                os.write(self.fd, ("\n".join(lines) + "\n").encode(self.encoding, "backslashreplace"))
+                return len(lines)
+            if self._writable is None:
+                self._writable = select.poll()
+                self._writable.register(self.fd, select.POLLOUT)
+            done = 0
+            while done < len(lines):
+                chunk: list[bytes] = []
+                size, taken = 0, done
+                while taken < len(lines):
+                    data = lines[taken].encode(self.encoding, "backslashreplace") + b"\n"
+                    if chunk and size + len(data) > select.PIPE_BUF:
+                        break
+                    chunk.append(data)
+                    size += len(data)
+                    taken += 1
+                if size > select.PIPE_BUF or not self._writable.poll(0):
+                    break  # a line too long for one sure write, or no room now: the writer thread's
+                os.write(self.fd, b"".join(chunk))  # at most PIPE_BUF bytes into room: all at once
+                done = taken
+            return done
+        except (OSError, ValueError):
+            return len(lines)  # the reader is gone or the stream closed: as the writer thread does
 
     def flush(self, timeout: float = 2.0) -> bool:
         """Wait until every line put so far is written, at most ``timeout`` seconds. False when the
@@ -171,6 +228,10 @@ class LineSink:
             pass  # the reader is gone (EPIPE) or the stream closed: there is nowhere left to say so
 
 
+#: What a line is made of without a record: (created, levelno, logger name, message, extra fields).
+FieldsEntry = tuple[float, int, str, str, dict[str, Any]]
+
+
 class FieldsFormatter(Protocol):
     """A formatter that also makes the line of a record from its parts (:mod:`plainmcp.logs`' do)."""
 
@@ -178,28 +239,36 @@ class FieldsFormatter(Protocol):
         """The line ``format`` writes for a record of these values, ``fields`` its ``extra``."""
         ...
 
+    def format_batch(self, entries: list[FieldsEntry]) -> list[str]:
+        """``format_fields`` of each entry, in order."""
+        ...
+
 
 class LineHandler(logging.Handler):
     """A handler whose records become lines (``put_line``), and that takes lines made without a
-    record (:func:`log_fields`) when its formatter can make them (``format_fields``)."""
+    record (:func:`log_later`) when its formatter can make them (``format_fields``)."""
 
     def put_line(self, line: str, levelno: int) -> None:
         raise NotImplementedError
 
-    def put_fields(
-        self, created: float, levelno: int, name: str, msg: str, args: tuple[Any, ...], fields: dict[str, Any]
-    ) -> None:
-        """Write the line of a record of these values without the record (here: made at once)."""
-        formatter: FieldsFormatter = self.formatter  # type: ignore[assignment]  # checked by takes()
-        self.put_line(formatter.format_fields(created, levelno, name, msg % args, fields), levelno)
+    def put_lines(self, lines: list[str], levelno: int) -> None:
+        """Write lines made without a record, in order (at ``levelno``, the highest of theirs)."""
+        for line in lines:
+            self.put_line(line, levelno)
 
     def emit(self, record: logging.LogRecord) -> None:
+        if _later.items and not _later.making:
+            make_pending_lines()  # the lines logged before this record come before it
         try:
             line = self.format(record)
         except Exception:
             self.handleError(record)
             return
         self.put_line(line, record.levelno)
+
+    def flush(self) -> None:
+        if _later.items and not _later.making:
+            make_pending_lines()
 
     def takes(self, name: str, levelno: int) -> bool | None:
         """Whether a record of logger ``name`` at ``levelno`` would be written here; None when only a
@@ -242,20 +311,140 @@ class LineHandler(logging.Handler):
         return True
 
 
-def log_fields(logger: logging.Logger, level: int, msg: str, args: tuple[Any, ...], fields: dict[str, Any]) -> None:
-    """Log as ``logger.log(level, msg, *args, extra=fields)`` does, the same line, but without a
-    :class:`logging.LogRecord` when every handler the record would reach is a :class:`LineHandler`
-    that can make it and no logger on its way has a filter: the line is made from these values and
-    handed to each handler. The HTTP access line, once per request, takes this path."""
+def log_later(
+    logger: logging.Logger, level: int, render: Callable[..., tuple[str, dict[str, Any]]], values: tuple[Any, ...]
+) -> None:
+    """Log as ``logger.log(level, message, extra=fields)`` with ``message, fields = render(*values,
+    brief=False)``: the same line, made later. The HTTP access line, once per request, takes this path.
+    ``render(*values, brief=True)`` may give only the ``request_id`` field: it is asked so when every
+    formatter the line reaches is ``brief`` (shows no other field, as :class:`plainmcp.logs.TextFormatter`).
+
+    When every handler the line would reach is a :class:`LineHandler` that can make it (and no logger on
+    its way has a filter), the values wait, and the lines of many calls are made together by a callback on
+    the running event loop, at most :data:`INTERVAL` seconds later (or after :data:`BATCH_LINES` calls).
+    Made in one run, the lines cost a fraction of what each costs made between requests; the caller pays
+    for a tuple. A line made by a :class:`LineHandler` for a record, a handler's ``flush`` (at exit too)
+    and :func:`make_pending_lines` make the waiting lines first, so the lines stay in order. Any other
+    handler (a file, pytest's ``caplog``) gets a real record at once, from the caller's place. Without a
+    running event loop the line is made at once.
+    """
     if not logger.isEnabledFor(level):
         return
-    takers = _line_takers(logger, level)
-    if takers is None:
-        logger.log(level, msg, *args, extra=fields, stacklevel=2)
+    route = (logger, level)
+    if route not in _later.routed:  # once a batch: whether its handlers can make the line later
+        if _line_takers(logger, level) is None:
+            message, fields = render(*values, brief=False)
+            logger.log(level, message, extra=fields, stacklevel=2)
+            return
+        _later.routed.add(route)
+    _later.items.append((time.time(), logger, level, render, values))
+    due = _later.loop
+    if due is None or due.is_closed():  # no callback is due (a loop that closed never calls back)
+        loop = _running_loop()
+        if loop is None:
+            make_pending_lines()
+        else:
+            _later.loop = loop
+            loop.call_later(INTERVAL, _interval_over)
+    elif len(_later.items) == BATCH_LINES and _running_loop() is due:  # a busy server: a batch stalls the
+        due.call_soon(make_pending_lines)  # loop for a millisecond at most
+
+
+#: Lines :func:`log_later` holds at most before it has them made at the event loop's next turn.
+BATCH_LINES = 256
+
+
+class _Later:
+    """What :func:`log_later` holds: the values of lines not made yet, the routes checked this batch, and
+    the loop whose callback is due (one at a time: lines made sooner, at a batch's end or before a
+    record's line, leave it due, and it makes what has come in since)."""
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        self.items: deque[tuple[float, logging.Logger, int, Callable[..., tuple[str, dict[str, Any]]], tuple[Any, ...]]]
+        self.items = deque()  # appended and popped whole by any thread: no lock
+        self.routed: set[tuple[logging.Logger, int]] = set()
+        self.loop: Any = None
+        self.making = False  # a batch is being made: a record it logs (a foreign handler's) must not start another
+
+
+_later = _Later()
+
+
+def _interval_over() -> None:
+    """The loop's callback, :data:`INTERVAL` after the first line of a batch: the only one per loop."""
+    _later.loop = None  # before taking the items: a call that comes in meanwhile asks for a new callback
+    make_pending_lines()
+
+
+def make_pending_lines() -> None:
+    """Make the lines :func:`log_later` holds and hand them to their handlers, in order (any thread)."""
+    if _later.making:
         return
-    created = time.time()
-    for handler in takers:
-        handler.put_fields(created, level, logger.name, msg, args, fields)
+    _later.making = True
+    try:
+        _make_pending_lines()
+    finally:
+        _later.making = False
+
+
+def _make_pending_lines() -> None:
+    _later.routed.clear()
+    items = _later.items
+    if not items:
+        return
+    batches: dict[tuple[LineHandler, int], list[FieldsEntry]] = {}  # by handler and level: warnings are urgent
+    routes: dict[tuple[logging.Logger, int], tuple[list[LineHandler] | None, bool]] = {}
+    while items:
+        try:
+            created, logger, level, render, values = items.popleft()
+        except IndexError:  # another thread took the last one
+            break
+        route = (logger, level)
+        if route not in routes:
+            takers = _line_takers(logger, level)  # the handlers now: they may have changed since
+            brief = takers is not None and all(getattr(handler.formatter, "brief", False) for handler in takers)
+            routes[route] = (takers, brief)
+        takers, brief = routes[route]
+        try:
+            message, fields = render(*values, brief=brief)
+        except Exception:  # one bad line must not cost the batch: say so, as logging says a failed emit
+            logging.getLogger(__name__).exception("a log line of %s could not be made", logger.name)
+            continue
+        if takers is None:
+            _handle_record(logger, level, created, message, fields)
+            continue
+        entry = (created, level, logger.name, message, fields)
+        for handler in takers:
+            batches.setdefault((handler, level), []).append(entry)
+    for (handler, level), entries in batches.items():
+        formatter: FieldsFormatter = handler.formatter  # type: ignore[assignment]  # checked by takes()
+        try:
+            lines = formatter.format_batch(entries)
+        except Exception:
+            logging.getLogger(__name__).exception("%d log lines could not be made", len(entries))
+            continue
+        handler.put_lines(lines, level)
+
+
+def _handle_record(logger: logging.Logger, level: int, created: float, message: str, fields: dict[str, Any]) -> None:
+    """Log a real record of these values, dated when they were logged."""
+    record = logger.makeRecord(logger.name, level, "(log_later)", 0, message, (), None, extra=fields)
+    record.created, record.msecs = created, int((created - int(created)) * 1000) + 0.0
+    logger.handle(record)
+
+
+def _running_loop() -> Any:
+    """The asyncio event loop running in this thread, or None (asyncio is not imported for this)."""
+    asyncio = sys.modules.get("asyncio")
+    if asyncio is None:
+        return None
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
 
 
 def _line_takers(logger: logging.Logger, level: int) -> list[LineHandler] | None:
@@ -283,6 +472,7 @@ def _line_takers(logger: logging.Logger, level: int) -> list[LineHandler] | None
 def _after_fork_in_child() -> None:
     for sink in list(_sinks):
         sink._reset()
+    _later.reset()  # the parent's waiting lines are the parent's to make
 
 
 if hasattr(os, "register_at_fork"):

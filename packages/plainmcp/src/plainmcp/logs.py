@@ -34,8 +34,8 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from .log_sink import FieldsFormatter, LineHandler, LineSink
-from .redaction import may_hold_secret, redact
+from .log_sink import FieldsEntry, LineHandler, LineSink
+from .redaction import may_hold_secret, may_hold_secret_in, redact
 
 LEVELS = ("debug", "info", "warning", "error", "critical")
 
@@ -63,6 +63,11 @@ MAX_MESSAGE_CHARS = 16 * 1024
 
 # Logger names (first component) that are this program's own; all others are dependencies.
 OWN_LOGGERS = ("plainmcp", "__main__")
+
+
+def _plain(text: str) -> bool:
+    """Whether ``text`` (lines joined by newlines) holds only printable ASCII besides the newlines."""
+    return text.isascii() and text.replace("\n", " ").isprintable()
 
 
 def escape_controls(text: str) -> str:
@@ -149,6 +154,13 @@ class JsonFormatter(logging.Formatter):
         """The line :meth:`format` writes for a record of these (``fields`` its ``extra``), made without one."""
         return self._line(created, _milliseconds(created), logging.getLevelName(levelno), name, message, fields, "")
 
+    #: Every field shows in a JSON line.
+    brief = False
+
+    def format_batch(self, entries: list[FieldsEntry]) -> list[str]:
+        """:meth:`format_fields` of each entry, in order."""
+        return [self.format_fields(*entry) for entry in entries]
+
     def _line(
         self, created: float, msecs: int, levelname: str, name: str, message: str, fields: dict[str, Any], details: str
     ) -> str:
@@ -203,16 +215,39 @@ class TextFormatter(logging.Formatter):
 
     def format_fields(self, created: float, levelno: int, name: str, message: str, fields: dict[str, Any]) -> str:
         """The line :meth:`format` writes for a record of these (``fields`` its ``extra``), made without one."""
-        request_id = fields.get("request_id")
-        if type(request_id) is str and len(message) <= MAX_MESSAGE_CHARS:
-            # The access line's case, once per request, in one piece: _line's usual path, inlined.
-            line = (
-                f"{self._second(created)},{int((created - int(created)) * 1000):03d} "
-                f"{logging.getLevelName(levelno)} {name}: {message} request_id={request_id}"
-            )
-            if not may_hold_secret(line):
-                return line if line.isascii() and line.isprintable() else escape_controls(line)
-        return self._line(created, _milliseconds(created), logging.getLevelName(levelno), name, message, request_id)
+        return self._line(
+            created, _milliseconds(created), logging.getLevelName(levelno), name, message, fields.get("request_id")
+        )
+
+    #: A text line shows one field, the request id: log_later may leave the others out.
+    brief = True
+
+    def format_batch(self, entries: list[FieldsEntry]) -> list[str]:
+        """:meth:`format_fields` of each entry, in order. The usual batch (no hint of a secret, no control
+        character, no overlong message) is made in one pass and checked once, as one text."""
+        lines: list[str] = []
+        shown: list[str] = []
+        layouts: dict[tuple[int, str], str] = {}
+        second, second_text = -1, ""
+        for created, levelno, name, message, fields in entries:
+            request_id = fields.get("request_id")
+            layout = layouts.get((levelno, name))
+            if layout is None:  # "%s,%03d INFO plainmcp.http.exchange: %s", once per level and logger
+                layout = layouts[(levelno, name)] = f"%s,%03d {logging.getLevelName(levelno)} {name}: %s"
+                shown.append(name)  # checked with the rest (a logger's name is escaped like its message)
+            if int(created) != second:
+                second_text, second = self._second(created), int(created)
+            line = layout % (second_text, (created - second) * 1000, message)
+            if request_id is not None:
+                line = f"{line} request_id={request_id}"
+                shown.append(f"{message} {request_id}")
+            else:
+                shown.append(message)
+            lines.append(line)
+        text = "\n".join(shown)  # what the lines hold besides their time, level and logger, as _line checks it
+        if max(map(len, shown), default=0) <= MAX_MESSAGE_CHARS and not may_hold_secret_in(text) and _plain(text):
+            return lines
+        return [self.format_fields(*entry) for entry in entries]
 
     def _line(self, created: float, msecs: int, levelname: str, name: str, message: str, request_id: Any) -> str:
         # As logging.Formatter.formatTime with no datefmt: local time, comma, milliseconds.
@@ -259,20 +294,15 @@ class StderrLines(LineHandler):
     def put_line(self, line: str, levelno: int) -> None:
         self.sink.put(line, urgent=levelno >= logging.WARNING)
 
-    def put_fields(
-        self, created: float, levelno: int, name: str, msg: str, args: tuple[Any, ...], fields: dict[str, Any]
-    ) -> None:
-        # LineHandler's, one call shorter: this runs once per HTTP request.
-        formatter: FieldsFormatter = self.formatter  # type: ignore[assignment]  # checked by takes()
-        self.sink.put(
-            formatter.format_fields(created, levelno, name, msg % args, fields), urgent=levelno >= logging.WARNING
-        )
+    def put_lines(self, lines: list[str], levelno: int) -> None:
+        self.sink.put_batch(lines)
 
     def flush(self) -> None:
+        super().flush()  # the lines log_later holds first
         self.sink.flush()
 
     def close(self) -> None:
-        self.sink.flush()
+        self.flush()
         super().close()
 
     def _dropped_line(self, count: int) -> str:

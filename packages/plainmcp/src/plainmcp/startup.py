@@ -2,7 +2,7 @@
 
 Importing a server allocates tens of thousands of objects (functions, classes, schemas) that live as
 long as the process. CPython's collector counts allocations, so it runs its passes all through those
-imports: 45 of them for ``plainmcp-everything``, 5 ms of a 90 ms cold start here, and nearly
+imports: 45 of them for the conformance fixture, 5 ms of its 90 ms cold start here, and nearly
 all they walk is there to stay. A program defers collection before its imports and, once start-up is over, moves
 the survivors out of the collector's sight for good (``gc.freeze``: later passes, full ones
 included, never walk them again, and forked workers do not copy the pages those passes would touch):

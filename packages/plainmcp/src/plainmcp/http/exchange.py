@@ -24,7 +24,7 @@ from typing import Any
 import anyio
 
 from ..errors import ErrorCode
-from ..log_sink import log_fields
+from ..log_sink import log_later
 from .asgi import Message, Receive, Scope, Send, error_payload, header, respond_json
 from .body_deadlines import BodyDeadlines
 
@@ -214,28 +214,50 @@ class Exchange:
         level = logging.DEBUG if route in ("/health", "/metrics") else logging.INFO
         if not logger.isEnabledFor(level):
             return
-        milliseconds = (time.perf_counter() - self.started) * 1000
+        # The values only: the line is made later, with many others (log_sink.log_later).
         scope = self.scope
-        fields: dict[str, Any] = {
-            "request_id": self.id,
-            "method": scope.get("method"),
-            "path": scope.get("path"),
-            "status": self.status,
-            "duration_ms": round(milliseconds, 2),
-            "bytes_in": self.bytes_in,
-            "bytes_out": self.bytes_out,
-        }
-        mcp_method = header(scope, "mcp-method")
-        if mcp_method:
-            fields["mcp_method"] = mcp_method[:100]
-        if self.session:
-            fields["mcp_session"] = self.session[:8]  # a prefix: the full id lets anyone use the session
-        if self.stalled:
-            fields["stalled"] = True
-        fields.update(extra or {})
-        # Without a LogRecord when only our handlers would see it (log_sink.log_fields): the same line,
-        # at a fraction of the cost, once per request.
-        status = self.status if self.status is not None else "-"
-        log_fields(
-            logger, level, "%s %s %s %.1f ms", (scope.get("method"), scope.get("path"), status, milliseconds), fields
-        )
+        values = (
+            scope.get("method"), scope.get("path"), self.status, (time.perf_counter() - self.started) * 1000,
+            self.id, self.bytes_in, self.bytes_out, header(scope, "mcp-method"), self.session, self.stalled, extra,
+        )  # fmt: skip
+        log_later(logger, level, access_line, values)
+
+
+def access_line(
+    method: str | None,
+    path: str | None,
+    status: int | None,
+    milliseconds: float,
+    request_id: str,
+    bytes_in: int,
+    bytes_out: int,
+    mcp_method: str | None,
+    session: str | None,
+    stalled: bool,
+    extra: dict[str, Any] | None,
+    *,
+    brief: bool,
+) -> tuple[str, dict[str, Any]]:
+    """The access line's message (``POST /mcp 200 0.8 ms``) and its fields (``brief``: the request id
+    alone), from what :meth:`Exchange.finish` kept."""
+    shown_status = status if status is not None else "-"
+    message = f"{method} {path} {shown_status} {milliseconds:.1f} ms"
+    if brief:
+        return message, {"request_id": request_id}
+    fields: dict[str, Any] = {
+        "request_id": request_id,
+        "method": method,
+        "path": path,
+        "status": status,
+        "duration_ms": round(milliseconds, 2),
+        "bytes_in": bytes_in,
+        "bytes_out": bytes_out,
+    }
+    if mcp_method:
+        fields["mcp_method"] = mcp_method[:100]
+    if session:
+        fields["mcp_session"] = session[:8]  # a prefix: the full id lets anyone use the session
+    if stalled:
+        fields["stalled"] = True
+    fields.update(extra or {})
+    return message, fields
