@@ -213,3 +213,26 @@ def test_what_is_written_to_stderr_directly_comes_after_the_log_lines_before_it(
     assert done.returncode == 1
     assert lines[-1] == "the last words"  # a SystemExit's line, printed before atexit flushes the log
     assert len(lines) == 501 and lines[-2].endswith("line 499")
+
+
+def test_a_batch_is_written_at_once_while_the_pipe_has_room_and_never_blocks_when_it_is_full() -> None:
+    read, write = os.pipe()
+    stream = os.fdopen(write, "w", encoding="utf-8")
+    sink = LineSink(stream)
+    sink.put_batch([f"a{number}" for number in range(100)])  # room in the pipe: written by this thread
+    assert sink._thread is None
+    assert os.read(read, 65536).decode().splitlines() == [f"a{number}" for number in range(100)]
+
+    fill(write)  # the reader stops reading: what does not fit goes to the writer thread
+    started = time.monotonic()
+    for batch in range(50):
+        sink.put_batch([f"b{batch}-{number} " + "x" * 100 for number in range(20)])
+    assert time.monotonic() - started < 10  # liveness: 50 batches into a full pipe return
+    received: list[str] = []
+    reader = threading.Thread(target=lambda: received.extend(os.fdopen(read, encoding="utf-8").read().splitlines()))
+    reader.start()  # the reader comes back
+    assert sink.flush(timeout=10)
+    stream.close()
+    reader.join(10)
+    lines = [line.split()[0] for line in received if line != "f"]
+    assert lines == [f"b{batch}-{number}" for batch in range(50) for number in range(20)]  # all, in order
