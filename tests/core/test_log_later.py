@@ -217,3 +217,23 @@ def test_one_callback_is_due_at_a_time_however_often_the_lines_are_made_sooner(c
         return sum(1 for handle in loop._scheduled if not handle.cancelled())  # type: ignore[attr-defined]
 
     assert anyio.run(main) == 1
+
+
+def test_a_formatter_without_a_batch_path_still_gets_its_lines(captured: Captured) -> None:
+    """format_batch is optional: a formatter with format_fields alone (JsonFormatter, an embedder's own) has
+    its lines made one by one."""
+
+    class FieldsOnly(logging.Formatter):
+        def format_fields(self, created: float, levelno: int, name: str, message: str, fields: dict[str, Any]) -> str:
+            return f"{name}: {message} {fields['request_id']}"
+
+    captured.handler.setFormatter(FieldsOnly())
+    logger = captured.attach()
+
+    async def main() -> None:
+        for number in range(3):
+            log_later(logger, logging.INFO, line, (number,))
+        await anyio.sleep(log_sink.INTERVAL * 4)
+
+    anyio.run(main)
+    assert captured.messages() == ["later 0 r0", "later 1 r1", "later 2 r2"]

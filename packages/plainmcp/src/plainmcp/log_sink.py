@@ -126,7 +126,7 @@ class LineSink:
         if wake:
             self._wake.set()
 
-    def put_batch(self, lines: Sequence[str]) -> None:
+    def put_batch(self, lines: Sequence[str], *, urgent: bool = False) -> None:
         """Write ``lines`` at once from the caller's thread as far as the stream takes them without
         blocking, and :meth:`put_many` the rest. For a batch made on the event loop: a write on the loop
         costs less than waking the writer thread, which then competes for the interpreter with the loop.
@@ -140,7 +140,7 @@ class LineSink:
                 self._direct += written
                 lines = lines[written:]
         if lines:
-            self.put_many(lines)
+            self.put_many(lines, urgent=urgent)
 
     def _write_ready(self, lines: Sequence[str]) -> int:
         """Write the first lines that the descriptor takes without blocking; how many (lock held)."""
@@ -237,10 +237,6 @@ class FieldsFormatter(Protocol):
 
     def format_fields(self, created: float, levelno: int, name: str, message: str, fields: dict[str, Any]) -> str:
         """The line ``format`` writes for a record of these values, ``fields`` its ``extra``."""
-        ...
-
-    def format_batch(self, entries: list[FieldsEntry]) -> list[str]:
-        """``format_fields`` of each entry, in order."""
         ...
 
 
@@ -421,8 +417,9 @@ def _make_pending_lines() -> None:
             batches.setdefault((handler, level), []).append(entry)
     for (handler, level), entries in batches.items():
         formatter: FieldsFormatter = handler.formatter  # type: ignore[assignment]  # checked by takes()
+        make_batch = getattr(formatter, "format_batch", None)  # a formatter may make a batch in one pass
         try:
-            lines = formatter.format_batch(entries)
+            lines = make_batch(entries) if make_batch else [formatter.format_fields(*entry) for entry in entries]
         except Exception:
             logging.getLogger(__name__).exception("%d log lines could not be made", len(entries))
             continue

@@ -157,10 +157,6 @@ class JsonFormatter(logging.Formatter):
     #: Every field shows in a JSON line.
     brief = False
 
-    def format_batch(self, entries: list[FieldsEntry]) -> list[str]:
-        """:meth:`format_fields` of each entry, in order."""
-        return [self.format_fields(*entry) for entry in entries]
-
     def _line(
         self, created: float, msecs: int, levelname: str, name: str, message: str, fields: dict[str, Any], details: str
     ) -> str:
@@ -295,7 +291,7 @@ class StderrLines(LineHandler):
         self.sink.put(line, urgent=levelno >= logging.WARNING)
 
     def put_lines(self, lines: list[str], levelno: int) -> None:
-        self.sink.put_batch(lines)
+        self.sink.put_batch(lines, urgent=levelno >= logging.WARNING)
 
     def flush(self) -> None:
         super().flush()  # the lines log_later holds first
