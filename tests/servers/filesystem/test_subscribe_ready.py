@@ -125,7 +125,7 @@ async def settle(client: Client, inbox: Inbox, path: Path) -> None:
 
 def watch_threads() -> int:
     """The watchfiles (notify) threads of this process, by their kernel names."""
-    names = [Path(f"/proc/self/task/{task}/comm").read_text().strip() for task in os.listdir("/proc/self/task")]
+    names = [name for task in os.listdir("/proc/self/task") if (name := _thread_name(task)) is not None]
     return sum(1 for name in names if name.startswith("notify-rs"))
 
 
@@ -225,3 +225,11 @@ async def test_subscribe_ready_a_directory_made_as_the_watch_starts_is_watched(t
                 if not await inbox.updated(path.as_uri()):
                     missed.append(round_)
     assert missed == [], f"{len(missed)} of {ROUNDS} changes in a directory made as the watch started: {missed}"
+
+
+def _thread_name(task: str) -> str | None:
+    """A thread's name, or None for one that ended between the listing and the read (it runs no watch)."""
+    try:
+        return Path(f"/proc/self/task/{task}/comm").read_text().strip()
+    except FileNotFoundError:
+        return None
