@@ -94,10 +94,13 @@ def assert_session(report: dict[str, Any], version: str, before: list[dict[str, 
     assert sum(triggers) == 3 and sum(1 for n in triggers if n) >= 2, triggers
 
 
-def assert_heard(report: dict[str, Any]) -> None:
+def assert_heard(report: dict[str, Any], running: Cluster) -> None:
     """Checked last, so that a failure here says only this: each of the three changes (made one after the
-    other through the proxy, so on different replicas) reached the subscriber once."""
-    assert report["updates"] == [WATCHED] * 3, f"heard {len(report['updates'])} of 3 updates: {report['updates']}"
+    other through the proxy, so on different replicas) reached the subscriber once. A failure shows the
+    replicas' logs (the access lines say which replica served what)."""
+    assert report["updates"] == [WATCHED] * 3, (
+        f"heard {len(report['updates'])} of 3 updates: {report['updates']}\n{running.logs()[-6000:]}"
+    )
 
 
 @pytest.mark.anyio
@@ -110,7 +113,7 @@ async def test_python_sdk_legacy_session_across_replicas(proxied) -> None:
     task = report["task"]
     assert task["created"] == "working" and task["statuses"][-1] == "completed", task
     assert task["text"] == "Computed sdk in 0.3 s"
-    assert_heard(report)
+    assert_heard(report, proxied)
 
 
 @pytest.mark.anyio
@@ -123,7 +126,7 @@ async def test_python_sdk_modern_session_across_replicas(proxied) -> None:
     task = report["task"]
     assert task["created"] == ["working"] and task["statuses"][-1] == "completed", task
     assert task["text"] == "Computed sdk in 0.3 s"
-    assert_heard(report)
+    assert_heard(report, proxied)
     # The elicitation went as input_required rounds: the retry verified on whichever replica it reached.
     assert sum(spread(before, served(proxied), "test_elicitation")) == 2
 
@@ -141,7 +144,7 @@ async def test_ts_sdk_legacy_session_across_replicas(proxied) -> None:
     assert task.get("error") is None, task
     assert (task["kind"], task["outcome"], task["text"]) == ("task", "completed", "Computed ts in 0.3 s"), task
     assert task["taskId"]
-    assert_heard(report)
+    assert_heard(report, proxied)
 
 
 @pytest.mark.anyio
@@ -152,7 +155,7 @@ async def test_ts_sdk_modern_session_across_replicas(proxied) -> None:
     assert report["sessionId"] is None  # 2026-07-28: no session
     assert_session(report, "2026-07-28", before, proxied)
     assert report["honored"] == {"resourceSubscriptions": [WATCHED]}
-    assert_heard(report)
+    assert_heard(report, proxied)
     assert sum(spread(before, served(proxied), "test_elicitation")) == 2
     task = report["task"]
     assert task.get("error") is None, task

@@ -44,15 +44,13 @@ async def test_fanout_reaches_every_subscriber_of_the_topic_only(make_state) -> 
                     if len(got) == 2:
                         return
 
-            async with anyio.create_task_group() as group:
-                group.start_soon(read)
-                await anyio.sleep(0.2)  # the Redis subscription is made when reading starts
-                await publisher.fanout.publish("t", {"n": 1})
-                await publisher.fanout.publish("other", {"n": 99})
-                await publisher.fanout.publish("t", {"n": 2})
-                with anyio.fail_after(5):
-                    while len(got) < 2:
-                        await anyio.sleep(0.01)
+            # Published as soon as the block is entered, before anyone reads: the subscription is
+            # already in place (a replica serves once its subscriptions exist, and must miss nothing).
+            await publisher.fanout.publish("t", {"n": 1})
+            await publisher.fanout.publish("other", {"n": 99})
+            await publisher.fanout.publish("t", {"n": 2})
+            with anyio.fail_after(5):
+                await read()
             assert got == [{"n": 1}, {"n": 2}]
             del theirs
 
@@ -112,3 +110,61 @@ async def test_a_restarted_redis_is_used_again_without_a_failed_call(tmp_path) -
             assert state.counters() == {"up": 1.0, "failures": 0.0}
     finally:
         redis.stop()
+
+
+async def test_a_subscription_made_while_redis_is_down_starts_at_once_and_hears_redis_when_it_returns(
+    tmp_path,
+) -> None:
+    from tests.redis_server import RedisServer
+
+    redis = RedisServer(tmp_path)  # its port, with nothing listening yet
+    # A key ring of its own: opening the state then needs no Redis (the shared one is made in Redis).
+    state = RedisState(redis.url, prefix="late:", keyring=KeyRing([bytes(32)]), command_timeout=0.5)
+    publisher = RedisState(redis.url, prefix="late:")
+    try:
+        async with state.opened():
+            with anyio.fail_after(5):  # the block is entered after one failed attempt, not held until Redis is up
+                subscription = state.fanout.subscribe("t")
+                messages = await subscription.__aenter__()
+            try:
+                await anyio.to_thread.run_sync(redis.start)
+                got: list[dict] = []
+
+                async def read() -> None:
+                    async for message in messages:
+                        got.append(message)
+                        return
+
+                async with publisher.opened(), anyio.create_task_group() as group:
+                    group.start_soon(read)
+                    with anyio.fail_after(10):
+                        # At most once: what is published before the retry subscribes is missed, so publish until heard.
+                        while not got:
+                            await publisher.fanout.publish("t", {"n": 1})
+                            await anyio.sleep(0.05)
+                assert got == [{"n": 1}]
+            finally:
+                await subscription.__aexit__(None, None, None)
+    finally:
+        redis.stop()
+
+
+async def test_a_replica_serves_only_once_its_fanout_subscriptions_are_in_place(redis_url) -> None:
+    """Entering the app's lifetime (its ASGI lifespan: the HTTP server accepts after it) means Redis already
+    counts this replica among the subscribers of what replicas tell each other (resource updates, legacy
+    sessions): a request served at once hears what another replica publishes next."""
+    import redis.asyncio
+    from plainmcp import Server
+    from plainmcp.http.app import MCPApp
+
+    server = Server("readiness", "1.0.0")
+    server.share(RedisState(redis_url, prefix="ready:"))
+    app = MCPApp(server)
+    observer = redis.asyncio.Redis.from_url(redis_url)
+    channels = ("ready:fanout:notify", "ready:fanout:legacy")
+    try:
+        assert dict(await observer.pubsub_numsub(*channels)) == {c.encode(): 0 for c in channels}
+        async with app.running():
+            assert dict(await observer.pubsub_numsub(*channels)) == {c.encode(): 1 for c in channels}
+    finally:
+        await observer.aclose()

@@ -507,7 +507,8 @@ class Server:
                 if self.shared.replicated:
                     relay = NotificationRelay(self.shared, self.bus)
                     self.bus.relay_through(relay)
-                    task_group.start_soon(relay.run)
+                    # Serving starts once the other replicas' notifications can be heard.
+                    await task_group.start(relay.run)
                 for task in self._background:
                     task_group.start_soon(task, self)
                 self.tasks.attach(task_group, self.shared)  # tasks outlive their request, not the server

@@ -15,6 +15,7 @@ import time
 from typing import Any
 
 import anyio
+from anyio.abc import TaskStatus
 
 from ..jsonrpc import ErrorResponse, Notification, Response, decode
 from ..state import SharedStateUnavailable
@@ -110,9 +111,11 @@ async def _follow(
             await store.keep(session.id, key)
 
 
-async def relay_legacy(app: SessionHost) -> None:
-    """Act on what replicas publish about legacy sessions, until cancelled."""
+async def relay_legacy(app: SessionHost, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
+    """Act on what replicas publish about legacy sessions, until cancelled. Started (``task_status``)
+    once the subscription is in place."""
     async with app.server.shared.fanout.subscribe(TOPIC) as messages:
+        task_status.started()
         async for message in messages:
             try:
                 _on_message(app, message)

@@ -137,7 +137,7 @@ class StreamableHTTP:
             self._task_group = self.stateless.background = task_group
             task_group.start_soon(self._reap_idle_sessions)
             if self.events is not None:
-                task_group.start_soon(relay_legacy, self)
+                await task_group.start(relay_legacy, self)  # serve once other replicas can be heard
             try:
                 yield
             finally:

@@ -16,6 +16,9 @@ import logging
 import os
 from typing import TYPE_CHECKING, Any
 
+import anyio
+from anyio.abc import TaskStatus
+
 from . import SharedState, SharedStateUnavailable
 
 if TYPE_CHECKING:
@@ -42,9 +45,11 @@ class NotificationRelay:
             logger.warning("%s reaches only this replica's subscribers: the shared store is unreachable", method)
             await self.bus.deliver_here(method, params)
 
-    async def run(self) -> None:
-        """Deliver what every replica publishes to this replica's subscribers, until cancelled."""
+    async def run(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
+        """Deliver what every replica publishes to this replica's subscribers, until cancelled.
+        Started (``task_status``) once the subscription is in place."""
         async with self.shared.fanout.subscribe(TOPIC) as messages:
+            task_status.started()
             async for message in messages:
                 method = message.get("method")
                 params = message.get("params")

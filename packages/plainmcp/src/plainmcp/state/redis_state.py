@@ -54,6 +54,10 @@ def _redis_errors() -> tuple[type[BaseException], ...]:
     return (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError)
 
 
+def _subscribe_failures() -> tuple[type[BaseException], ...]:
+    return (TimeoutError, *_redis_errors())
+
+
 def check_reachable(url: str, timeout: float = 3.0) -> None:
     """Ping Redis once, synchronously, before serving starts.
 
@@ -225,25 +229,54 @@ class RedisFanout:
 
     @asynccontextmanager
     async def subscribe(self, topic: str) -> AsyncIterator[Subscription]:
-        messages = self._messages(self._state.key("fanout", topic))
+        """The subscription is in place when the block is entered: Redis confirmed it (or the first
+        attempt failed within the command timeout, and it is retried in the background). A replica
+        that serves requests before its subscriptions exist would miss what others publish meanwhile."""
+        channel = self._state.key("fanout", topic)
+        messages = self._messages(channel, await self._subscribed(channel))
         try:
             yield messages
         finally:
             with anyio.CancelScope(shield=True):
                 await messages.aclose()  # closes its connection now, not when the collector finds it
 
-    async def _messages(self, channel: str) -> Subscription:
-        """The channel's messages, re-subscribing after a lost connection (with a capped backoff)."""
-        attempt = 0
-        while True:
-            # No read timeout on a subscription: it waits for messages; health checks find a dead link.
-            client = self._state.new_client(socket_timeout=None, health_check_interval=5)
-            pubsub = client.pubsub(ignore_subscribe_messages=True)
-            try:
+    async def _subscribed(self, channel: str) -> tuple[Any, Any] | None:
+        """A client and its pubsub subscribed to ``channel``, once Redis has confirmed it; None if
+        Redis cannot be reached within the command timeout."""
+        # No read timeout on a subscription: it waits for messages; health checks find a dead link.
+        client = self._state.new_client(socket_timeout=None, health_check_interval=5)
+        pubsub = client.pubsub()
+        try:
+            with anyio.fail_after(self._state.command_timeout):
                 await pubsub.subscribe(channel)
+                # SUBSCRIBE only sends the command; its confirmation is the first thing the connection reads.
+                while True:
+                    confirmation = await pubsub.get_message(timeout=self._state.command_timeout)
+                    if isinstance(confirmation, dict) and confirmation.get("type") == "subscribe":
+                        return client, pubsub
+        except _subscribe_failures() as problem:
+            logger.warning("subscription to %s not made (%s); retrying", channel, str(problem) or "timed out")
+            with anyio.CancelScope(shield=True):
+                await pubsub.aclose()
+                await client.aclose()
+            return None
+
+    async def _messages(self, channel: str, subscribed: tuple[Any, Any] | None) -> Subscription:
+        """The channel's messages, re-subscribing after a lost connection (with a capped backoff);
+        ``subscribed``: the first subscription, already made."""
+        attempt = 0 if subscribed is not None else 1
+        while True:
+            if subscribed is None:
+                await anyio.sleep(backoff(attempt - 1))
+                subscribed = await self._subscribed(channel)
+                if subscribed is None:
+                    attempt += 1
+                    continue
                 if attempt:
                     logger.info("subscription to %s restored", channel)
-                attempt = 0
+            client, pubsub = subscribed
+            attempt = 0
+            try:
                 async for raw in pubsub.listen():
                     message = _decode(raw)
                     if message is not None:
@@ -254,8 +287,7 @@ class RedisFanout:
                 with anyio.CancelScope(shield=True):
                     await pubsub.aclose()
                     await client.aclose()
-            await anyio.sleep(backoff(attempt))
-            attempt += 1
+            subscribed, attempt = None, 1
 
 
 def _decode(raw: Any) -> dict[str, Any] | None:
