@@ -89,6 +89,43 @@ def test_a_batch_of_lines_is_each_records_line_clean_or_not(formatter_type: type
         assert formatter.format_batch(entries) == expected  # type: ignore[attr-defined]  # checked above
 
 
+@pytest.mark.parametrize(
+    ("path", "request_id", "name"),
+    [
+        (f"/mcp/TOKEN={TOKEN}", "r-1", "plainmcp.http.exchange"),  # a hint in capitals
+        ("/mcp", f"token={TOKEN}", "plainmcp.http.exchange"),  # a credential as the client's request id
+        ("/mcp", "ig-7", "plainmcp.http.exchange"),  # "...ms" + "ig-7": a hint made only by joining the parts
+        ("/mcp", "r-1", "plainmcp.x\x1b[31mforged"),  # a control character in the logger's name
+        ("/mcp", "r-1", "plainmcp.secret_keys"),  # a hint in the logger's name (never redacted)
+    ],
+)
+def test_a_batch_line_is_its_records_line_whatever_part_is_dirty(path: str, request_id: str, name: str) -> None:
+    formatter = TextFormatter()
+    when = 1764633600.4567
+    args = ("POST", path, 200, 0.123)
+    fields = access_fields(path, request_id=request_id)
+    clean = (
+        when,
+        logging.INFO,
+        "plainmcp.http.exchange",
+        ACCESS_FORMAT % ("POST", "/mcp", 200, 0.5),
+        {"request_id": "r-0"},
+    )
+    record = logging.getLogger(name).makeRecord(name, logging.INFO, "x.py", 1, ACCESS_FORMAT, args, None, extra=fields)
+    record.created, record.msecs = when, int((when - int(when)) * 1000) + 0.0
+    batch = formatter.format_batch([clean, (when, logging.INFO, name, ACCESS_FORMAT % args, fields)])
+    assert batch == [formatter.format_fields(*clean), formatter.format(record)]
+
+
+def test_every_secret_hint_holds_one_of_the_letters_that_rule_texts_out_fast() -> None:
+    """may_hold_secret_in first looks for single letters; a hint without one of them would never be found."""
+    from plainmcp import redaction
+
+    assert all(any(letter in hint for letter in redaction._HINT_LETTERS) for hint in redaction._HINTS)
+    assert redaction.may_hold_secret_in("POST /mcp 200 0.8 ms\n" * 100 + "X-API-KEY") is True
+    assert redaction.may_hold_secret_in("POST /mcp 200 0.8 ms\n7d569c7d-7efb-4b42-9383-24ee3a0a9b88\n" * 100) is False
+
+
 def rendered(message: str, fields: dict[str, Any]) -> Any:
     """A ``render`` for log_later that gives this message and these fields."""
     return lambda *, brief: (message, fields)

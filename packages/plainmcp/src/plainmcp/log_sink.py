@@ -392,29 +392,34 @@ def _make_pending_lines() -> None:
     if not items:
         return
     batches: dict[tuple[LineHandler, int], list[FieldsEntry]] = {}  # by handler and level: warnings are urgent
-    routes: dict[tuple[logging.Logger, int], tuple[list[LineHandler] | None, bool]] = {}
+    # Per logger and level: whether the line is brief, and the batches it goes to (None: a record).
+    routes: dict[tuple[logging.Logger, int], tuple[bool, list[list[FieldsEntry]] | None]] = {}
     while items:
         try:
             created, logger, level, render, values = items.popleft()
         except IndexError:  # another thread took the last one
             break
-        route = (logger, level)
-        if route not in routes:
+        route = routes.get((logger, level))
+        if route is None:
             takers = _line_takers(logger, level)  # the handlers now: they may have changed since
-            brief = takers is not None and all(getattr(handler.formatter, "brief", False) for handler in takers)
-            routes[route] = (takers, brief)
-        takers, brief = routes[route]
+            if takers is None:
+                route = (False, None)
+            else:
+                brief = all(getattr(handler.formatter, "brief", False) for handler in takers)
+                route = (brief, [batches.setdefault((handler, level), []) for handler in takers])
+            routes[(logger, level)] = route
+        brief, targets = route
         try:
             message, fields = render(*values, brief=brief)
         except Exception:  # one bad line must not cost the batch: say so, as logging says a failed emit
             logging.getLogger(__name__).exception("a log line of %s could not be made", logger.name)
             continue
-        if takers is None:
+        if targets is None:
             _handle_record(logger, level, created, message, fields)
             continue
         entry = (created, level, logger.name, message, fields)
-        for handler in takers:
-            batches.setdefault((handler, level), []).append(entry)
+        for batch in targets:
+            batch.append(entry)
     for (handler, level), entries in batches.items():
         formatter: FieldsFormatter = handler.formatter  # type: ignore[assignment]  # checked by takes()
         make_batch = getattr(formatter, "format_batch", None)  # a formatter may make a batch in one pass

@@ -222,26 +222,36 @@ class TextFormatter(logging.Formatter):
         """:meth:`format_fields` of each entry, in order. The usual batch (no hint of a secret, no control
         character, no overlong message) is made in one pass and checked once, as one text."""
         lines: list[str] = []
-        shown: list[str] = []
-        layouts: dict[tuple[int, str], str] = {}
+        shown: list[str] = []  # what _line checks: each message, and each request id
+        layouts: dict[tuple[int, str, bool], str] = {}
         second, second_text = -1, ""
+        longest = 0
         for created, levelno, name, message, fields in entries:
             request_id = fields.get("request_id")
-            layout = layouts.get((levelno, name))
-            if layout is None:  # "%s,%03d INFO plainmcp.http.exchange: %s", once per level and logger
-                layout = layouts[(levelno, name)] = f"%s,%03d {logging.getLevelName(levelno)} {name}: %s"
-                shown.append(name)  # checked with the rest (a logger's name is escaped like its message)
+            identified = request_id is not None
+            layout = layouts.get((levelno, name, identified))
+            if layout is None:  # "%s,%03d INFO plainmcp.http.exchange: %s request_id=%s", once per kind
+                if not _plain(name):  # a logger's name is escaped like its message (never redacted)
+                    return [self.format_fields(*entry) for entry in entries]
+                layout = f"%s,%03d {logging.getLevelName(levelno)} {name}: %s" + (
+                    " request_id=%s" if identified else ""
+                )
+                layouts[(levelno, name, identified)] = layout
             if int(created) != second:
                 second_text, second = self._second(created), int(created)
-            line = layout % (second_text, (created - second) * 1000, message)
-            if request_id is not None:
-                line = f"{line} request_id={request_id}"
-                shown.append(f"{message} {request_id}")
+            if identified:
+                request_id = str(request_id)
+                lines.append(layout % (second_text, (created - second) * 1000, message, request_id))
+                shown.append(request_id)
             else:
-                shown.append(message)
-            lines.append(line)
-        text = "\n".join(shown)  # what the lines hold besides their time, level and logger, as _line checks it
-        if max(map(len, shown), default=0) <= MAX_MESSAGE_CHARS and not may_hold_secret_in(text) and _plain(text):
+                lines.append(layout % (second_text, (created - second) * 1000, message))
+            shown.append(message)
+            if len(message) > longest:
+                longest = len(message)
+        # _line checks a message and its request id joined; a hint that only the joining makes changes
+        # nothing there either (redaction sees each part alone), so checking them apart gives its lines.
+        text = "\n".join(shown)
+        if longest <= MAX_MESSAGE_CHARS and not may_hold_secret_in(text) and _plain(text):
             return lines
         return [self.format_fields(*entry) for entry in entries]
 
