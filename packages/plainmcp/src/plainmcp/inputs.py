@@ -21,7 +21,6 @@ from __future__ import annotations
 import base64
 import json
 import time
-from dataclasses import dataclass
 from typing import Any
 
 from . import protocol
@@ -31,13 +30,41 @@ from .state.keyring import KeyRing
 STATE_LIFETIME_SECONDS = 3600
 
 
-@dataclass(frozen=True, slots=True)
 class InputRequest:
     """One request for input: the JSON-RPC method and params, and the client capability it needs."""
+
+    __slots__ = ("method", "params", "capability")
 
     method: str
     params: dict[str, Any]
     capability: str
+
+    def __init__(self, method: str, params: dict[str, Any], capability: str) -> None:
+        # Immutable: the fields are set once, here, past __setattr__.
+        object.__setattr__(self, "method", method)
+        object.__setattr__(self, "params", params)
+        object.__setattr__(self, "capability", capability)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"cannot delete field {name!r}")
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return (self.method, self.params, self.capability) == (other.method, other.params, other.capability)
+
+    def __hash__(self) -> int:
+        return hash((self.method, self.params, self.capability))  # TypeError, as params is a dict
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(method={self.method!r}, params={self.params!r}, capability={self.capability!r})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # copy and pickle would restore the fields with setattr, which refuses.
+        return (type(self), (self.method, self.params, self.capability))
 
     def to_dict(self) -> dict[str, Any]:
         return {"method": self.method, "params": self.params}

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .content import user
@@ -17,14 +16,48 @@ if TYPE_CHECKING:
 PromptHandler = Callable[[Any, dict[str, str]], Awaitable[Any]]
 
 
-@dataclass(slots=True)
 class PromptArgument:
+    __slots__ = ("name", "description", "required", "title", "complete")
+
     name: str
-    description: str | None = None
-    required: bool = False
-    title: str | None = None
+    description: str | None
+    required: bool
+    title: str | None
     #: Candidate values for ``completion/complete``: a list, or an async (ctx, value, args) -> list.
-    complete: Completer | None = None
+    complete: Completer | None
+
+    def __init__(
+        self,
+        name: str,
+        description: str | None = None,
+        required: bool = False,
+        title: str | None = None,
+        complete: Completer | None = None,
+    ) -> None:
+        self.name = name
+        self.description = description
+        self.required = required
+        self.title = title
+        self.complete = complete
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return (self.name, self.description, self.required, self.title, self.complete) == (
+            other.name,
+            other.description,
+            other.required,
+            other.title,
+            other.complete,
+        )
+
+    __hash__ = None  # type: ignore[assignment]  # equal by value, and mutable
+
+    def __repr__(self) -> str:
+        return (
+            f"{type(self).__name__}(name={self.name!r}, description={self.description!r}, "
+            f"required={self.required!r}, title={self.title!r}, complete={self.complete!r})"
+        )
 
     def to_dict(self) -> dict[str, Any]:
         entry: dict[str, Any] = {"name": self.name}
@@ -37,14 +70,52 @@ class PromptArgument:
         return entry
 
 
-@dataclass(slots=True)
 class Prompt:
+    __slots__ = ("name", "handler", "description", "title", "arguments", "icons")
+
     name: str
     handler: PromptHandler
-    description: str | None = None
-    title: str | None = None
-    arguments: Sequence[PromptArgument] = field(default_factory=tuple)
-    icons: list[dict[str, Any]] | None = None
+    description: str | None
+    title: str | None
+    arguments: Sequence[PromptArgument]
+    icons: list[dict[str, Any]] | None
+
+    def __init__(
+        self,
+        name: str,
+        handler: PromptHandler,
+        description: str | None = None,
+        title: str | None = None,
+        arguments: Sequence[PromptArgument] = (),
+        icons: list[dict[str, Any]] | None = None,
+    ) -> None:
+        self.name = name
+        self.handler = handler
+        self.description = description
+        self.title = title
+        self.arguments = arguments
+        self.icons = icons
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return (self.name, self.handler, self.description, self.title, self.arguments, self.icons) == (
+            other.name,
+            other.handler,
+            other.description,
+            other.title,
+            other.arguments,
+            other.icons,
+        )
+
+    __hash__ = None  # type: ignore[assignment]  # equal by value, and mutable
+
+    def __repr__(self) -> str:
+        return (
+            f"{type(self).__name__}(name={self.name!r}, handler={self.handler!r}, "
+            f"description={self.description!r}, title={self.title!r}, arguments={self.arguments!r}, "
+            f"icons={self.icons!r})"
+        )
 
     def to_dict(self) -> dict[str, Any]:
         entry: dict[str, Any] = {"name": self.name}

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from . import json_codec
@@ -32,15 +31,66 @@ class ToolError(Exception):
     """
 
 
-@dataclass(frozen=True, slots=True)
+# ToolAnnotations, ToolResult and Tool (like the resource, prompt, input and task records) are
+# plain classes, not dataclasses: making a dataclass costs ~0.4 ms at import (it generates and
+# compiles its methods), on every server's cold start. Their methods do what @dataclass's did.
+
+
 class ToolAnnotations:
     """Hints for clients about a tool's behaviour (2025-03-26 and later). None means "not said"."""
 
-    title: str | None = None
-    read_only: bool | None = None
-    destructive: bool | None = None
-    idempotent: bool | None = None
-    open_world: bool | None = None
+    __slots__ = ("title", "read_only", "destructive", "idempotent", "open_world")
+
+    title: str | None
+    read_only: bool | None
+    destructive: bool | None
+    idempotent: bool | None
+    open_world: bool | None
+
+    def __init__(
+        self,
+        title: str | None = None,
+        read_only: bool | None = None,
+        destructive: bool | None = None,
+        idempotent: bool | None = None,
+        open_world: bool | None = None,
+    ) -> None:
+        # Immutable: the fields are set once, here, past __setattr__.
+        object.__setattr__(self, "title", title)
+        object.__setattr__(self, "read_only", read_only)
+        object.__setattr__(self, "destructive", destructive)
+        object.__setattr__(self, "idempotent", idempotent)
+        object.__setattr__(self, "open_world", open_world)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"cannot delete field {name!r}")
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return (self.title, self.read_only, self.destructive, self.idempotent, self.open_world) == (
+            other.title,
+            other.read_only,
+            other.destructive,
+            other.idempotent,
+            other.open_world,
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.title, self.read_only, self.destructive, self.idempotent, self.open_world))
+
+    def __repr__(self) -> str:
+        return (
+            f"{type(self).__name__}(title={self.title!r}, read_only={self.read_only!r}, "
+            f"destructive={self.destructive!r}, idempotent={self.idempotent!r}, open_world={self.open_world!r})"
+        )
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # copy and pickle would restore the fields with setattr, which refuses.
+        return (type(self), (self.title, self.read_only, self.destructive, self.idempotent, self.open_world))
 
     def to_dict(self) -> dict[str, Any]:
         pairs = {
@@ -53,35 +103,103 @@ class ToolAnnotations:
         return {key: value for key, value in pairs.items() if value is not None}
 
 
-@dataclass(slots=True)
 class ToolResult:
     """An explicit ``tools/call`` result, for when a plain return value is not enough."""
 
-    content: list[dict[str, Any]] = field(default_factory=list)
-    structured: Any = None
-    is_error: bool = False
-    meta: dict[str, Any] | None = None
+    __slots__ = ("content", "structured", "is_error", "meta")
+
+    content: list[dict[str, Any]]
+    structured: Any
+    is_error: bool
+    meta: dict[str, Any] | None
+
+    def __init__(
+        self,
+        content: list[dict[str, Any]] | None = None,
+        structured: Any = None,
+        is_error: bool = False,
+        meta: dict[str, Any] | None = None,
+    ) -> None:
+        self.content = [] if content is None else content
+        self.structured = structured
+        self.is_error = is_error
+        self.meta = meta
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return (self.content, self.structured, self.is_error, self.meta) == (
+            other.content,
+            other.structured,
+            other.is_error,
+            other.meta,
+        )
+
+    __hash__ = None  # type: ignore[assignment]  # equal by value, and mutable
+
+    def __repr__(self) -> str:
+        return (
+            f"{type(self).__name__}(content={self.content!r}, structured={self.structured!r}, "
+            f"is_error={self.is_error!r}, meta={self.meta!r})"
+        )
 
 
-@dataclass(slots=True)
 class Tool:
+    __slots__ = (
+        "name",
+        "handler",
+        "description",
+        "title",
+        "input_schema",
+        "output_schema",
+        "annotations",
+        "icons",
+        "meta",
+        "task_support",
+        "input_validator",
+        "output_validator",
+        "header_bindings",
+    )
+
     name: str
     handler: ToolHandler
-    description: str | None = None
-    title: str | None = None
-    input_schema: dict[str, Any] = field(default_factory=lambda: dict(EMPTY_INPUT_SCHEMA))
-    output_schema: dict[str, Any] | None = None
-    annotations: ToolAnnotations | None = None
-    icons: list[dict[str, Any]] | None = None
-    meta: dict[str, Any] | None = None
+    description: str | None
+    title: str | None
+    input_schema: dict[str, Any]
+    output_schema: dict[str, Any] | None
+    annotations: ToolAnnotations | None
+    icons: list[dict[str, Any]] | None
+    meta: dict[str, Any] | None
     #: "optional" or "required": the handler may turn the call into a task (``ctx.start_task()``).
-    task_support: str = "forbidden"
-    input_validator: SchemaValidator = field(init=False)
-    output_validator: SchemaValidator | None = field(init=False)
+    task_support: str
+    input_validator: SchemaValidator
+    output_validator: SchemaValidator | None
     #: The ``x-mcp-header`` annotations of the input schema (SEP-2243), checked when defined.
-    header_bindings: tuple[HeaderBinding, ...] = field(init=False)
+    header_bindings: tuple[HeaderBinding, ...]
 
-    def __post_init__(self) -> None:
+    def __init__(
+        self,
+        name: str,
+        handler: ToolHandler,
+        description: str | None = None,
+        title: str | None = None,
+        input_schema: dict[str, Any] | None = None,
+        output_schema: dict[str, Any] | None = None,
+        annotations: ToolAnnotations | None = None,
+        icons: list[dict[str, Any]] | None = None,
+        meta: dict[str, Any] | None = None,
+        task_support: str = "forbidden",
+    ) -> None:
+        self.name = name
+        self.handler = handler
+        self.description = description
+        self.title = title
+        self.input_schema = dict(EMPTY_INPUT_SCHEMA) if input_schema is None else input_schema
+        self.output_schema = output_schema
+        self.annotations = annotations
+        self.icons = icons
+        self.meta = meta
+        self.task_support = task_support
         if not TOOL_NAME.match(self.name):
             raise ValueError(f"tool name {self.name!r}: use 1-128 characters from A-Z a-z 0-9 _ . -")
         if self.input_schema.get("type") != "object":
@@ -94,6 +212,50 @@ class Tool:
             self.header_bindings = header_bindings(self.input_schema)
         except ValueError as error:
             raise ValueError(f"tool {self.name!r}: {error}") from None
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return (
+            self.name,
+            self.handler,
+            self.description,
+            self.title,
+            self.input_schema,
+            self.output_schema,
+            self.annotations,
+            self.icons,
+            self.meta,
+            self.task_support,
+            self.input_validator,
+            self.output_validator,
+            self.header_bindings,
+        ) == (
+            other.name,
+            other.handler,
+            other.description,
+            other.title,
+            other.input_schema,
+            other.output_schema,
+            other.annotations,
+            other.icons,
+            other.meta,
+            other.task_support,
+            other.input_validator,
+            other.output_validator,
+            other.header_bindings,
+        )
+
+    __hash__ = None  # type: ignore[assignment]  # equal by value, and mutable
+
+    def __repr__(self) -> str:
+        return (
+            f"{type(self).__name__}(name={self.name!r}, handler={self.handler!r}, "
+            f"description={self.description!r}, title={self.title!r}, input_schema={self.input_schema!r}, "
+            f"output_schema={self.output_schema!r}, annotations={self.annotations!r}, icons={self.icons!r}, "
+            f"meta={self.meta!r}, task_support={self.task_support!r}, input_validator={self.input_validator!r}, "
+            f"output_validator={self.output_validator!r}, header_bindings={self.header_bindings!r})"
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """The entry in ``tools/list``, with every field the newest revision knows."""

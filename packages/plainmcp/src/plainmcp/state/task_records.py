@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 WORKING = "working"
@@ -43,7 +42,6 @@ def iso(timestamp: float) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)) + f".{int((timestamp - seconds) * 1000):03d}Z"
 
 
-@dataclass(eq=False)
 class TaskRecord:
     """One task as every replica sees it. ``leased`` is filled when the record is read: False once
     the replica running the task has stopped renewing its lease (it died or lost the store)."""
@@ -53,20 +51,58 @@ class TaskRecord:
     quota: str
     ttl_ms: int
     poll_interval_ms: int
-    created: float = field(default_factory=time.time)
-    updated: float = 0.0
-    status: str = WORKING
-    result: dict[str, Any] | None = None
-    error: dict[str, Any] | None = None
+    created: float
+    updated: float
+    status: str
+    result: dict[str, Any] | None
+    error: dict[str, Any] | None
     #: Input requests still unanswered, in wire form (``{"method", "params"}``), by key.
-    pending: dict[str, dict[str, Any]] = field(default_factory=dict)
+    pending: dict[str, dict[str, Any]]
     #: Answers given through ``tasks/update`` that the runner has not taken yet.
-    answers: dict[str, Any] = field(default_factory=dict)
-    leased: bool = True
+    answers: dict[str, Any]
+    leased: bool
 
-    def __post_init__(self) -> None:
+    def __init__(
+        self,
+        id: str,
+        owner: str | None,
+        quota: str,
+        ttl_ms: int,
+        poll_interval_ms: int,
+        created: float | None = None,
+        updated: float = 0.0,
+        status: str = WORKING,
+        result: dict[str, Any] | None = None,
+        error: dict[str, Any] | None = None,
+        pending: dict[str, dict[str, Any]] | None = None,
+        answers: dict[str, Any] | None = None,
+        leased: bool = True,
+    ) -> None:
+        self.id = id
+        self.owner = owner
+        self.quota = quota
+        self.ttl_ms = ttl_ms
+        self.poll_interval_ms = poll_interval_ms
+        self.created = time.time() if created is None else created
+        self.updated = updated
+        self.status = status
+        self.result = result
+        self.error = error
+        self.pending = {} if pending is None else pending
+        self.answers = {} if answers is None else answers
+        self.leased = leased
         if not self.updated:
             self.updated = self.created
+
+    # No __eq__: a record is equal only to itself (each snapshot of a task is a record of its own).
+
+    def __repr__(self) -> str:
+        return (
+            f"{type(self).__name__}(id={self.id!r}, owner={self.owner!r}, quota={self.quota!r}, "
+            f"ttl_ms={self.ttl_ms!r}, poll_interval_ms={self.poll_interval_ms!r}, created={self.created!r}, "
+            f"updated={self.updated!r}, status={self.status!r}, result={self.result!r}, error={self.error!r}, "
+            f"pending={self.pending!r}, answers={self.answers!r}, leased={self.leased!r})"
+        )
 
     @property
     def terminal(self) -> bool:
@@ -121,7 +157,22 @@ class TaskRecord:
         return detail
 
 
-_FIELDS = tuple(TaskRecord.__dataclass_fields__)
+#: TaskRecord's fields, in the order of its constructor's parameters.
+_FIELDS = (
+    "id",
+    "owner",
+    "quota",
+    "ttl_ms",
+    "poll_interval_ms",
+    "created",
+    "updated",
+    "status",
+    "result",
+    "error",
+    "pending",
+    "answers",
+    "leased",
+)
 
 
 class TaskRecords(Protocol):
