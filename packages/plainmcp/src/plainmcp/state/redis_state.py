@@ -247,13 +247,8 @@ class RedisFanout:
         client = self._state.new_client(socket_timeout=None, health_check_interval=5)
         pubsub = client.pubsub()
         try:
-            with anyio.fail_after(self._state.command_timeout):
-                await pubsub.subscribe(channel)
-                # SUBSCRIBE only sends the command; its confirmation is the first thing the connection reads.
-                while True:
-                    confirmation = await pubsub.get_message(timeout=self._state.command_timeout)
-                    if isinstance(confirmation, dict) and confirmation.get("type") == "subscribe":
-                        return client, pubsub
+            await subscribe_confirmed(pubsub, channel, self._state.command_timeout)
+            return client, pubsub
         except _subscribe_failures() as problem:
             logger.warning("subscription to %s not made (%s); retrying", channel, str(problem) or "timed out")
             with anyio.CancelScope(shield=True):
@@ -288,6 +283,18 @@ class RedisFanout:
                     await pubsub.aclose()
                     await client.aclose()
             subscribed, attempt = None, 1
+
+
+async def subscribe_confirmed(pubsub: Any, channel: str, timeout: float) -> None:
+    """Subscribe ``pubsub`` to ``channel`` and return once Redis has confirmed it: from then on, nothing
+    published there is missed. Raises TimeoutError after ``timeout`` seconds, or a redis-py error."""
+    with anyio.fail_after(timeout):
+        await pubsub.subscribe(channel)
+        # SUBSCRIBE only sends the command; its confirmation is the first thing the connection reads.
+        while True:
+            confirmation = await pubsub.get_message(timeout=timeout)
+            if isinstance(confirmation, dict) and confirmation.get("type") == "subscribe":
+                return
 
 
 def _decode(raw: Any) -> dict[str, Any] | None:

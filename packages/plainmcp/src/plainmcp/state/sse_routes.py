@@ -64,14 +64,13 @@ class RedisSSERoutes:
         Raises:
             SharedStateUnavailable: Redis cannot be reached when the block starts.
         """
+        from .redis_state import subscribe_confirmed  # a route exists only with Redis state
+
         client = self._state.new_client(socket_timeout=None)
         pubsub = client.pubsub()
         try:
             with self._state.guard("SSE session routes"):
-                await pubsub.subscribe(self._channel(session_id))
-                with anyio.fail_after(self._state.command_timeout):
-                    while (await pubsub.get_message(timeout=self._state.command_timeout)) is None:
-                        pass  # the subscription's confirmation: from now on, nothing sent is missed
+                await subscribe_confirmed(pubsub, self._channel(session_id), self._state.command_timeout)
                 await self._renew(session_id, owner)
             async with anyio.create_task_group() as task_group:
                 task_group.start_soon(self._keep, session_id, owner)
