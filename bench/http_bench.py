@@ -15,12 +15,16 @@ each at 1, 16 and 64 connections:
 Besides plainmcp's echo server (the core alone) and the two SDK servers on the same uvicorn stack
 (httptools, uvloop), it runs the shipped ``plainmcp-everything`` as a user runs it (its console script,
 ``--transport http`` and no other option: the access log on; tool ``test_simple_text``), the same with
-``--log-level warning`` (the access log off: its cost), the HTTP floor (a canned-response ASGI app: no MCP code at all) and, for information, the SDK's
-``MCPServer`` as its users run it by default. Then, on fresh processes, the RSS that 1,000 idle
-legacy sessions cost. Servers are interleaved round-robin per scenario (with a rotating start) so
-machine noise hits all of them alike. The SDK targets are judged on the shipped server, the floor and
-idle-session targets on the echo server. This is a benchmark, not a test: it exits 0 unless
-``--check`` is given and a target is missed.
+``--log-level warning`` (the access log off: its cost), the HTTP floor (a canned-response ASGI app: no
+MCP code at all) and, for information, the SDK's ``MCPServer`` as its users run it by default. Servers
+are interleaved round-robin per scenario (with a rotating start) so machine noise hits all of them
+alike. The access log's cost is measured apart, in pairs of runs of the shipped server with the log on
+and off, back to back. Then, on fresh processes, the RSS that 1,000 idle legacy sessions cost.
+
+The SDK targets are judged on the shipped server, the idle-session target on the echo server; issue
+20's floor goal (echo vs the HTTP floor at 1 connection) is shown, not judged: that issue was closed as
+blocked with its measured floor. This is a benchmark, not a test: it exits 0 unless ``--check`` is
+given and a target is missed.
 
     .venv/bin/python bench/http_bench.py [--quick] [--json] [--check]
     python3 dev.py bench-http [--quick] [--json] [--check]
@@ -140,6 +144,9 @@ class Goal:
     bound: float
     higher_is_better: bool
     ours: Target = EVERYTHING
+    #: False: shown beside the targets, not judged by ``--check`` (issue 20's floor goal, closed as
+    #: blocked with its measured floor: the gap is the Python code any MCP server runs per call).
+    judged: bool = True
 
     @property
     def key(self) -> str:
@@ -161,6 +168,11 @@ class Goal:
         unit = "x" if self.against else ""
         return f">= {self.bound:g}{unit}" if self.higher_is_better else f"<= {self.bound:.3g}{unit}"
 
+    @property
+    def paired(self) -> bool:
+        """Judged on the back-to-back pairs of runs (:func:`measure_log_cost`), not the round-robin medians."""
+        return self.against is EVERYTHING_QUIET
+
 
 def _goals() -> tuple[Goal, ...]:
     """Issue 31: the SDK ratios hold for the shipped server with its access log on, and the log costs at
@@ -168,7 +180,7 @@ def _goals() -> tuple[Goal, ...]:
     goals: list[Goal] = []
     for scenario in SCENARIOS:
         if scenario.connections == 1:
-            goals.append(Goal(scenario, "calls_per_s", FLOOR, 0.7, True, PLAIN))
+            goals.append(Goal(scenario, "calls_per_s", FLOOR, 0.7, True, PLAIN, judged=False))
             continue
         goals.append(Goal(scenario, "calls_per_s", SDK_LOWLEVEL, 3.0, True))
         goals.append(Goal(scenario, "calls_per_s", SDK_MCPSERVER, 4.0, True))
@@ -190,10 +202,14 @@ class Settings:
     seconds: int  # one wrk run
     warmup_seconds: int  # one wrk run per server and scenario before the first repetition
     idle_sessions: int
+    log_pairs: int  # back-to-back runs of the shipped server with its access log on and off, per era
 
 
-FULL = Settings(reps=3, seconds=3, warmup_seconds=1, idle_sessions=1000)
-QUICK = Settings(reps=1, seconds=1, warmup_seconds=1, idle_sessions=100)
+FULL = Settings(reps=3, seconds=3, warmup_seconds=1, idle_sessions=1000, log_pairs=10)
+QUICK = Settings(reps=1, seconds=1, warmup_seconds=1, idle_sessions=100, log_pairs=1)
+#: The log-cost pairs' connections and wrk seconds per run.
+LOG_PAIR_CONNECTIONS = 16
+LOG_PAIR_SECONDS = 2
 
 
 # ------------------------------------------------------------------------------------ the client
@@ -512,6 +528,8 @@ class Samples:
     runs: dict[str, dict[str, list[Run]]] = field(default_factory=dict)
     rss: dict[str, dict[str, float]] = field(default_factory=dict)
     idle_session_kib: dict[str, float | None] = field(default_factory=dict)
+    #: Per scenario key, the calls/s ratio (log on / log off) of each back-to-back pair of runs.
+    log_ratios: dict[str, list[float]] = field(default_factory=dict)
 
     def add(self, target: Target, scenario: Scenario, run: Run) -> None:
         self.runs.setdefault(target.key, {}).setdefault(scenario.key, []).append(run)
@@ -548,6 +566,7 @@ def measure(wrk: str, settings: Settings, samples: Samples, deadline: float) -> 
                 for server in order:
                     samples.add(server.target, scenario, run_wrk(wrk, server, scenario, settings.seconds))
                     progress(f"rep {rep + 1}/{settings.reps}: {scenario.label}")
+        measure_log_cost(wrk, settings, samples, {server.target.key: server for server in servers})
         for server in servers:
             samples.rss[server.target.key]["peak_rss_mib"] = server.rss_mib("VmHWM")
         for server in servers:
@@ -570,6 +589,24 @@ def measure(wrk: str, settings: Settings, samples: Samples, deadline: float) -> 
         watchdog.cancel()
 
 
+def measure_log_cost(wrk: str, settings: Settings, samples: Samples, servers: dict[str, ServerProcess]) -> None:
+    """The access log's cost: runs of the shipped server with the log on and off, back to back, the order
+    alternating, their calls/s ratio per pair. Round-robin medians put a whole round of other servers
+    between the two, and on a shared machine the noise of a few seconds is larger than the 5% asked."""
+    on, off = servers.get(EVERYTHING.key), servers.get(EVERYTHING_QUIET.key)
+    if on is None or off is None:
+        return
+    for scenario in SCENARIOS:
+        if scenario.connections != LOG_PAIR_CONNECTIONS:
+            continue
+        ratios = samples.log_ratios.setdefault(scenario.key, [])
+        for pair in range(settings.log_pairs):
+            progress(f"log cost {pair + 1}/{settings.log_pairs}: {scenario.label}")
+            first, second = (on, off) if pair % 2 == 0 else (off, on)
+            runs = {server.target.key: run_wrk(wrk, server, scenario, LOG_PAIR_SECONDS) for server in (first, second)}
+            ratios.append(runs[EVERYTHING.key].calls_per_s / runs[EVERYTHING_QUIET.key].calls_per_s)
+
+
 # ---------------------------------------------------------------------------------- evaluation
 
 
@@ -578,6 +615,8 @@ def goal_value(samples: Samples, goal: Goal) -> float:
         value = samples.idle_session_kib[goal.ours.key]
         assert value is not None
         return value
+    if goal.paired and goal.scenario.key in samples.log_ratios:
+        return statistics.median(samples.log_ratios[goal.scenario.key])
     ours = samples.value(goal.ours, goal.scenario, goal.metric)
     return ours / samples.value(goal.against, goal.scenario, goal.metric) if goal.against else ours
 
@@ -586,7 +625,8 @@ def evaluate(samples: Samples) -> list[dict[str, Any]]:
     rows = []
     for goal in GOALS:
         value = goal_value(samples, goal)
-        rows.append({"goal": goal.key, "value": value, "target": goal.describe(), "met": goal.met(value)})
+        row = {"goal": goal.key, "value": value, "target": goal.describe(), "met": goal.met(value)}
+        rows.append(row | {"judged": goal.judged})
     return rows
 
 
@@ -643,17 +683,31 @@ def print_report(samples: Samples, verdicts: list[dict[str, Any]], settings: Set
     for goal in GOALS:
         verdict = by_key[goal.key]
         unit = "x" if goal.against else ""
-        print(
-            f"{goal.label:<62}{goal.describe():>10}{verdict['value']:>11.2f}{unit:1}  "
-            f"{'met' if verdict['met'] else 'MISSED'}"
-        )
+        outcome = "met" if verdict["met"] else "MISSED"
+        if not goal.judged:
+            outcome = f"{outcome.lower()} (information: issue 20, closed blocked)"
+        print(f"{goal.label:<62}{goal.describe():>10}{verdict['value']:>11.2f}{unit:1}  {outcome}")
+    print_log_pairs(samples)
     print_information(samples)
-    missed = [v for v in verdicts if not v["met"]]
+    judged = [v for v in verdicts if v["judged"]]
+    missed = [v for v in judged if not v["met"]]
     print()
     if missed:
-        print(f"{len(missed)} of {len(verdicts)} targets missed.")
+        print(f"{len(missed)} of {len(judged)} targets missed.")
     else:
-        print(f"All {len(verdicts)} targets met.")
+        print(f"All {len(judged)} targets met.")
+
+
+def print_log_pairs(samples: Samples) -> None:
+    """The log-cost pairs behind the ``log warning`` targets: their median, spread and every ratio."""
+    for key, ratios in samples.log_ratios.items():
+        scenario = next(s for s in SCENARIOS if s.key == key)
+        quartiles = statistics.quantiles(ratios, n=4) if len(ratios) > 1 else [ratios[0]] * 3
+        print(
+            f"  log on / log off, {scenario.label}, {len(ratios)} back-to-back pairs of {LOG_PAIR_SECONDS} s: "
+            f"median {statistics.median(ratios):.3f}, quartiles {quartiles[0]:.3f}-{quartiles[2]:.3f} "
+            f"({' '.join(f'{r:.2f}' for r in ratios)})"
+        )
 
 
 def print_information(samples: Samples) -> None:
@@ -694,7 +748,8 @@ def json_report(
         },
         "runs": {t: {s: [vars(r) for r in runs] for s, runs in per.items()} for t, per in samples.runs.items()},
         "targets": verdicts,
-        "all_met": all(v["met"] for v in verdicts),
+        "log_ratios": samples.log_ratios,
+        "all_met": all(v["met"] for v in verdicts if v["judged"]),
     }
 
 
@@ -733,7 +788,7 @@ def main(argv: list[str]) -> int:
     print_report(samples, verdicts, settings, load)
     if args.json:
         print(json.dumps(json_report(samples, verdicts, settings, load), indent=2))
-    if args.check and not all(v["met"] for v in verdicts):
+    if args.check and not all(v["met"] for v in verdicts if v["judged"]):
         return 1
     return 0
 
